@@ -1,0 +1,80 @@
+"""graphnb: a Jupyter-native visual builder for typed-state graphs.
+
+The engine (this package's top level) runs in any Python process: it imports neither
+Jupyter, the widget libraries nor networkx. Diagrams, the widget and exports load their
+dependencies when first used.
+"""
+
+from __future__ import annotations
+
+from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
+from .engine.context import RunContext
+from .engine.events import (
+    Chunk,
+    Event,
+    NodeFailed,
+    NodeFinished,
+    NodeStarted,
+    StepFinished,
+    StreamMode,
+)
+from .engine.node import Streamed
+from .errors import (
+    BindingError,
+    ConflictingUpdateError,
+    GraphnbError,
+    GraphRecursionError,
+    GraphRuntimeError,
+    GraphSetupError,
+    GraphValidationError,
+    InvalidUpdateError,
+    NodeError,
+    RouteError,
+)
+from .graph import StateGraph
+from .reducers import Reducer, add, append, merge, replace
+from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
+from .state import GraphState, StateField
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_RECURSION_LIMIT",
+    "END",
+    "START",
+    "BindingError",
+    "Chunk",
+    "CompiledGraph",
+    "ConflictingUpdateError",
+    "EdgeSpec",
+    "Event",
+    "FieldSpec",
+    "GraphRecursionError",
+    "GraphRuntimeError",
+    "GraphSetupError",
+    "GraphSpec",
+    "GraphState",
+    "GraphValidationError",
+    "GraphnbError",
+    "InvalidUpdateError",
+    "NodeError",
+    "NodeFailed",
+    "NodeFinished",
+    "NodeSpec",
+    "NodeStarted",
+    "Position",
+    "Reducer",
+    "RouteError",
+    "RunContext",
+    "StateField",
+    "StateGraph",
+    "StateSpec",
+    "StepFinished",
+    "StreamMode",
+    "Streamed",
+    "__version__",
+    "add",
+    "append",
+    "merge",
+    "replace",
+]

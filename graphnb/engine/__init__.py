@@ -1,0 +1,1 @@
+"""The runtime: compiled graphs, runs, nodes, events."""

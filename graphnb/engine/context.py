@@ -1,0 +1,36 @@
+"""What a node can learn about the run it is part of, and how it streams custom chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import Chunk
+
+__all__ = ["RunContext"]
+
+
+@dataclass(slots=True)
+class RunContext:
+    """Passed to nodes and routers that accept a second argument.
+
+    Attributes:
+        run_id: unique id of this run.
+        thread_id: the thread the run belongs to, if any.
+        step: the current super-step (0 for the first nodes).
+        node: the node being run.
+        data: user data given to the run (``invoke(..., context={...})``).
+    """
+
+    run_id: str
+    thread_id: str | None
+    step: int
+    node: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    _emit: Callable[[Chunk], None] | None = field(default=None, repr=False)
+
+    def write(self, value: Any) -> None:
+        """Stream a custom chunk now; it reaches ``stream(mode="custom")`` consumers."""
+        if self._emit is not None:
+            self._emit(Chunk(self.step, self.node, None, value))

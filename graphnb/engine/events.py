@@ -1,0 +1,91 @@
+"""Typed events a run streams, and the stream modes that filter them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeAlias, TypeVar
+
+__all__ = [
+    "Chunk",
+    "Event",
+    "NodeFailed",
+    "NodeFinished",
+    "NodeStarted",
+    "StepFinished",
+    "StreamMode",
+]
+
+S = TypeVar("S")
+
+StreamMode = Literal["events", "values", "updates", "chunks", "custom"]
+"""What :meth:`CompiledGraph.stream` yields.
+
+- ``events``: every typed event below.
+- ``values``: the whole state after each super-step (the input state first).
+- ``updates``: ``{node: update}`` as each node finishes.
+- ``chunks``: :class:`Chunk` events only (streamed fields and custom writes).
+- ``custom``: the values nodes write with ``context.write(...)``.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStarted:
+    """A node began running."""
+
+    kind: ClassVar[Literal["node_started"]] = "node_started"
+    step: int
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFinished:
+    """A node finished; ``update`` is what it wrote (field names, checked values)."""
+
+    kind: ClassVar[Literal["node_finished"]] = "node_finished"
+    step: int
+    node: str
+    update: dict[str, Any]
+    duration: float
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A piece of a node's streamed result (``field`` set) or of a custom write (``None``)."""
+
+    kind: ClassVar[Literal["chunk"]] = "chunk"
+    step: int
+    node: str
+    field: str | None
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished(Generic[S]):
+    """A super-step ended; ``state`` is the state after its updates were merged.
+
+    Step ``-1`` is the input, merged into the defaults before the first node runs.
+    """
+
+    kind: ClassVar[Literal["step_finished"]] = "step_finished"
+    step: int
+    nodes: tuple[str, ...]
+    state: S
+    next: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFailed:
+    """A node (or the merge of its update) failed; the run raises ``error`` next."""
+
+    kind: ClassVar[Literal["node_failed"]] = "node_failed"
+    step: int
+    node: str
+    error: BaseException = field(repr=False)
+
+    @property
+    def message(self) -> str:
+        """The error's text."""
+        return str(self.error)
+
+
+Event: TypeAlias = NodeStarted | NodeFinished | Chunk | StepFinished[Any] | NodeFailed

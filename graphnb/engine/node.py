@@ -1,0 +1,138 @@
+"""Calling user code: nodes and routers, their signatures, and streamed results."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin
+
+__all__ = ["Node", "Router", "Streamed", "complete_value", "routes_from_annotation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """A node result whose chunks are streamed live, then written as one complete value.
+
+    Args:
+        chunks: a sync or async iterable of chunks of any type.
+        update: a partial update written together with the complete value.
+        aggregate: builds the complete value from the list of chunks; by default strings
+            are concatenated and anything else is collected into a list.
+        field: the field receiving the complete value; the state's streaming field when
+            omitted.
+
+    A generator node (sync or async) is a streamed result too: each ``yield`` is a chunk,
+    and a sync generator may ``return`` a partial update.
+    """
+
+    chunks: Iterable[Any] | AsyncIterable[Any]
+    update: Mapping[str, Any] | None = None
+    aggregate: Callable[[list[Any]], Any] | None = None
+    field: str | None = None
+
+
+def complete_value(chunks: list[Any], aggregate: Callable[[list[Any]], Any] | None) -> Any:
+    """The value a finished stream writes into its field."""
+    if aggregate is not None:
+        return aggregate(chunks)
+    if all(isinstance(chunk, str) for chunk in chunks):
+        return "".join(chunks)
+    return chunks
+
+
+def _wants_context(fn: Callable[..., Any]) -> bool:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    positional = 0
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            positional += 1
+        elif parameter.kind is parameter.VAR_POSITIONAL:
+            return True
+    return positional >= 2
+
+
+def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
+    if not inspect.isroutine(fn) and call is not None and inspect.isroutine(call):
+        return call  # type: ignore[no-any-return]
+    return fn
+
+
+class Node:
+    """A node's callable, with how to call it worked out once."""
+
+    __slots__ = (
+        "fn",
+        "index",
+        "is_async",
+        "is_async_gen",
+        "name",
+        "takes_context",
+    )
+
+    def __init__(self, name: str, index: int, fn: Callable[..., Any]) -> None:
+        target = _unwrap(fn)
+        self.name = name
+        self.index = index
+        self.fn = fn
+        self.is_async = inspect.iscoroutinefunction(target)
+        self.is_async_gen = inspect.isasyncgenfunction(target)
+        self.takes_context = _wants_context(fn)
+
+    def __repr__(self) -> str:
+        return f"Node({self.name!r})"
+
+
+class Router:
+    """A router: picks the next node(s) from the state after its source ran."""
+
+    __slots__ = ("fn", "is_async", "routes", "source", "takes_context")
+
+    def __init__(self, source: str, fn: Callable[..., Any], routes: Mapping[str, str]) -> None:
+        self.source = source
+        self.fn = fn
+        self.routes = dict(routes)
+        self.is_async = inspect.iscoroutinefunction(_unwrap(fn))
+        self.takes_context = _wants_context(fn)
+
+    def targets(self, chosen: Any) -> tuple[list[str], Any]:
+        """Map a router's return value to target nodes; returns ``(targets, bad value)``."""
+        picks: Sequence[Any] = (
+            chosen if isinstance(chosen, (list, tuple, set, frozenset)) else [chosen]
+        )
+        targets = []
+        for pick in picks:
+            target = self.routes.get(pick) if isinstance(pick, str) else None
+            if target is None:
+                return [], pick
+            targets.append(target)
+        return targets, None
+
+
+def routes_from_annotation(fn: Callable[..., Any]) -> list[str] | None:
+    """Targets declared by a router's ``Literal[...]`` return annotation, if it has one."""
+    try:
+        hints = typing.get_type_hints(_unwrap(fn))
+    except Exception:  # unresolvable annotations: fall back to explicit routes
+        return None
+    annotation = hints.get("return")
+    if annotation is None:
+        return None
+    found: list[str] = []
+    _collect_literals(annotation, found)
+    return found or None
+
+
+def _collect_literals(annotation: Any, found: list[str]) -> None:
+    origin = get_origin(annotation)
+    if origin is Literal:
+        found.extend(str(value) for value in get_args(annotation) if isinstance(value, str))
+    elif origin is not None:
+        for arg in get_args(annotation):
+            _collect_literals(arg, found)
+

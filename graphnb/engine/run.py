@@ -1,0 +1,637 @@
+"""One run of a compiled graph: super-steps, merging, routing, streaming.
+
+A run is a loop of super-steps. The nodes triggered together form a step; they run
+concurrently, each on its own copy of the state. Their updates are checked as they finish,
+then merged in node order (the order nodes were added), so the result never depends on
+which node finished first. Then edges, routers and joins decide the next step's nodes.
+
+The same step logic serves the sync and the async drivers; each is a generator of events.
+``invoke`` drives it with events switched off, so a plain run builds no event objects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from ..errors import (
+    ConflictingUpdateError,
+    GraphRecursionError,
+    GraphRuntimeError,
+    InvalidUpdateError,
+    NodeError,
+    RouteError,
+)
+from ..schema import WriteError
+from ..spec import END, START
+from ..state import GraphState
+from .context import RunContext
+from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
+from .node import Node, Router, Streamed, complete_value
+
+if TYPE_CHECKING:
+    from .compiled import CompiledGraph
+
+__all__ = ["Run"]
+
+S = TypeVar("S")
+Update = dict[str, Any]
+Done = object()
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def thread_pool() -> ThreadPoolExecutor:
+    """The shared pool sync nodes run in when several run at once."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                workers = min(32, (os.cpu_count() or 1) + 4)
+                _pool = ThreadPoolExecutor(workers, thread_name_prefix="graphnb")
+    return _pool
+
+
+class Run(Generic[S]):
+    """The moving parts of one run: values, step counter, join progress."""
+
+    def __init__(
+        self,
+        graph: CompiledGraph[S],
+        *,
+        run_id: str,
+        thread_id: str | None,
+        data: Mapping[str, Any],
+        recursion_limit: int,
+        events: bool,
+        max_concurrency: int | None,
+    ) -> None:
+        self.graph = graph
+        self.schema = graph.schema
+        self.run_id = run_id
+        self.thread_id = thread_id
+        self.data = data
+        self.limit = recursion_limit
+        self.events = events
+        self.workers = max_concurrency or thread_pool()._max_workers
+        self.values: dict[str, Any] = {}
+        self.step = 0
+        self.joins: dict[int, set[str]] = {}
+
+    # -- start -------------------------------------------------------------------------
+
+    def start(self, given: Any) -> None:
+        """Merge the input into the defaults through the reducers."""
+        schema = self.schema
+        values = schema.defaults()
+        if given is not None:
+            if isinstance(given, GraphState):
+                given = schema.values_of(given)
+            if not isinstance(given, Mapping):
+                raise InvalidUpdateError(
+                    f"the input must be a mapping or a {schema.label}, got {given!r}",
+                    node=START,
+                    step=-1,
+                    field=None,
+                    value=given,
+                )
+            try:
+                schema.apply(values, schema.check_writes(given))
+            except WriteError as error:
+                raise InvalidUpdateError(
+                    f"invalid input: {error}", node=START, step=-1, field=error.field,
+                    value=error.value,
+                ) from None
+        missing = schema.missing(values)
+        if missing:
+            names = ", ".join(repr(name) for name in missing)
+            raise InvalidUpdateError(
+                f"the input lacks required field(s) {names} of {schema.label}",
+                node=START,
+                step=-1,
+                field=missing[0],
+            )
+        self.values = values
+
+    def first_tasks(self) -> list[Node]:
+        """Nodes the run begins with, routers from START included (sync routers only)."""
+        return self._order(self._after(START, self.graph.successors.get(START, ()), self._route_sync))
+
+    async def afirst_tasks(self) -> list[Node]:
+        """Nodes the run begins with, awaiting an async START router."""
+        routed = await self._aroute(START) if START in self.graph.routers else []
+        return self._order([*self.graph.successors.get(START, ()), *routed])
+
+    # -- stepping ----------------------------------------------------------------------
+
+    def check_limit(self) -> None:
+        """Refuse to start a step past the recursion limit."""
+        if self.step >= self.limit:
+            raise GraphRecursionError(
+                f"the run reached its recursion limit of {self.limit} super-steps without "
+                f"ending; raise it with recursion_limit=... if the graph is meant to loop longer",
+                limit=self.limit,
+            )
+
+    def merge(self, results: list[tuple[Node, Update]]) -> None:
+        """Apply a step's updates in node order; all of them or none."""
+        schema = self.schema
+        writers: dict[str, str] = {}
+        values = dict(self.values)
+        for node, update in results:
+            for name in update:
+                field = schema.fields.get(name)
+                exclusive = field.reducer.exclusive if field is not None else True
+                if exclusive:
+                    if name in writers:
+                        raise ConflictingUpdateError(
+                            f"nodes `{writers[name]}` and `{node.name}` both wrote field "
+                            f"{name!r} in step {self.step}; it keeps one value per step "
+                            "(give it a reducer such as append to combine writes)",
+                            field=name,
+                            nodes=(writers[name], node.name),
+                            step=self.step,
+                        )
+                    writers[name] = node.name
+            try:
+                schema.apply(values, update)
+            except WriteError as error:
+                raise InvalidUpdateError(
+                    f"node `{node.name}` at step {self.step}: {error}",
+                    node=node.name,
+                    step=self.step,
+                    field=error.field,
+                    value=error.value,
+                ) from None
+        self.values = values
+
+    def next_tasks(self, finished: list[Node]) -> list[Node]:
+        """Nodes triggered by the nodes that just finished (sync routers)."""
+        triggered: list[str] = []
+        for node in finished:
+            triggered.extend(self._after(node.name, self.graph.successors.get(node.name, ()), self._route_sync))
+        return self._order(triggered)
+
+    async def anext_tasks(self, finished: list[Node]) -> list[Node]:
+        """Nodes triggered by the nodes that just finished (routers may be async)."""
+        triggered: list[str] = []
+        for node in finished:
+            triggered.extend(self.graph.successors.get(node.name, ()))
+            if node.name in self.graph.routers:
+                triggered.extend(await self._aroute(node.name))
+            triggered.extend(self._joined(node.name))
+        return self._order(triggered)
+
+    def _after(
+        self, source: str, direct: tuple[str, ...], route: Callable[[str], list[str]]
+    ) -> list[str]:
+        found = [*direct]
+        if source in self.graph.routers:
+            found.extend(route(source))
+        found.extend(self._joined(source))
+        return found
+
+    def _joined(self, source: str) -> list[str]:
+        fired = []
+        for index in self.graph.joins_of.get(source, ()):
+            sources, target = self.graph.joins[index]
+            seen = self.joins.setdefault(index, set())
+            seen.add(source)
+            if seen >= sources:
+                fired.append(target)
+                del self.joins[index]
+        return fired
+
+    def _order(self, names: list[str]) -> list[Node]:
+        nodes = self.graph.nodes
+        unique = {name for name in names if name != END}
+        return sorted((nodes[name] for name in unique), key=_by_index)
+
+    def _route_sync(self, source: str) -> list[str]:
+        router = self.graph.routers[source]
+        if router.is_async:
+            raise RouteError(
+                f"the router of `{source}` is async; run the graph with ainvoke/astream",
+                node=source,
+                step=self.step,
+                route=None,
+            )
+        return self._targets(router, self._call_router(router))
+
+    async def _aroute(self, source: str) -> list[str]:
+        router = self.graph.routers[source]
+        chosen = self._call_router(router)
+        if router.is_async:
+            chosen = await chosen
+        return self._targets(router, chosen)
+
+    def _call_router(self, router: Router) -> Any:
+        view = self.schema.view(self.values)
+        try:
+            if router.takes_context:
+                return router.fn(view, self.context(router.source, None))
+            return router.fn(view)
+        except Exception as error:
+            raise NodeError(
+                f"the router of `{router.source}` failed at step {self.step}: "
+                f"{type(error).__name__}: {error}",
+                node=router.source,
+                step=self.step,
+            ) from error
+
+    def _targets(self, router: Router, chosen: Any) -> list[str]:
+        targets, bad = router.targets(chosen)
+        if bad is not None or not targets and chosen not in ((), []):
+            declared = ", ".join(repr(route) for route in router.routes)
+            raise RouteError(
+                f"the router of `{router.source}` returned {chosen!r} at step {self.step}; "
+                f"its declared routes are {declared}",
+                node=router.source,
+                step=self.step,
+                route=chosen,
+            )
+        return targets
+
+    def context(self, node: str, emit: Callable[[Chunk], None] | None) -> RunContext:
+        """The run context handed to a node or router."""
+        return RunContext(self.run_id, self.thread_id, self.step, node, self.data, emit)
+
+    def state(self) -> S:
+        """The current state as the user's type (a private copy)."""
+        return self.schema.view(self.values)
+
+    def finished_event(self, nodes: tuple[str, ...], next_nodes: list[Node]) -> StepFinished[S]:
+        """The event closing the current step."""
+        return StepFinished(self.step, nodes, self.state(), tuple(n.name for n in next_nodes))
+
+    # -- one node ----------------------------------------------------------------------
+
+    def node_sync(self, node: Node) -> Generator[Event, None, Update]:
+        """Run a node in this thread, yielding its events; returns its checked update."""
+        step = self.step
+        pending: list[Event] = []
+        started = time.perf_counter()
+        if self.events:
+            yield NodeStarted(step, node.name)
+        before = self.values
+        view = self.schema.view(before)
+        try:
+            args = (view, self.context(node.name, pending.append)) if node.takes_context else (view,)
+            if node.is_async or node.is_async_gen:
+                result = _run_coroutine(self._call_async(node, args, pending.append))
+            else:
+                result = node.fn(*args)
+            if pending and self.events:
+                yield from _flush(pending)
+            if isinstance(result, Streamed) or _is_stream(result):
+                update = yield from self._drain_sync(node, result, pending)
+            else:
+                update = self.to_update(node, result, before, view)
+        except Exception as error:
+            failure = self.node_error(node, error)
+            if self.events:
+                yield NodeFailed(step, node.name, failure)
+            raise failure from (None if failure is error else error)
+        if self.events:
+            yield from _flush(pending)
+            yield NodeFinished(step, node.name, update, time.perf_counter() - started)
+        return update
+
+    async def node_async(self, node: Node, emit: Callable[[Event], None]) -> Update:
+        """Run a node on the event loop, sending its events to ``emit`` as they happen."""
+        step = self.step
+        started = time.perf_counter()
+        events = self.events
+        if events:
+            emit(NodeStarted(step, node.name))
+        before = self.values
+        view = self.schema.view(before)
+        try:
+            args = (view, self.context(node.name, emit)) if node.takes_context else (view,)
+            result = await self._call_async(node, args, emit)
+            if isinstance(result, Streamed) or _is_stream(result):
+                update = await self._drain_async(node, result, emit)
+            else:
+                update = self.to_update(node, result, before, view)
+        except Exception as error:
+            failure = self.node_error(node, error)
+            if events:
+                emit(NodeFailed(step, node.name, failure))
+            raise failure from (None if failure is error else error)
+        if events:
+            emit(NodeFinished(step, node.name, update, time.perf_counter() - started))
+        return update
+
+    async def _call_async(self, node: Node, args: tuple[Any, ...], emit: Callable[[Any], None]) -> Any:
+        if node.is_async:
+            return await node.fn(*args)
+        return node.fn(*args)
+
+    def node_error(self, node: Node, error: Exception) -> GraphRuntimeError:
+        """Wrap what a node raised in an error naming the node and the step."""
+        if isinstance(error, (NodeError, ConflictingUpdateError)):
+            return error
+        if isinstance(error, WriteError):
+            return InvalidUpdateError(
+                f"node `{node.name}` at step {self.step} wrote an invalid value: {error}",
+                node=node.name,
+                step=self.step,
+                field=error.field,
+                value=error.value,
+            )
+        return NodeError(
+            f"node `{node.name}` failed at step {self.step}: {type(error).__name__}: {error}",
+            node=node.name,
+            step=self.step,
+        )
+
+    def to_update(self, node: Node, result: Any, before: dict[str, Any], view: Any) -> Update:
+        """Turn what a node returned into a checked partial update."""
+        schema = self.schema
+        if result is None:
+            return {}
+        if isinstance(result, GraphState) and schema.model is not None:
+            if not isinstance(result, schema.model):
+                raise WriteError(
+                    f"returned a {type(result).__name__}, expected a {schema.label}",
+                    field=None,
+                    value=result,
+                )
+            changed = schema.diff(before, schema.values_of(result))
+            return schema.check_writes(changed)
+        if result is view and schema.model is None:
+            return schema.check_writes(schema.diff(before, result))
+        if isinstance(result, Mapping):
+            return schema.check_writes(result)
+        raise WriteError(
+            f"returned {result!r}; a node returns a partial dict, a {schema.label}, None "
+            "or a streamed result",
+            field=None,
+            value=result,
+        )
+
+    def _stream_target(self, node: Node, result: Any) -> tuple[str, Any, Any]:
+        streamed = result if isinstance(result, Streamed) else Streamed(result)
+        name = streamed.field or self.schema.streaming
+        if name is None:
+            raise WriteError(
+                f"returned a stream, but {self.schema.label} declares no streaming field "
+                "(mark one with StateField(streaming=True))",
+                field=None,
+                value=result,
+            )
+        return self.schema.field(name).name, streamed, streamed.chunks
+
+    def _drain_sync(
+        self, node: Node, result: Any, pending: list[Event]
+    ) -> Generator[Event, None, Update]:
+        name, streamed, chunks = self._stream_target(node, result)
+        if hasattr(chunks, "__aiter__"):
+            collected: list[Any] = _run_coroutine(_collect_async(chunks, node, name, self, pending))
+            if self.events:
+                yield from _flush(pending)
+        else:
+            collected = []
+            iterator = iter(chunks)
+            events = self.events
+            while True:
+                try:
+                    chunk = next(iterator)
+                except StopIteration as stop:
+                    if stop.value is not None and streamed.update is None:
+                        streamed = Streamed(chunks, stop.value, streamed.aggregate, streamed.field)
+                    break
+                collected.append(chunk)
+                if events:
+                    if pending:
+                        yield from _flush(pending)
+                    yield Chunk(self.step, node.name, name, chunk)
+        return self._stream_update(name, streamed, collected)
+
+    async def _drain_async(self, node: Node, result: Any, emit: Callable[[Event], None]) -> Update:
+        name, streamed, chunks = self._stream_target(node, result)
+        collected: list[Any] = []
+        events = self.events
+        if hasattr(chunks, "__aiter__"):
+            async for chunk in chunks:
+                collected.append(chunk)
+                if events:
+                    emit(Chunk(self.step, node.name, name, chunk))
+        else:
+            iterator = iter(chunks)
+            while True:
+                try:
+                    chunk = next(iterator)
+                except StopIteration as stop:
+                    if stop.value is not None and streamed.update is None:
+                        streamed = Streamed(chunks, stop.value, streamed.aggregate, streamed.field)
+                    break
+                collected.append(chunk)
+                if events:
+                    emit(Chunk(self.step, node.name, name, chunk))
+                await asyncio.sleep(0)  # let the loop (and a Stop) in between chunks
+        return self._stream_update(name, streamed, collected)
+
+    def _stream_update(self, name: str, streamed: Streamed, collected: list[Any]) -> Update:
+        update = self.schema.check_writes(streamed.update or {})
+        if collected or streamed.aggregate is not None:
+            complete = complete_value(collected, streamed.aggregate)
+            update[name] = self.schema.fields[name].check(complete) if name in self.schema.fields else complete
+        return update
+
+
+async def _collect_async(
+    chunks: Any, node: Node, field: str, run: Run[Any], pending: list[Event]
+) -> list[Any]:
+    collected = []
+    async for chunk in chunks:
+        collected.append(chunk)
+        if run.events:
+            pending.append(Chunk(run.step, node.name, field, chunk))
+    return collected
+
+
+def _flush(pending: list[Event]) -> Iterator[Event]:
+    events = pending[:]
+    pending.clear()
+    return iter(events)
+
+
+def _by_index(node: Node) -> int:
+    return node.index
+
+
+def _is_stream(result: Any) -> bool:
+    return (
+        hasattr(result, "__next__") or hasattr(result, "__anext__")
+    ) and not isinstance(result, (str, bytes, Mapping))
+
+
+def _run_coroutine(coro: Any) -> Any:
+    """Run a coroutine to completion from sync code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((True, asyncio.run(coro)))
+        except BaseException as error:  # re-raised in the caller's thread
+            box.append((False, error))
+
+    worker = threading.Thread(target=target, name="graphnb-async-node")
+    worker.start()
+    worker.join()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
+
+
+# -- whole steps -------------------------------------------------------------------------
+
+
+def step_sync(run: Run[S], nodes: list[Node]) -> Generator[Event, None, list[tuple[Node, Update]]]:
+    """Run one step's nodes from sync code: a lone node inline, several on threads."""
+    if len(nodes) == 1:
+        node = nodes[0]
+        update = yield from run.node_sync(node)
+        return [(node, update)]
+    return (yield from _parallel_sync(run, nodes))
+
+
+def _parallel_sync(
+    run: Run[S], nodes: list[Node]
+) -> Generator[Event, None, list[tuple[Node, Update]]]:
+    results: list[Update | None] = [None] * len(nodes)
+    failures: list[tuple[int, BaseException]] = []
+    todo = deque(enumerate(nodes))
+    sink: queue.SimpleQueue[Any] | None = queue.SimpleQueue() if run.events else None
+
+    def worker() -> None:
+        try:
+            while not failures:
+                try:
+                    index, node = todo.popleft()
+                except IndexError:
+                    return
+                events = run.node_sync(node)
+                try:
+                    while True:
+                        event = next(events)
+                        if sink is not None:
+                            sink.put(event)
+                except StopIteration as stop:
+                    results[index] = stop.value
+                except BaseException as error:
+                    failures.append((index, error))
+                    return
+        finally:
+            if sink is not None:
+                sink.put(Done)
+
+    count = min(run.workers, len(nodes))
+    futures = [thread_pool().submit(worker) for _ in range(count)]
+    if sink is not None:
+        remaining = count
+        while remaining:
+            event = sink.get()
+            if event is Done:
+                remaining -= 1
+            else:
+                yield event
+    for future in futures:
+        future.result()
+    if failures:
+        raise min(failures, key=lambda failure: failure[0])[1]
+    return [(node, results[i] or {}) for i, node in enumerate(nodes)]
+
+
+async def step_async(run: Run[S], nodes: list[Node]) -> AsyncIterator[Event | list[tuple[Node, Update]]]:
+    """Run one step's nodes on the event loop; yields events, then the results list last."""
+    if len(nodes) == 1 and not (nodes[0].is_async or nodes[0].is_async_gen):
+        node = nodes[0]
+        events = run.node_sync(node)
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as stop:
+                yield [(node, stop.value)]
+                return
+            yield event
+            if isinstance(event, Chunk):
+                await asyncio.sleep(0)
+    inbox: asyncio.Queue[Any] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    def threadsafe(event: Any) -> None:
+        loop.call_soon_threadsafe(inbox.put_nowait, event)
+
+    def drive(node: Node) -> Update:
+        events = run.node_sync(node)
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            threadsafe(event)
+
+    async def one(node: Node) -> Update:
+        if node.is_async or node.is_async_gen:
+            return await run.node_async(node, inbox.put_nowait)
+        return await loop.run_in_executor(thread_pool(), drive, node)
+
+    gathering = asyncio.ensure_future(_gather(nodes, one))
+    try:
+        while True:
+            getter = asyncio.ensure_future(inbox.get())
+            done, _ = await asyncio.wait({getter, gathering}, return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                yield getter.result()
+                continue
+            getter.cancel()
+            while not inbox.empty():
+                yield inbox.get_nowait()
+            # events sent from threads may still be queued on the loop: let them land
+            await asyncio.sleep(0)
+            while not inbox.empty():
+                yield inbox.get_nowait()
+            break
+        yield gathering.result()
+    finally:
+        if not gathering.done():
+            gathering.cancel()
+            try:
+                await gathering
+            except BaseException:  # noqa: S110 - the cancellation we asked for
+                pass
+
+
+async def _gather(
+    nodes: list[Node], one: Callable[[Node], Any]
+) -> list[tuple[Node, Update]]:
+    tasks = [asyncio.ensure_future(one(node)) for node in nodes]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        raise
+    failed = [task for task in tasks if task.done() and not task.cancelled() and task.exception()]
+    if failed:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        first = min(failed, key=tasks.index)
+        raise first.exception()  # type: ignore[misc]
+    return [(node, task.result()) for node, task in zip(nodes, tasks, strict=True)]

@@ -1,0 +1,289 @@
+"""The code API: build a graph with ``StateGraph``, then ``compile()`` it.
+
+Example:
+    >>> from graphnb import StateGraph, START, END
+    >>> graph = StateGraph(dict)
+    >>> graph.add_node("hello", lambda state: {"greeting": f"hello {state['name']}"})
+    ... # doctest: +ELLIPSIS
+    <graphnb.graph.StateGraph object at ...>
+    >>> _ = graph.add_edge(START, "hello").add_edge("hello", END)
+    >>> graph.compile().invoke({"name": "Ada"})["greeting"]
+    'hello Ada'
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from .binding import binding_of, resolve
+from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
+from .engine.node import Router, routes_from_annotation
+from .errors import GraphSetupError, GraphValidationError
+from .reducers import Reducer
+from .schema import StateSchema
+from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
+from .validate import check_spec
+
+__all__ = ["StateGraph"]
+
+S = TypeVar("S")
+
+
+class StateGraph(Generic[S]):
+    """A graph under construction over the state type ``S``.
+
+    Args:
+        state: a :class:`GraphState` subclass, a ``TypedDict``, or ``dict``.
+        reducers: for ``dict``/``TypedDict`` states, the reducer of each key (others replace).
+        streaming: for ``dict``/``TypedDict`` states, the key receiving streamed results.
+        name: the graph's name, shown in errors, diagrams and exports.
+    """
+
+    def __init__(
+        self,
+        state: type[S],
+        *,
+        reducers: Mapping[str, Reducer | Callable[[Any, Any], Any]] | None = None,
+        streaming: str | None = None,
+        name: str = "graph",
+    ) -> None:
+        try:
+            self.schema: StateSchema[S] = StateSchema.of(
+                state, reducers=reducers, streaming=streaming
+            )
+        except TypeError as error:
+            raise GraphSetupError(str(error)) from None
+        self._spec = GraphSpec(name=name, state=_state_spec(self.schema))
+        self._callables: dict[str, Callable[..., Any] | None] = {}
+        self._routers: dict[str, Callable[..., Any]] = {}
+        self._problems: list[str] = []
+        self._miscalled: set[str] = set()
+
+    # -- building ----------------------------------------------------------------------
+
+    def add_node(
+        self,
+        node: str | Callable[..., Any],
+        fn: Callable[..., Any] | None = None,
+        *,
+        label: str | None = None,
+        position: tuple[float, float] | None = None,
+        binding: str | None = None,
+    ) -> StateGraph[S]:
+        """Add a node. ``add_node(fn)`` names it after the function.
+
+        Args:
+            node: the node's name, or its callable (then named by ``__name__``).
+            fn: the callable, when ``node`` is a name.
+            label: text shown instead of the name in diagrams and the widget.
+            position: canvas position ``(x, y)``.
+            binding: how exports and the widget find the callable again; derived from the
+                function's module and name when omitted.
+        """
+        if callable(node) and fn is None:
+            fn, node = node, getattr(node, "__name__", None) or ""
+        if not isinstance(node, str):
+            raise GraphSetupError(f"a node's name must be a string, got {node!r}")
+        if node in self._callables:
+            self._problems.append(f"`{node}` is added more than once.")
+            return self
+        if fn is not None and not callable(fn):
+            self._problems.append(f"`{node}` is bound to {fn!r}, which is not callable.")
+            self._callables[node] = None
+            self._miscalled.add(node)
+        else:
+            self._callables[node] = fn
+        self._spec.nodes.append(
+            NodeSpec(
+                id=node,
+                label=label,
+                binding=binding or (binding_of(fn) if callable(fn) else None),
+                position=Position(x=position[0], y=position[1]) if position else None,
+            )
+        )
+        return self
+
+    def add_edge(self, source: str | Sequence[str], target: str) -> StateGraph[S]:
+        """Add an edge; a list of sources makes a join (``target`` runs once all ran)."""
+        if isinstance(source, str):
+            self._spec.edges.append(EdgeSpec(source=source, target=target))
+        else:
+            sources = list(source)
+            if not sources:
+                raise GraphSetupError(f"a join into `{target}` needs at least one source")
+            kind = "join" if len(sources) > 1 else "direct"
+            self._spec.edges.extend(
+                EdgeSpec(source=s, target=target, kind=kind) for s in sources
+            )
+        return self
+
+    def add_conditional_edges(
+        self,
+        source: str,
+        router: Callable[..., Any],
+        routes: Sequence[str] | Mapping[str, str] | None = None,
+    ) -> StateGraph[S]:
+        """Let ``router`` pick the next node(s) after ``source``.
+
+        Args:
+            source: the node (or START) whose successors the router picks.
+            router: called with the state (and optionally the run context); returns a route,
+                or several routes to fan out.
+            routes: the declared targets: a list of node names, or a mapping from each value
+                the router returns to a node. Read from a ``Literal[...]`` return annotation
+                when omitted.
+        """
+        if source in self._routers:
+            self._problems.append(f"`{source}` has more than one router.")
+            return self
+        if not callable(router):
+            raise GraphSetupError(f"the router of `{source}` must be callable, got {router!r}")
+        if routes is None:
+            routes = routes_from_annotation(router)
+        mapping = dict(routes) if isinstance(routes, Mapping) else {r: r for r in routes or ()}
+        self._routers[source] = router
+        self._spec.routers[source] = binding_of(router)
+        self._spec.edges.extend(
+            EdgeSpec(
+                source=source,
+                target=target,
+                kind="conditional",
+                route=route,
+                label=None if route == target else route,
+            )
+            for route, target in mapping.items()
+        )
+        return self
+
+    def set_entry_point(self, node: str) -> StateGraph[S]:
+        """Start runs at ``node`` (same as ``add_edge(START, node)``)."""
+        return self.add_edge(START, node)
+
+    def set_finish_point(self, node: str) -> StateGraph[S]:
+        """End runs after ``node`` (same as ``add_edge(node, END)``)."""
+        return self.add_edge(node, END)
+
+    # -- the spec ----------------------------------------------------------------------
+
+    @property
+    def spec(self) -> GraphSpec:
+        """A copy of the graph's spec: plain JSON-able data."""
+        return self._spec.model_copy(deep=True)
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: GraphSpec | str | Mapping[str, Any],
+        *,
+        namespace: Mapping[str, Any] | None = None,
+        state: type[Any] | None = None,
+    ) -> StateGraph[Any]:
+        """Rebuild a graph from its spec, resolving every binding.
+
+        Args:
+            spec: a :class:`GraphSpec`, its JSON text, or its dict.
+            namespace: where bare (notebook) names are looked up.
+            state: the state type, when the spec names none that can be resolved.
+        """
+        if isinstance(spec, str):
+            spec = GraphSpec.from_json(spec)
+        elif not isinstance(spec, GraphSpec):
+            spec = GraphSpec.model_validate(spec)
+        if state is None:
+            state = resolve(spec.state.binding, namespace) if spec.state.binding else dict
+        graph: StateGraph[Any] = cls(state, name=spec.name)  # type: ignore[arg-type]
+        if spec.state.kind == "dict":
+            graph._spec.state = spec.state.model_copy(deep=True)
+        for node in spec.nodes:
+            fn = resolve(node.binding, namespace) if node.binding else None
+            graph._callables[node.id] = fn
+            graph._spec.nodes.append(node.model_copy(deep=True))
+        for source, binding in spec.routers.items():
+            if binding is not None:
+                graph._routers[source] = resolve(binding, namespace)
+            graph._spec.routers[source] = binding
+        graph._spec.edges.extend(edge.model_copy(deep=True) for edge in spec.edges)
+        graph._spec.metadata.update(spec.metadata)
+        return graph
+
+    def validate(self) -> list[str]:
+        """Every problem of the graph as it stands, one sentence each (empty when fine)."""
+        problems = list(self._problems)
+        problems.extend(p.message for p in check_spec(self._spec))
+        for name, fn in self._callables.items():
+            if fn is None and name not in self._miscalled:
+                problems.append(f"`{name}` has no callable.")
+        return problems
+
+    def compile(
+        self,
+        *,
+        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+        max_concurrency: int | None = None,
+    ) -> CompiledGraph[S]:
+        """Validate the graph and return it ready to run.
+
+        Args:
+            recursion_limit: maximum super-steps per run (overridable per run).
+            max_concurrency: maximum sync nodes of one step run at once on threads.
+
+        Raises:
+            GraphValidationError: listing every problem found.
+        """
+        problems = self.validate()
+        if problems:
+            raise GraphValidationError(problems, graph=self._spec.name)
+        spec = self.spec
+        routers = {
+            source: Router(
+                source,
+                fn,
+                {e.route or e.target: e.target for e in spec.edges if e.source == source and e.kind == "conditional"},
+            )
+            for source, fn in self._routers.items()
+        }
+        callables = {name: fn for name, fn in self._callables.items() if fn is not None}
+        return CompiledGraph(
+            spec,
+            self.schema,
+            callables,
+            routers,
+            recursion_limit=recursion_limit,
+            max_concurrency=max_concurrency,
+        )
+
+
+def _state_spec(schema: StateSchema[Any]) -> StateSpec:
+    state_type = schema.state_type
+    if schema.model is not None:
+        kind: typing.Literal["model", "typeddict", "dict"] = "model"
+    elif state_type is dict:
+        kind = "dict"
+    else:
+        kind = "typeddict"
+    return StateSpec(
+        kind=kind,
+        binding=binding_of(state_type) if state_type is not dict else None,
+        fields=[
+            FieldSpec(
+                name=field.name,
+                type=_type_text(field.annotation),
+                reducer=field.reducer.name,
+                alias=field.alias,
+                streaming=field.streaming,
+                required=field.required,
+            )
+            for field in schema.fields.values()
+        ],
+    )
+
+
+def _type_text(annotation: Any) -> str:
+    if annotation is Any:
+        return "Any"
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__name__
+    return repr(annotation).replace("typing.", "")
+

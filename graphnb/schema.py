@@ -1,0 +1,318 @@
+"""The runtime view of a state type: its fields, how writes to them are checked and merged.
+
+Three kinds of state are accepted:
+
+- a :class:`~graphnb.state.GraphState` subclass (typed, every write validated);
+- a ``TypedDict`` whose fields may carry reducers in ``Annotated`` metadata (validated);
+- ``dict``, with per-key reducers given separately (nothing validated).
+
+Internally the state is always a ``dict`` of field values. A node is handed a fresh copy
+(a model instance, or a dict) so that what it mutates never leaks into the shared state.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin, get_type_hints, is_typeddict
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
+from .reducers import UNCHANGED, Reducer, append, as_reducer, replace
+from .state import GraphState, StateField, field_options
+
+__all__ = ["FieldSchema", "StateSchema", "WriteError"]
+
+S = TypeVar("S")
+
+_IMMUTABLE: frozenset[type] = frozenset({int, float, complex, str, bytes, bool, type(None)})
+
+
+class WriteError(ValueError):
+    """A single write failed validation; the engine turns it into an InvalidUpdateError."""
+
+    def __init__(self, message: str, *, field: str | None, value: Any) -> None:
+        self.field = field
+        self.value = value
+        super().__init__(message)
+
+
+@dataclass(slots=True)
+class FieldSchema:
+    """One field of a state: its merge strategy and how a written value is checked."""
+
+    name: str
+    reducer: Reducer
+    alias: str | None = None
+    streaming: bool = False
+    annotation: Any = Any
+    adapter: TypeAdapter[Any] | None = None
+    required: bool = False
+    default: Callable[[], Any] | None = None
+
+    def check(self, value: Any) -> Any:
+        """Validate a write (not yet merged) and return the value to hand to the reducer."""
+        adapter = self.adapter
+        if adapter is None or not self.reducer.typed_updates:
+            # Custom reducers take updates of any shape: their result is checked instead.
+            return value
+        try:
+            if self.reducer is append and not isinstance(value, (list, tuple)):
+                return adapter.validate_python([value])
+            return adapter.validate_python(value)
+        except ValidationError as error:
+            raise WriteError(_describe(self, value, error), field=self.name, value=value) from None
+
+    def check_result(self, value: Any) -> Any:
+        """Validate a merged value when the reducer is a custom one."""
+        adapter = self.adapter
+        if adapter is None or self.reducer.typed_updates:
+            return value
+        try:
+            return adapter.validate_python(value)
+        except ValidationError as error:
+            raise WriteError(_describe(self, value, error), field=self.name, value=value) from None
+
+
+def _describe(field: FieldSchema, value: Any, error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    where = "".join(f"[{part!r}]" for part in first["loc"])
+    detail = f"{first['msg']}{f' at {where}' if where else ''}"
+    return f"field {field.name!r} expects {_type_name(field.annotation)}, got {value!r} ({detail})"
+
+
+def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return repr(annotation).replace("typing.", "")
+
+
+class StateSchema(Generic[S]):
+    """How values of one state type are checked, merged, copied and built."""
+
+    def __init__(
+        self,
+        state_type: type[S],
+        fields: Mapping[str, FieldSchema],
+        *,
+        model: type[GraphState] | None = None,
+        typed: bool = False,
+    ) -> None:
+        self.state_type = state_type
+        self.model = model
+        self.typed = typed
+        self.fields = dict(fields)
+        self.keys = {name: name for name in self.fields}
+        self.keys.update({f.alias: f.name for f in self.fields.values() if f.alias})
+        streaming = [f.name for f in self.fields.values() if f.streaming]
+        self.streaming_fields = streaming
+        self.streaming: str | None = streaming[0] if streaming else None
+        self._replace_field = FieldSchema("", replace)
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def of(
+        cls,
+        state_type: type[Any],
+        *,
+        reducers: Mapping[str, Reducer | Callable[[Any, Any], Any]] | None = None,
+        streaming: str | None = None,
+    ) -> StateSchema[Any]:
+        """Build the schema of a GraphState subclass, a TypedDict, or ``dict``."""
+        if isinstance(state_type, type) and issubclass(state_type, GraphState):
+            if reducers or streaming:
+                raise TypeError(
+                    f"{state_type.__name__} declares its reducers and streaming field itself; "
+                    "use StateField(...) in its annotations instead of reducers=/streaming="
+                )
+            return cls(state_type, _model_fields(state_type), model=state_type, typed=True)
+        if is_typeddict(state_type):
+            fields = _typeddict_fields(state_type)
+            _add_key_options(fields, reducers, streaming)
+            return cls(state_type, fields, typed=True)
+        if state_type is dict:
+            fields = {}
+            _add_key_options(fields, reducers, streaming)
+            return cls(state_type, fields)
+        raise TypeError(
+            f"a graph's state must be a GraphState subclass, a TypedDict or dict, "
+            f"got {state_type!r}"
+        )
+
+    # -- checking writes ---------------------------------------------------------------
+
+    def field(self, key: str) -> FieldSchema:
+        """Return the field a key (name or alias) names; untyped dict keys replace."""
+        name = self.keys.get(key)
+        if name is not None:
+            return self.fields[name]
+        if self.typed:
+            known = ", ".join(repr(name) for name in self.fields) or "no fields"
+            raise WriteError(
+                f"{self.label} has no field {key!r} (it has {known})", field=key, value=None
+            )
+        return FieldSchema(key, replace)
+
+    def check_writes(self, update: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate a partial update; keys may be aliases. Returns ``{field name: value}``."""
+        checked = {}
+        for key, value in update.items():
+            if not isinstance(key, str):
+                raise WriteError(
+                    f"state keys must be strings, got {key!r}", field=repr(key), value=value
+                )
+            field = self.field(key)
+            checked[field.name] = field.check(value)
+        return checked
+
+    def apply(self, values: dict[str, Any], writes: Mapping[str, Any]) -> None:
+        """Merge checked writes into ``values`` in place, through each field's reducer."""
+        fields = self.fields
+        for name, update in writes.items():
+            field = fields.get(name) or self._replace_field
+            merged = field.reducer(values.get(name), update)
+            values[name] = field.check_result(merged)
+
+    def diff(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+        """The update that turns ``before`` into ``after``, field by field, via the reducers."""
+        update = {}
+        for name, value in after.items():
+            old = before.get(name)
+            if value is old:
+                continue
+            field = self.fields.get(name) or self._replace_field
+            try:
+                change = field.reducer.diff(old, value)
+            except ValueError as error:
+                raise WriteError(
+                    f"field {name!r} ({field.reducer.name}) was changed in a way no update "
+                    f"can express: {error}",
+                    field=name,
+                    value=value,
+                ) from None
+            if change is not UNCHANGED:
+                update[name] = change
+        return update
+
+    # -- values ------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        """The state type's name, for messages."""
+        return getattr(self.state_type, "__name__", repr(self.state_type))
+
+    def defaults(self) -> dict[str, Any]:
+        """Field values before any write: defaults only, required fields left out."""
+        return {
+            field.name: field.default()
+            for field in self.fields.values()
+            if field.default is not None
+        }
+
+    def missing(self, values: Mapping[str, Any]) -> list[str]:
+        """Required fields absent from ``values``."""
+        return [f.name for f in self.fields.values() if f.required and f.name not in values]
+
+    def view(self, values: Mapping[str, Any]) -> S:
+        """A private copy of the state for one node: its mutations stay its own."""
+        isolated = {
+            key: value if type(value) in _IMMUTABLE else copy.deepcopy(value)
+            for key, value in values.items()
+        }
+        return self.build(isolated)
+
+    def build(self, values: dict[str, Any]) -> S:
+        """The state as its user-facing type, sharing ``values``' objects."""
+        if self.model is not None:
+            return self.model.model_construct(**values)  # type: ignore[return-value]
+        return values  # type: ignore[return-value]
+
+    def values_of(self, state: Any) -> dict[str, Any]:
+        """Field values of a state instance or a mapping (the reverse of :meth:`build`)."""
+        if isinstance(state, GraphState):
+            return {name: getattr(state, name) for name in self.fields}
+        return dict(state)
+
+
+def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
+    fields = {}
+    for name, info in model.model_fields.items():
+        options = field_options(info.metadata)
+        annotation = info.annotation
+        strict = model.model_config.get("strict", False)
+        adapter: TypeAdapter[Any] = TypeAdapter(
+            _annotated(annotation, info.metadata), config=ConfigDict(strict=True) if strict else None
+        )
+        default: Callable[[], Any] | None = None
+        if not info.is_required():
+            default = _default_factory(info)
+        fields[name] = FieldSchema(
+            name,
+            options.reducer,
+            alias=options.alias,
+            streaming=options.streaming,
+            annotation=annotation,
+            adapter=adapter,
+            required=info.is_required(),
+            default=default,
+        )
+    return fields
+
+
+def _default_factory(info: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        return info.get_default(call_default_factory=True, validated_data={})
+
+    if info.default_factory is None and type(info.default) in _IMMUTABLE:
+        value = info.default
+        return lambda: value
+    return lambda: copy.deepcopy(make())
+
+
+def _annotated(annotation: Any, metadata: list[Any]) -> Any:
+    constraints = [m for m in metadata if not isinstance(m, StateField) and as_reducer(m) is None]
+    return Annotated[(annotation, *constraints)] if constraints else annotation
+
+
+def _typeddict_fields(state_type: type[Any]) -> dict[str, FieldSchema]:
+    hints = get_type_hints(state_type, include_extras=True)
+    fields = {}
+    for name, hint in hints.items():
+        metadata: tuple[Any, ...] = ()
+        annotation = hint
+        if get_origin(hint) is not None and hasattr(hint, "__metadata__"):
+            annotation, *rest = get_args(hint)
+            metadata = tuple(rest)
+        options = field_options(metadata)
+        fields[name] = FieldSchema(
+            name,
+            options.reducer,
+            alias=options.alias,
+            streaming=options.streaming,
+            annotation=annotation,
+            adapter=TypeAdapter(annotation),
+        )
+    return fields
+
+
+def _add_key_options(
+    fields: dict[str, FieldSchema],
+    reducers: Mapping[str, Reducer | Callable[[Any, Any], Any]] | None,
+    streaming: str | None,
+) -> None:
+    for key, given in (reducers or {}).items():
+        reducer = as_reducer(given)
+        if reducer is None:
+            raise TypeError(
+                f"reducers[{key!r}] must be a Reducer or a two-argument callable, got {given!r}"
+            )
+        if key in fields:
+            fields[key].reducer = reducer
+        else:
+            fields[key] = FieldSchema(key, reducer)
+    if streaming is not None:
+        if streaming not in fields:
+            fields[streaming] = FieldSchema(streaming, replace)
+        fields[streaming].streaming = True

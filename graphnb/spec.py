@@ -1,0 +1,137 @@
+"""The graph spec: one plain-data description of a graph, JSON in and JSON out.
+
+The code builder writes it, the widget edits it, diagrams and exporters read it. It holds
+no code: node callables, routers and the state model appear as *bindings*, strings such as
+``"my_package.nodes:plan"`` (or a bare name looked up in a notebook's namespace).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+__all__ = [
+    "END",
+    "SPEC_VERSION",
+    "START",
+    "EdgeKind",
+    "EdgeSpec",
+    "FieldSpec",
+    "GraphSpec",
+    "NodeSpec",
+    "Position",
+    "StateSpec",
+]
+
+START = "__start__"
+"""The virtual node a run starts from."""
+END = "__end__"
+"""The virtual node a run ends at."""
+
+SPEC_VERSION = 1
+
+EdgeKind = Literal["direct", "conditional", "join"]
+"""``direct``: always taken. ``conditional``: taken when the source's router picks its route.
+``join``: all join edges into one target form one join; the target runs once all sources ran.
+"""
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Position(_Spec):
+    """Where a node sits on the canvas."""
+
+    x: float
+    y: float
+
+
+class NodeSpec(_Spec):
+    """A node of the graph."""
+
+    id: str = Field(description="Unique name of the node; what edges and routers refer to.")
+    label: str | None = Field(default=None, description="Text shown instead of the id.")
+    binding: str | None = Field(
+        default=None, description="The node's callable: `module:qualname` or a notebook name."
+    )
+    position: Position | None = Field(default=None, description="Canvas position.")
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class EdgeSpec(_Spec):
+    """An arrow from one node to another."""
+
+    source: str
+    target: str
+    kind: EdgeKind = "direct"
+    route: str | None = Field(
+        default=None, description="For a conditional edge: the value its router returns."
+    )
+    label: str | None = Field(default=None, description="Text drawn on the edge.")
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class FieldSpec(_Spec):
+    """A summary of one state field, for display; the model itself stays the authority."""
+
+    name: str
+    type: str
+    reducer: str = "replace"
+    alias: str | None = None
+    streaming: bool = False
+    required: bool = False
+
+
+class StateSpec(_Spec):
+    """The state the graph runs on."""
+
+    kind: Literal["model", "typeddict", "dict"] = "dict"
+    binding: str | None = Field(default=None, description="`module:qualname` of the model.")
+    fields: list[FieldSpec] = Field(default_factory=list)
+
+
+class GraphSpec(_Spec):
+    """A whole graph: nodes, edges, routers, the state, metadata."""
+
+    version: Literal[1] = SPEC_VERSION
+    name: str = "graph"
+    nodes: list[NodeSpec] = Field(default_factory=list)
+    edges: list[EdgeSpec] = Field(default_factory=list)
+    routers: dict[str, str | None] = Field(
+        default_factory=dict,
+        description="Source node (or START) -> binding of the router picking conditional edges.",
+    )
+    state: StateSpec = Field(default_factory=StateSpec)
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @property
+    def entry(self) -> list[str]:
+        """Nodes a run starts at (targets of edges from START)."""
+        return [edge.target for edge in self.edges if edge.source == START]
+
+    @property
+    def finish(self) -> list[str]:
+        """Nodes that may end a run (sources of edges into END)."""
+        return [edge.source for edge in self.edges if edge.target == END]
+
+    def node(self, node_id: str) -> NodeSpec:
+        """Return the node named ``node_id``; ``KeyError`` names it when absent."""
+        for node in self.nodes:
+            if node.id == node_id:
+                return node
+        raise KeyError(f"{self.name!r} has no node {node_id!r}")
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """Serialize to JSON text."""
+        return self.model_dump_json(indent=indent, exclude_defaults=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> GraphSpec:
+        """Parse JSON text, with a clear error for anything that is not a valid spec."""
+        return cls.model_validate_json(text)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as JSON-compatible Python data."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,174 @@
+"""Structural checks of a graph spec, every problem reported at once.
+
+Used when a graph is compiled and, live, by the widget: each problem names the objects it
+is about, so a front end can pin it on the node or edge concerned.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Literal
+
+from .spec import END, START, GraphSpec
+
+__all__ = ["Problem", "ProblemCode", "check_spec"]
+
+ProblemCode = Literal[
+    "duplicate-node",
+    "reserved-name",
+    "unknown-node",
+    "no-entry",
+    "unreachable",
+    "dead-end",
+    "no-way-out",
+    "unbound",
+    "router-unbound",
+    "no-routes",
+    "streaming-fields",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a graph."""
+
+    code: ProblemCode
+    message: str
+    nodes: tuple[str, ...] = ()
+
+
+def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Problem]:
+    """Every structural problem of ``spec``, in a stable order.
+
+    Args:
+        spec: the graph.
+        require_bindings: report nodes without a binding (the widget's live check); the code
+            builder holds callables directly and leaves this off.
+    """
+    problems: list[Problem] = []
+    names = [node.id for node in spec.nodes]
+    for name, count in Counter(names).items():
+        if count > 1:
+            problems.append(
+                Problem("duplicate-node", f"`{name}` is defined {count} times.", (name,))
+            )
+    for name in names:
+        if name in (START, END) or not name.strip():
+            problems.append(
+                Problem("reserved-name", f"{name!r} is reserved and cannot name a node.", (name,))
+            )
+    known = set(names)
+    for edge in spec.edges:
+        if edge.source != START and edge.source not in known:
+            problems.append(
+                Problem(
+                    "unknown-node",
+                    f"`{edge.source}` is the source of an edge to `{edge.target}` but is not a node.",
+                    (edge.source,),
+                )
+            )
+        if edge.target != END and edge.target not in known:
+            problems.append(
+                Problem(
+                    "unknown-node",
+                    f"`{edge.target}` is the target of an edge from `{edge.source}` but is not a node.",
+                    (edge.target,),
+                )
+            )
+    for source in spec.routers:
+        if source != START and source not in known:
+            problems.append(
+                Problem("unknown-node", f"`{source}` has a router but is not a node.", (source,))
+            )
+    conditional_sources = {e.source for e in spec.edges if e.kind == "conditional"}
+    for source in spec.routers:
+        if source not in conditional_sources:
+            problems.append(
+                Problem(
+                    "no-routes",
+                    f"the router of `{source}` declares no targets; list them "
+                    "(routes=[...]) or annotate its return type with Literal[...].",
+                    (source,),
+                )
+            )
+    for source in sorted(conditional_sources - set(spec.routers)):
+        problems.append(
+            Problem(
+                "router-unbound",
+                f"`{source}` has conditional edges but no router to choose between them.",
+                (source,),
+            )
+        )
+    if require_bindings:
+        for node in spec.nodes:
+            if node.binding is None:
+                problems.append(
+                    Problem("unbound", f"`{node.id}` is not bound to a callable.", (node.id,))
+                )
+        for source, router in spec.routers.items():
+            if router is None:
+                problems.append(
+                    Problem(
+                        "router-unbound",
+                        f"the router of `{source}` is not bound to a callable.",
+                        (source,),
+                    )
+                )
+    problems.extend(_flow_problems(spec, known))
+    streaming = [field.name for field in spec.state.fields if field.streaming]
+    if len(streaming) > 1:
+        listed = ", ".join(f"`{name}`" for name in streaming)
+        problems.append(
+            Problem(
+                "streaming-fields",
+                f"the state declares {len(streaming)} streaming fields ({listed}); "
+                "at most one is allowed.",
+            )
+        )
+    return problems
+
+
+def _flow_problems(spec: GraphSpec, known: set[str]) -> list[Problem]:
+    forward: dict[str, set[str]] = defaultdict(set)
+    backward: dict[str, set[str]] = defaultdict(set)
+    for edge in spec.edges:
+        forward[edge.source].add(edge.target)
+        backward[edge.target].add(edge.source)
+    if not forward[START]:
+        return [Problem("no-entry", "no edge leaves START; the graph has nowhere to begin.")]
+    problems = []
+    reachable = _closure(START, forward)
+    finishing = _closure(END, backward)
+    for node in spec.nodes:
+        name = node.id
+        if name not in known:
+            continue
+        if name not in reachable:
+            problems.append(
+                Problem("unreachable", f"`{name}` cannot be reached from START.", (name,))
+            )
+        elif not forward[name]:
+            problems.append(
+                Problem(
+                    "dead-end",
+                    f"`{name}` has no outgoing edge; add one (to END if the run should stop there).",
+                    (name,),
+                )
+            )
+        elif name not in finishing:
+            problems.append(
+                Problem("no-way-out", f"no path leads from `{name}` to END.", (name,))
+            )
+    return problems
+
+
+def _closure(start: str, links: dict[str, set[str]]) -> set[str]:
+    seen = {start}
+    todo = [start]
+    while todo:
+        for nxt in links[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
