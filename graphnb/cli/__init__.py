@@ -1,0 +1,40 @@
+"""The ``graphnb`` command line.
+
+Each subcommand lives in its own module of this package with a ``register(subparsers)``
+function that adds its parser and sets ``handler`` (a function of the parsed arguments
+returning the exit code). Heavy imports stay inside the handlers so ``graphnb --help`` is
+fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+COMMANDS = ("demo",)
+"""Subcommand modules, in the order ``--help`` lists them."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand registered."""
+    top = argparse.ArgumentParser(
+        prog="graphnb", description="Build, run, draw and export typed-state graphs."
+    )
+    subparsers = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
