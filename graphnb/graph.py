@@ -168,6 +168,21 @@ class StateGraph(Generic[S]):
     # -- the spec ----------------------------------------------------------------------
 
     @property
+    def callables(self) -> dict[str, Callable[..., Any] | None]:
+        """Each node's callable (``None`` where a node has none yet), in node order."""
+        return dict(self._callables)
+
+    @property
+    def routers(self) -> dict[str, Callable[..., Any]]:
+        """Each router's callable, keyed by its source node (or START)."""
+        return dict(self._routers)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from .diagram import mimebundle
+
+        return mimebundle(self._spec)
+
+    @property
     def spec(self) -> GraphSpec:
         """A copy of the graph's spec: plain JSON-able data."""
         return self._spec.model_copy(deep=True)

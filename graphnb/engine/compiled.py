@@ -63,6 +63,11 @@ class CompiledGraph(Generic[S]):
         """The graph's name."""
         return self.spec.name
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from ..diagram import mimebundle
+
+        return mimebundle(self.spec)
+
     def __repr__(self) -> str:
         return f"<CompiledGraph {self.name!r}: {len(self.nodes)} nodes on {self.schema.label}>"
 
