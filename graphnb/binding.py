@@ -17,7 +17,9 @@ from .errors import BindingError
 __all__ = ["binding_of", "resolve"]
 
 _NAME = r"[^\W\d]\w*"
-_BINDING = re.compile(rf"^(?:(?P<module>{_NAME}(?:\.{_NAME})*):)?(?P<qualname>{_NAME}(?:\.{_NAME})*)$")
+_BINDING = re.compile(
+    rf"^(?:(?P<module>{_NAME}(?:\.{_NAME})*):)?(?P<qualname>{_NAME}(?:\.{_NAME})*)$"
+)
 
 
 def binding_of(obj: Any) -> str | None:

@@ -23,7 +23,17 @@ from .engine.node import Router, routes_from_annotation
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer
 from .schema import StateSchema
-from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
+from .spec import (
+    END,
+    START,
+    EdgeKind,
+    EdgeSpec,
+    FieldSpec,
+    GraphSpec,
+    NodeSpec,
+    Position,
+    StateSpec,
+)
 from .validate import check_spec
 
 __all__ = ["StateGraph"]
@@ -113,10 +123,8 @@ class StateGraph(Generic[S]):
             sources = list(source)
             if not sources:
                 raise GraphSetupError(f"a join into `{target}` needs at least one source")
-            kind = "join" if len(sources) > 1 else "direct"
-            self._spec.edges.extend(
-                EdgeSpec(source=s, target=target, kind=kind) for s in sources
-            )
+            kind: EdgeKind = "join" if len(sources) > 1 else "direct"
+            self._spec.edges.extend(EdgeSpec(source=s, target=target, kind=kind) for s in sources)
         return self
 
     def add_conditional_edges(
@@ -208,7 +216,7 @@ class StateGraph(Generic[S]):
             spec = GraphSpec.model_validate(spec)
         if state is None:
             state = resolve(spec.state.binding, namespace) if spec.state.binding else dict
-        graph: StateGraph[Any] = cls(state, name=spec.name)  # type: ignore[arg-type]
+        graph: StateGraph[Any] = cls(state, name=spec.name)
         if spec.state.kind == "dict":
             graph._spec.state = spec.state.model_copy(deep=True)
         for node in spec.nodes:
@@ -255,7 +263,11 @@ class StateGraph(Generic[S]):
             source: Router(
                 source,
                 fn,
-                {e.route or e.target: e.target for e in spec.edges if e.source == source and e.kind == "conditional"},
+                {
+                    e.route or e.target: e.target
+                    for e in spec.edges
+                    if e.source == source and e.kind == "conditional"
+                },
             )
             for source, fn in self._routers.items()
         }
@@ -301,4 +313,3 @@ def _type_text(annotation: Any) -> str:
     if isinstance(annotation, type) and not typing.get_args(annotation):
         return annotation.__name__
     return repr(annotation).replace("typing.", "")
-

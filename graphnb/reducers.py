@@ -55,10 +55,11 @@ class Reducer:
         self._merge = merge
         self.typed_updates = typed_updates
         self._diff = diff
-        self.name = name or getattr(merge, "__name__", type(merge).__name__)
+        self.name: str = name or str(getattr(merge, "__name__", type(merge).__name__))
         self.exclusive = exclusive
 
     def __call__(self, current: Any, update: Any) -> Any:
+        """Merge ``update`` into ``current`` and return the new value."""
         return self._merge(current, update)
 
     def diff(self, before: Any, after: Any) -> Any:
@@ -123,7 +124,9 @@ def _merge_diff(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> dict[Any
     return {key: value for key, value in after.items() if key not in before or before[key] != value}
 
 
-replace: Final = Reducer(_replace, name="replace", diff=_replace_diff, exclusive=True, typed_updates=True)
+replace: Final = Reducer(
+    _replace, name="replace", diff=_replace_diff, exclusive=True, typed_updates=True
+)
 """Keep the last value written (the default). Two writes in one super-step conflict."""
 
 append: Final = Reducer(_append, name="append", diff=_sequence_tail, typed_updates=True)

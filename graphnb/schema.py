@@ -15,7 +15,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin, get_type_hints, is_typeddict
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
@@ -127,15 +136,17 @@ class StateSchema(Generic[S]):
                     f"{state_type.__name__} declares its reducers and streaming field itself; "
                     "use StateField(...) in its annotations instead of reducers=/streaming="
                 )
-            return cls(state_type, _model_fields(state_type), model=state_type, typed=True)
+            return StateSchema[Any](
+                state_type, _model_fields(state_type), model=state_type, typed=True
+            )
         if is_typeddict(state_type):
             fields = _typeddict_fields(state_type)
             _add_key_options(fields, reducers, streaming)
-            return cls(state_type, fields, typed=True)
+            return StateSchema[Any](state_type, fields, typed=True)
         if state_type is dict:
             fields = {}
             _add_key_options(fields, reducers, streaming)
-            return cls(state_type, fields)
+            return StateSchema[Any](state_type, fields)
         raise TypeError(
             f"a graph's state must be a GraphState subclass, a TypedDict or dict, "
             f"got {state_type!r}"
@@ -172,7 +183,15 @@ class StateSchema(Generic[S]):
         fields = self.fields
         for name, update in writes.items():
             field = fields.get(name) or self._replace_field
-            merged = field.reducer(values.get(name), update)
+            if name in values:
+                merged = field.reducer(values[name], update)
+            elif field.reducer.typed_updates:
+                merged = field.reducer(None, update)
+            else:
+                # A custom reducer's first write starts from the type's empty value, as
+                # LangGraph's does (list -> [], int -> 0); failing that, it is the value.
+                empty = _empty_value(field.annotation)
+                merged = update if empty is None else field.reducer(empty, update)
             values[name] = field.check_result(merged)
 
     def diff(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
@@ -236,6 +255,13 @@ class StateSchema(Generic[S]):
         return dict(state)
 
 
+def _empty_value(annotation: Any) -> Any:
+    kind = get_origin(annotation) or annotation
+    if kind in (list, dict, set, tuple, int, float, str):
+        return kind()
+    return None
+
+
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
     fields = {}
     for name, info in model.model_fields.items():
@@ -243,7 +269,8 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
         annotation = info.annotation
         strict = model.model_config.get("strict", False)
         adapter: TypeAdapter[Any] = TypeAdapter(
-            _annotated(annotation, info.metadata), config=ConfigDict(strict=True) if strict else None
+            _annotated(annotation, info.metadata),
+            config=ConfigDict(strict=True) if strict else None,
         )
         default: Callable[[], Any] | None = None
         if not info.is_required():

@@ -29,7 +29,7 @@ START = "__start__"
 END = "__end__"
 """The virtual node a run ends at."""
 
-SPEC_VERSION = 1
+SPEC_VERSION: Literal[1] = 1
 
 EdgeKind = Literal["direct", "conditional", "join"]
 """``direct``: always taken. ``conditional``: taken when the source's router picks its route.

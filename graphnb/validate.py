@@ -64,7 +64,8 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
             problems.append(
                 Problem(
                     "unknown-node",
-                    f"`{edge.source}` is the source of an edge to `{edge.target}` but is not a node.",
+                    f"`{edge.source}` is the source of an edge to `{edge.target}` "
+                    "but is not a node.",
                     (edge.source,),
                 )
             )
@@ -72,7 +73,8 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
             problems.append(
                 Problem(
                     "unknown-node",
-                    f"`{edge.target}` is the target of an edge from `{edge.source}` but is not a node.",
+                    f"`{edge.target}` is the target of an edge from `{edge.source}` "
+                    "but is not a node.",
                     (edge.target,),
                 )
             )
@@ -152,14 +154,13 @@ def _flow_problems(spec: GraphSpec, known: set[str]) -> list[Problem]:
             problems.append(
                 Problem(
                     "dead-end",
-                    f"`{name}` has no outgoing edge; add one (to END if the run should stop there).",
+                    f"`{name}` has no outgoing edge; "
+                    "add one (to END if the run should stop there).",
                     (name,),
                 )
             )
         elif name not in finishing:
-            problems.append(
-                Problem("no-way-out", f"no path leads from `{name}` to END.", (name,))
-            )
+            problems.append(Problem("no-way-out", f"no path leads from `{name}` to END.", (name,)))
     return problems
 
 

@@ -288,4 +288,3 @@ def _select(event: Event, modes: frozenset[str], single: bool) -> Iterator[Any]:
             yield out("chunks", event)
         if "custom" in modes and event.field is None:
             yield out("custom", event.value)
-

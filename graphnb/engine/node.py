@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
@@ -43,23 +43,33 @@ def complete_value(chunks: list[Any], aggregate: Callable[[list[Any]], Any] | No
 
 
 def _wants_context(fn: Callable[..., Any]) -> bool:
+    """Whether a callable takes the run context.
+
+    It does through a second required positional parameter, or a parameter named
+    ``context``; so ``lambda s, name=name: ...`` receives none.
+    """
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return False
-    positional = 0
+    required = 0
     for parameter in signature.parameters.values():
-        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
-            positional += 1
-        elif parameter.kind is parameter.VAR_POSITIONAL:
+        if parameter.name == "context":
             return True
-    return positional >= 2
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            return True
+        if (
+            parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+            and parameter.default is parameter.empty
+        ):
+            required += 1
+    return required >= 2
 
 
 def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
     if not inspect.isroutine(fn) and call is not None and inspect.isroutine(call):
-        return call  # type: ignore[no-any-return]
+        return call
     return fn
 
 
@@ -102,7 +112,7 @@ class Router:
 
     def targets(self, chosen: Any) -> tuple[list[str], Any]:
         """Map a router's return value to target nodes; returns ``(targets, bad value)``."""
-        picks: Sequence[Any] = (
+        picks: Collection[Any] = (
             chosen if isinstance(chosen, (list, tuple, set, frozenset)) else [chosen]
         )
         targets = []
@@ -135,4 +145,3 @@ def _collect_literals(annotation: Any, found: list[str]) -> None:
     elif origin is not None:
         for arg in get_args(annotation):
             _collect_literals(arg, found)
-

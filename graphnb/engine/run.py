@@ -12,6 +12,7 @@ The same step logic serves the sync and the async drivers; each is a generator o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import threading
@@ -107,7 +108,10 @@ class Run(Generic[S]):
                 schema.apply(values, schema.check_writes(given))
             except WriteError as error:
                 raise InvalidUpdateError(
-                    f"invalid input: {error}", node=START, step=-1, field=error.field,
+                    f"invalid input: {error}",
+                    node=START,
+                    step=-1,
+                    field=error.field,
                     value=error.value,
                 ) from None
         missing = schema.missing(values)
@@ -123,7 +127,9 @@ class Run(Generic[S]):
 
     def first_tasks(self) -> list[Node]:
         """Nodes the run begins with, routers from START included (sync routers only)."""
-        return self._order(self._after(START, self.graph.successors.get(START, ()), self._route_sync))
+        return self._order(
+            self._after(START, self.graph.successors.get(START, ()), self._route_sync)
+        )
 
     async def afirst_tasks(self) -> list[Node]:
         """Nodes the run begins with, awaiting an async START router."""
@@ -177,7 +183,9 @@ class Run(Generic[S]):
         """Nodes triggered by the nodes that just finished (sync routers)."""
         triggered: list[str] = []
         for node in finished:
-            triggered.extend(self._after(node.name, self.graph.successors.get(node.name, ()), self._route_sync))
+            triggered.extend(
+                self._after(node.name, self.graph.successors.get(node.name, ()), self._route_sync)
+            )
         return self._order(triggered)
 
     async def anext_tasks(self, finished: list[Node]) -> list[Node]:
@@ -249,7 +257,7 @@ class Run(Generic[S]):
 
     def _targets(self, router: Router, chosen: Any) -> list[str]:
         targets, bad = router.targets(chosen)
-        if bad is not None or not targets and chosen not in ((), []):
+        if bad is not None or (not targets and chosen not in ((), [])):
             declared = ", ".join(repr(route) for route in router.routes)
             raise RouteError(
                 f"the router of `{router.source}` returned {chosen!r} at step {self.step}; "
@@ -284,7 +292,9 @@ class Run(Generic[S]):
         before = self.values
         view = self.schema.view(before)
         try:
-            args = (view, self.context(node.name, pending.append)) if node.takes_context else (view,)
+            args = (
+                (view, self.context(node.name, pending.append)) if node.takes_context else (view,)
+            )
             if node.is_async or node.is_async_gen:
                 result = _run_coroutine(self._call_async(node, args, pending.append))
             else:
@@ -330,7 +340,9 @@ class Run(Generic[S]):
             emit(NodeFinished(step, node.name, update, time.perf_counter() - started))
         return update
 
-    async def _call_async(self, node: Node, args: tuple[Any, ...], emit: Callable[[Any], None]) -> Any:
+    async def _call_async(
+        self, node: Node, args: tuple[Any, ...], emit: Callable[[Any], None]
+    ) -> Any:
         if node.is_async:
             return await node.fn(*args)
         return node.fn(*args)
@@ -444,7 +456,9 @@ class Run(Generic[S]):
         update = self.schema.check_writes(streamed.update or {})
         if collected or streamed.aggregate is not None:
             complete = complete_value(collected, streamed.aggregate)
-            update[name] = self.schema.fields[name].check(complete) if name in self.schema.fields else complete
+            update[name] = (
+                self.schema.fields[name].check(complete) if name in self.schema.fields else complete
+            )
         return update
 
 
@@ -470,9 +484,9 @@ def _by_index(node: Node) -> int:
 
 
 def _is_stream(result: Any) -> bool:
-    return (
-        hasattr(result, "__next__") or hasattr(result, "__anext__")
-    ) and not isinstance(result, (str, bytes, Mapping))
+    return (hasattr(result, "__next__") or hasattr(result, "__anext__")) and not isinstance(
+        result, (str, bytes, Mapping)
+    )
 
 
 def _run_coroutine(coro: Any) -> Any:
@@ -557,7 +571,9 @@ def _parallel_sync(
     return [(node, results[i] or {}) for i, node in enumerate(nodes)]
 
 
-async def step_async(run: Run[S], nodes: list[Node]) -> AsyncIterator[Event | list[tuple[Node, Update]]]:
+async def step_async(
+    run: Run[S], nodes: list[Node]
+) -> AsyncIterator[Event | list[tuple[Node, Update]]]:
     """Run one step's nodes on the event loop; yields events, then the results list last."""
     if len(nodes) == 1 and not (nodes[0].is_async or nodes[0].is_async_gen):
         node = nodes[0]
@@ -611,15 +627,11 @@ async def step_async(run: Run[S], nodes: list[Node]) -> AsyncIterator[Event | li
     finally:
         if not gathering.done():
             gathering.cancel()
-            try:
+            with contextlib.suppress(BaseException):  # the cancellation we asked for
                 await gathering
-            except BaseException:  # noqa: S110 - the cancellation we asked for
-                pass
 
 
-async def _gather(
-    nodes: list[Node], one: Callable[[Node], Any]
-) -> list[tuple[Node, Update]]:
+async def _gather(nodes: list[Node], one: Callable[[Node], Any]) -> list[tuple[Node, Update]]:
     tasks = [asyncio.ensure_future(one(node)) for node in nodes]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -633,5 +645,7 @@ async def _gather(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         first = min(failed, key=tasks.index)
-        raise first.exception()  # type: ignore[misc]
+        error = first.exception()
+        assert error is not None
+        raise error
     return [(node, task.result()) for node, task in zip(nodes, tasks, strict=True)]

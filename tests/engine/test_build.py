@@ -1,0 +1,107 @@
+"""Building and validating graphs; the spec the builder produces."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+
+from graphnb import END, START, GraphSpec, GraphState, GraphValidationError, StateGraph
+
+
+class Empty(GraphState):
+    pass
+
+
+def noop(state: Empty) -> None:
+    return None
+
+
+def test_every_compile_problem_is_reported_at_once():
+    graph = StateGraph(Empty, name="broken")
+    graph.add_node("plan", noop).add_node("plan", noop)  # duplicate
+    graph.add_node(START, noop)  # reserved
+    graph.add_node("orphan", noop)  # unreachable
+    graph.add_node("stuck", noop)  # no outgoing edge
+    graph.add_node("spin", noop)  # a cycle with no exit
+    graph.add_edge(START, "plan").add_edge("plan", "chat")  # unknown target
+    graph.add_edge("plan", "stuck").add_edge("plan", "spin").add_edge("spin", "spin")
+    graph.add_edge("plan", END)
+    with pytest.raises(GraphValidationError) as caught:
+        graph.compile()
+    problems = caught.value.problems
+    assert "`plan` is added more than once." in problems
+    assert "`chat` is the target of an edge from `plan` but is not a node." in problems
+    assert any("'__start__' is reserved" in p for p in problems)
+    assert "`orphan` cannot be reached from START." in problems
+    assert any(p.startswith("`stuck` has no outgoing edge") for p in problems)
+    assert "no path leads from `spin` to END." in problems
+    assert len(problems) == 6
+    assert str(caught.value).startswith("'broken' has 6 problems:")
+
+
+def test_a_graph_without_entry_is_reported():
+    graph = StateGraph(Empty).add_node("a", noop).add_edge("a", END)
+    with pytest.raises(GraphValidationError, match="no edge leaves START"):
+        graph.compile()
+
+
+def test_router_without_declared_targets_is_reported():
+    graph = StateGraph(Empty).add_node("a", noop).add_edge(START, "a")
+    graph.add_conditional_edges("a", lambda s: END)
+    with pytest.raises(GraphValidationError, match="router of `a` declares no targets"):
+        graph.compile()
+
+
+def test_router_targets_come_from_a_literal_return_annotation():
+    def route(state: Empty) -> Literal["a", "__end__"]:
+        return END
+
+    graph = StateGraph(Empty).add_node("a", noop).add_edge(START, "a")
+    graph.add_conditional_edges("a", route)
+    conditional = [(e.target, e.route) for e in graph.spec.edges if e.kind == "conditional"]
+    assert conditional == [("a", "a"), (END, END)]
+    graph.compile().invoke()
+
+
+def test_non_callable_node_is_reported():
+    graph = StateGraph(Empty).add_node("a", 42).add_edge(START, "a").add_edge("a", END)
+    with pytest.raises(GraphValidationError, match="`a` is bound to 42, which is not callable"):
+        graph.compile()
+
+
+def test_the_spec_is_plain_json_and_round_trips():
+    graph = StateGraph(Empty, name="trip")
+    graph.add_node("a", noop, label="Alpha", position=(10, 20)).add_node("b", noop)
+    graph.add_node("c", noop)
+    graph.add_edge(START, "a")
+    graph.add_conditional_edges("a", lambda s: "b", {"go": "b", "stay": "a"})
+    graph.add_edge(START, "c")
+    graph.add_edge(["b", "c"], END)
+    spec = graph.spec
+    again = GraphSpec.from_json(spec.to_json())
+    assert again == spec
+    assert spec.node("a").label == "Alpha"
+    assert spec.node("a").position.x == 10
+    assert spec.node("a").binding == f"{noop.__module__}:noop"
+    assert spec.entry == ["a", "c"]
+    assert sorted(spec.finish) == ["b", "c"]
+    assert {e.kind for e in spec.edges} == {"direct", "conditional", "join"}
+    assert spec.state.kind == "model"
+    assert spec.routers["a"] is None  # a lambda cannot be named
+
+
+def test_spec_from_bad_json_names_the_problem():
+    with pytest.raises(ValueError, match="nodes"):
+        GraphSpec.from_json('{"nodes": 3}')
+
+
+def test_graph_rebuilds_from_its_spec_through_bindings():
+    namespace = {"noop": noop}
+    graph = StateGraph(Empty).add_node("a", noop).add_edge(START, "a").add_edge("a", END)
+    spec = graph.spec
+    spec.node("a").binding = "noop"
+    rebuilt = StateGraph.from_spec(spec.to_json(), namespace=namespace, state=Empty)
+    assert rebuilt.callables == {"a": noop}
+    assert rebuilt.spec.edges == spec.edges
+    rebuilt.compile().invoke()

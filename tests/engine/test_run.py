@@ -1,0 +1,483 @@
+"""Running graphs: super-steps, merging, routing, streaming, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Annotated
+
+import pytest
+
+from graphnb import (
+    END,
+    START,
+    Chunk,
+    ConflictingUpdateError,
+    GraphRecursionError,
+    GraphState,
+    InvalidUpdateError,
+    NodeError,
+    NodeFailed,
+    NodeFinished,
+    NodeStarted,
+    RouteError,
+    RunContext,
+    StateField,
+    StateGraph,
+    StepFinished,
+    Streamed,
+    append,
+)
+
+
+class ChatState(GraphState):
+    messages: Annotated[list[str], StateField(reducer=append, streaming=True)] = []
+    current_step: str | None = None
+    input: str = ""
+
+
+class Log(GraphState):
+    log: Annotated[list[str], StateField(reducer=append)] = []
+    winner: str = ""
+    count: int = 0
+
+
+def chain(state_type, *fns, **compile_options):
+    graph = StateGraph(state_type)
+    names = []
+    for fn in fns:
+        graph.add_node(fn.__name__, fn)
+        names.append(fn.__name__)
+    for a, b in zip([START, *names], [*names, END], strict=True):
+        graph.add_edge(a, b)
+    return graph.compile(**compile_options)
+
+
+# -- the issue's examples ------------------------------------------------------------------
+
+
+def test_readme_example_streams_then_lands_in_the_streaming_field():
+    def reply(state: ChatState):
+        yield from ("Hello, ", state.input, "!")
+
+    graph = StateGraph(ChatState).add_node("reply", reply)
+    graph.add_edge(START, "reply").add_edge("reply", END)
+    compiled = graph.compile()
+    assert compiled.invoke({"input": "Ada"}).messages == ["Hello, Ada!"]
+    chunks = [c.value for c in compiled.stream({"input": "Ada"}, mode="chunks")]
+    assert chunks == ["Hello, ", "Ada", "!"]
+
+
+def test_seed_before_map_state_with_string_keys():
+    graph = StateGraph(dict, reducers={"messages": append})
+
+    def chat_node(state: dict) -> dict:
+        response = f"echo: {state['input']}"
+        return {"messages": [response], "currentStep": "completed"}
+
+    graph.add_node("chatNode", chat_node).add_edge(START, "chatNode").add_edge("chatNode", END)
+    result = graph.compile().invoke({"input": "你好"})
+    assert result == {"input": "你好", "messages": ["echo: 你好"], "currentStep": "completed"}
+
+
+def test_seed_after_typed_state_mutated_and_returned():
+    def chat_node(state: ChatState) -> ChatState:
+        state.messages.append(f"echo: {state.input}")
+        state.current_step = "completed"
+        return state
+
+    result = chain(ChatState, chat_node).invoke({"input": "你好", "messages": ["earlier"]})
+    assert result.messages == ["earlier", "echo: 你好"]
+    assert result.current_step == "completed"
+
+
+def test_streamed_result_with_state_update_like_the_seeds_of_streaming():
+    def node(state: ChatState) -> Streamed:
+        return Streamed(iter(["a", "b", "c"]), update={"current_step": "streaming"})
+
+    events = list(chain(ChatState, node).stream({"input": "x"}))
+    chunks = [e.value for e in events if isinstance(e, Chunk)]
+    final = [e for e in events if isinstance(e, StepFinished)][-1].state
+    assert chunks == ["a", "b", "c"]
+    assert final.messages == ["abc"]
+    assert final.current_step == "streaming"
+
+
+def test_stream_of_non_strings_is_collected_or_aggregated():
+    class Numbers(GraphState):
+        values: Annotated[list[int], StateField(streaming=True)] = []
+        total: int = 0
+
+    def collect(state: Numbers) -> Streamed:
+        return Streamed(iter([1, 2, 3]))
+
+    assert chain(Numbers, collect).invoke().values == [1, 2, 3]
+
+    def summed(state: Numbers) -> Streamed:
+        return Streamed(iter([1, 2, 3]), aggregate=sum, field="total")
+
+    assert chain(Numbers, summed).invoke().total == 6
+
+
+def test_chunks_are_emitted_the_moment_they_are_produced():
+    produced: list[float] = []
+
+    def slow(state: ChatState):
+        for word in ("one", "two"):
+            produced.append(time.perf_counter())
+            yield word
+            time.sleep(0.05)
+
+    seen = []
+    for _ in chain(ChatState, slow).stream(mode="chunks"):
+        seen.append(time.perf_counter())
+    assert len(seen) == 2
+    assert seen[0] < produced[1]  # the first chunk arrived before the second was made
+
+
+def test_async_generator_node_streams_in_astream():
+    async def talk(state: ChatState):
+        for word in ("hi", " there"):
+            await asyncio.sleep(0)
+            yield word
+
+    async def main():
+        return [e async for e in chain(ChatState, talk).astream(mode=["chunks", "values"])]
+
+    items = asyncio.run(main())
+    assert [item.value for mode, item in items if mode == "chunks"] == ["hi", " there"]
+    assert [item for mode, item in items if mode == "values"][-1].messages == ["hi there"]
+
+
+def test_stream_without_streaming_field_is_an_error_naming_the_node():
+    def gen(state: Log):
+        yield "x"
+
+    with pytest.raises(NodeError, match=r"node `gen`.*declares no streaming field"):
+        chain(Log, gen).invoke()
+
+
+# -- merging -------------------------------------------------------------------------------
+
+
+def fan_out(state_type, names, fn_for, join="join", join_fn=None):
+    graph = StateGraph(state_type)
+    for name in names:
+        graph.add_node(name, fn_for(name)).add_edge(START, name)
+    graph.add_node(join, join_fn or (lambda s: None))
+    graph.add_edge(list(names), join).add_edge(join, END)
+    return graph.compile()
+
+
+def test_parallel_appends_merge_in_node_order_not_finish_order():
+    def writer(name):
+        def write(state: Log) -> dict:
+            time.sleep(0.02 if name == "a" else 0)  # a finishes last
+            return {"log": [name]}
+
+        return write
+
+    result = fan_out(Log, ["a", "b", "c"], writer).invoke()
+    assert result.log == ["a", "b", "c"]
+
+
+def test_parallel_replace_writes_conflict_naming_field_and_nodes():
+    graph = fan_out(Log, ["left", "right"], lambda name: lambda s: {"winner": name})
+    with pytest.raises(ConflictingUpdateError) as caught:
+        graph.invoke()
+    assert caught.value.field == "winner"
+    assert caught.value.nodes == ("left", "right")
+    assert "`left` and `right` both wrote field 'winner' in step 0" in str(caught.value)
+
+
+def test_join_runs_once_after_all_its_sources():
+    runs = []
+
+    graph = StateGraph(Log)
+    graph.add_node("a", lambda s: {"log": ["a"]}).add_node("b1", lambda s: {"log": ["b1"]})
+    graph.add_node("b2", lambda s: {"log": ["b2"]})
+    graph.add_node("join", lambda s: runs.append(list(s.log)))
+    graph.add_edge(START, "a").add_edge(START, "b1").add_edge("b1", "b2")
+    graph.add_edge(["a", "b2"], "join").add_edge("join", END)
+    graph.compile().invoke()
+    assert runs == [["a", "b1", "b2"]]
+
+
+def test_mutated_and_returned_state_merges_like_a_partial_dict():
+    def mutate(name):
+        def node(state: Log) -> Log:
+            state.log.append(name)
+            state.count = state.count  # untouched replace field: no conflict
+            return state
+
+        return node
+
+    result = fan_out(Log, ["x", "y"], mutate).invoke({"log": ["start"]})
+    assert result.log == ["start", "x", "y"]
+
+
+def test_a_nodes_mutations_never_leak_into_other_nodes_view():
+    seen = []
+
+    def mutator(state: Log) -> None:
+        state.log.append("leak")
+        state.count = 99
+
+    def reader(state: Log) -> None:
+        time.sleep(0.01)
+        seen.append((list(state.log), state.count))
+
+    graph = StateGraph(Log)
+    graph.add_node("mutator", mutator).add_node("reader", reader)
+    graph.add_edge(START, "mutator").add_edge(START, "reader")
+    graph.add_edge("mutator", END).add_edge("reader", END)
+    result = graph.compile().invoke()
+    assert seen == [([], 0)]
+    assert result.log == []  # returning None writes nothing
+    assert result.count == 0
+
+
+def test_removing_items_from_an_append_field_is_a_clear_error():
+    def shrink(state: Log) -> Log:
+        state.log.pop()
+        return state
+
+    with pytest.raises(InvalidUpdateError, match=r"'log' .*append.*removed") as caught:
+        chain(Log, shrink).invoke({"log": ["a"]})
+    assert caught.value.node == "shrink"
+
+
+def test_bad_write_is_rejected_and_not_applied():
+    def good(state: Log) -> dict:
+        return {"count": 1}
+
+    def bad(state: Log) -> dict:
+        return {"count": "many", "log": ["never"]}
+
+    graph = StateGraph(Log).add_node("good", good).add_node("bad", bad)
+    graph.add_edge(START, "good").add_edge("good", "bad").add_edge("bad", END)
+    events = []
+
+    def consume():
+        for event in graph.compile().stream():
+            events.append(event)
+
+    with pytest.raises(InvalidUpdateError) as caught:
+        consume()
+    error = caught.value
+    assert (error.node, error.field, error.value) == ("bad", "count", "many")
+    assert "node `bad` at step 1" in str(error)
+    assert "field 'count' expects int, got 'many'" in str(error)
+    failed = [e for e in events if isinstance(e, NodeFailed)]
+    assert [f.node for f in failed] == ["bad"]
+    last_state = [e for e in events if isinstance(e, StepFinished)][-1].state
+    assert last_state.count == 1
+    assert last_state.log == []
+
+
+def test_unknown_field_in_update_is_rejected():
+    with pytest.raises(InvalidUpdateError, match="Log has no field 'nope'"):
+        chain(Log, lambda s: {"nope": 1}).invoke()
+
+
+def test_wrong_return_type_names_node_and_expected_shapes():
+    def odd(state: Log) -> int:
+        return 5
+
+    with pytest.raises(
+        InvalidUpdateError, match=r"node `odd`.*returned 5; a node returns a partial dict"
+    ):
+        chain(Log, odd).invoke()
+
+
+# -- routing and limits --------------------------------------------------------------------
+
+
+def test_router_loops_until_done():
+    def inc(state: Log) -> dict:
+        return {"count": state.count + 1}
+
+    graph = StateGraph(Log).add_node("inc", inc).add_edge(START, "inc")
+    graph.add_conditional_edges("inc", lambda s: "inc" if s.count < 5 else END, ["inc", END])
+    assert graph.compile().invoke().count == 5
+
+
+def test_router_fan_out_to_several_targets():
+    graph = StateGraph(Log)
+    graph.add_node("split", lambda s: None)
+    for name in ("x", "y", "z"):
+        graph.add_node(name, lambda s, name=name: {"log": [name]}).add_edge(name, END)
+    graph.add_edge(START, "split")
+    graph.add_conditional_edges("split", lambda s: ["z", "x"], ["x", "y", "z"])
+    assert graph.compile().invoke().log == ["x", "z"]
+
+
+def test_router_with_a_route_map():
+    graph = StateGraph(Log).add_node("a", lambda s: None).add_node("b", lambda s: {"winner": "b"})
+    graph.add_edge(START, "a").add_edge("b", END)
+    graph.add_conditional_edges("a", lambda s: "yes", {"yes": "b", "no": END})
+    assert graph.compile().invoke().winner == "b"
+
+
+def test_undeclared_route_is_an_error_listing_the_routes():
+    graph = StateGraph(Log).add_node("a", lambda s: None).add_edge(START, "a")
+    graph.add_conditional_edges("a", lambda s: "elsewhere", ["a", END])
+    with pytest.raises(
+        RouteError, match="returned 'elsewhere' at step 0; its declared routes are 'a', '__end__'"
+    ):
+        graph.compile().invoke()
+
+
+def test_recursion_limit_stops_an_endless_loop():
+    graph = StateGraph(Log).add_node("spin", lambda s: {"count": s.count + 1})
+    graph.add_edge(START, "spin")
+    graph.add_conditional_edges("spin", lambda s: "spin", ["spin", END])
+    compiled = graph.compile(recursion_limit=10)
+    with pytest.raises(GraphRecursionError, match="recursion limit of 10") as caught:
+        compiled.invoke()
+    assert caught.value.limit == 10
+    with pytest.raises(GraphRecursionError, match="limit of 3"):
+        compiled.invoke(recursion_limit=3)
+
+
+def test_node_exception_names_node_and_step_with_cause_chained():
+    def ok(state: Log) -> None:
+        return None
+
+    def boom(state: Log) -> None:
+        raise KeyError("missing")
+
+    with pytest.raises(NodeError, match="node `boom` failed at step 1: KeyError") as caught:
+        chain(Log, ok, boom).invoke()
+    assert (caught.value.node, caught.value.step) == ("boom", 1)
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+# -- concurrency ---------------------------------------------------------------------------
+
+
+def test_sync_nodes_of_one_step_run_concurrently_on_threads():
+    barrier = threading.Barrier(3, timeout=5)
+
+    def waiter(name):
+        def wait(state: Log) -> dict:
+            barrier.wait()  # only returns once all three are running at the same time
+            return {"log": [name]}
+
+        return wait
+
+    assert fan_out(Log, ["a", "b", "c"], waiter).invoke().log == ["a", "b", "c"]
+
+
+def test_a_lone_sync_node_runs_inline():
+    threads = []
+    chain(Log, lambda s: threads.append(threading.current_thread())).invoke()
+    assert threads == [threading.current_thread()]
+
+
+def test_async_nodes_of_one_step_run_concurrently_on_the_loop():
+    def waiter(name):
+        async def wait(state: Log) -> dict:
+            await asyncio.sleep(0.1)
+            return {"log": [name]}
+
+        return wait
+
+    graph = fan_out(Log, [f"n{i}" for i in range(10)], waiter)
+    started = time.perf_counter()
+    result = asyncio.run(graph.ainvoke())
+    assert time.perf_counter() - started < 0.5  # ten 100 ms sleeps overlapped
+    assert result.log == [f"n{i}" for i in range(10)]
+
+
+def test_async_node_in_a_sync_run():
+    async def fetch(state: Log) -> dict:
+        await asyncio.sleep(0)
+        return {"winner": "async"}
+
+    assert chain(Log, fetch).invoke().winner == "async"
+
+
+def test_batch_runs_many_inputs_in_order_with_bounded_concurrency():
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def work(state: Log) -> dict:
+        nonlocal active, peak
+        with lock:
+            active += 1
+            peak = max(peak, active)
+        time.sleep(0.01)
+        with lock:
+            active -= 1
+        return {"count": state.count * 2}
+
+    results = chain(Log, work).batch([{"count": i} for i in range(12)], max_concurrency=3)
+    assert [r.count for r in results] == [i * 2 for i in range(12)]
+    assert peak <= 3
+
+
+def test_abatch_collects_exceptions_when_asked():
+    def work(state: Log) -> dict:
+        if state.count == 2:
+            raise ValueError("two")
+        return {"count": state.count + 1}
+
+    async def main():
+        return await chain(Log, work).abatch(
+            [{"count": i} for i in range(4)], max_concurrency=2, return_exceptions=True
+        )
+
+    results = asyncio.run(main())
+    assert [r.count for r in results if not isinstance(r, Exception)] == [1, 2, 4]
+    assert isinstance(results[2], NodeError)
+
+
+# -- events and context --------------------------------------------------------------------
+
+
+def test_event_stream_order_and_modes():
+    def first(state: Log) -> dict:
+        return {"log": ["1"]}
+
+    def second(state: Log) -> dict:
+        return {"count": 2}
+
+    graph = chain(Log, first, second)
+    kinds = [(e.kind, getattr(e, "node", None)) for e in graph.stream()]
+    assert kinds == [
+        ("step_finished", None),
+        ("node_started", "first"),
+        ("node_finished", "first"),
+        ("step_finished", None),
+        ("node_started", "second"),
+        ("node_finished", "second"),
+        ("step_finished", None),
+    ]
+    assert list(graph.stream(mode="updates")) == [
+        {"first": {"log": ["1"]}},
+        {"second": {"count": 2}},
+    ]
+    values = list(graph.stream(mode="values"))
+    assert [v.count for v in values] == [0, 0, 2]
+    finished = [e for e in graph.stream() if isinstance(e, NodeFinished)]
+    assert all(e.duration >= 0 for e in finished)
+    with pytest.raises(ValueError, match="unknown stream mode"):
+        list(graph.stream(mode="everything"))
+
+
+def test_run_context_carries_ids_step_and_a_writer():
+    seen = []
+
+    def node(state: Log, context: RunContext) -> None:
+        seen.append((context.node, context.step, context.data["user"], len(context.run_id)))
+        context.write({"progress": 0.5})
+
+    graph = chain(Log, node)
+    custom = list(graph.stream(mode="custom", context={"user": "ada"}))
+    assert custom == [{"progress": 0.5}]
+    assert seen == [("node", 0, "ada", 32)]
+    starts = [e for e in graph.stream(context={"user": "x"}) if isinstance(e, NodeStarted)]
+    assert len(starts) == 1

@@ -1,0 +1,165 @@
+"""Typed state: reducers, aliases, streaming fields, what is and is not state."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, ClassVar, TypedDict
+
+import pytest
+from pydantic import PrivateAttr
+
+from graphnb import (
+    END,
+    START,
+    GraphSetupError,
+    GraphState,
+    GraphValidationError,
+    InvalidUpdateError,
+    StateField,
+    StateGraph,
+    add,
+    append,
+    merge,
+)
+
+
+class Counters(GraphState):
+    log: Annotated[list[str], StateField(reducer=append)] = []
+    total: Annotated[int, StateField(reducer=add)] = 0
+    tags: Annotated[dict[str, int], StateField(reducer=merge)] = {}
+    legacy: Annotated[list[int], operator.add] = []
+    last: str = ""
+
+
+def one_node(state_type, fn, **kwargs):
+    graph = StateGraph(state_type, **kwargs)
+    graph.add_node("work", fn).add_edge(START, "work").add_edge("work", END)
+    return graph.compile()
+
+
+def test_builtin_reducers_merge_writes():
+    def work(state: Counters) -> dict:
+        return {"log": ["b"], "total": 5, "tags": {"y": 2}, "legacy": [2], "last": "work"}
+
+    result = one_node(Counters, work).invoke(
+        {"log": ["a"], "total": 1, "tags": {"x": 1}, "legacy": [1]}
+    )
+    assert result.log == ["a", "b"]
+    assert result.total == 6
+    assert result.tags == {"x": 1, "y": 2}
+    assert result.legacy == [1, 2]
+    assert result.last == "work"
+
+
+def test_reducers_apply_to_the_input_before_the_first_node():
+    class Seeded(GraphState):
+        items: Annotated[list[str], StateField(reducer=append)] = ["default"]
+
+    seen = []
+    one_node(Seeded, lambda s: seen.append(list(s.items))).invoke({"items": ["input"]})
+    assert seen == [["default", "input"]]
+
+
+def test_append_accepts_a_single_item():
+    result = one_node(Counters, lambda s: {"log": "one"}).invoke()
+    assert result.log == ["one"]
+
+
+def test_custom_two_argument_reducer():
+    def keep_max(current: int, update: int) -> int:
+        return max(current, update)
+
+    class Peak(GraphState):
+        peak: Annotated[int, StateField(reducer=keep_max)] = 0
+
+    assert one_node(Peak, lambda s: {"peak": 3}).invoke({"peak": 7}).peak == 7
+    assert one_node(Peak, lambda s: {"peak": 9}).invoke({"peak": 7}).peak == 9
+
+
+def test_custom_reducer_result_is_validated():
+    class Weird(GraphState):
+        n: Annotated[int, StateField(reducer=lambda a, b: f"{a}{b}x")] = 0
+
+    with pytest.raises(InvalidUpdateError) as caught:
+        one_node(Weird, lambda s: {"n": 1}).invoke()
+    assert caught.value.field == "n"
+
+
+def test_alias_is_accepted_on_input_and_in_updates_and_used_in_maps():
+    class Legacy(GraphState):
+        current_step: Annotated[str, StateField(alias="currentStep")] = ""
+        count: int = 0
+
+    graph = one_node(Legacy, lambda s: {"currentStep": s.current_step + "!", "count": 1})
+    result = graph.invoke({"currentStep": "go"})
+    assert result.current_step == "go!"
+    assert result.to_map() == {"currentStep": "go!", "count": 1}
+    assert Legacy.model_validate({"currentStep": "x"}).current_step == "x"
+
+
+def test_private_attributes_and_classvars_are_not_state():
+    class WithExtras(GraphState):
+        kind: ClassVar[str] = "extras"
+        _cache: dict[str, int] = PrivateAttr(default_factory=dict)
+        value: int = 0
+
+    def work(state: WithExtras) -> WithExtras:
+        state._cache["hit"] = 1
+        state.value = 2
+        return state
+
+    graph = one_node(WithExtras, work)
+    assert [f.name for f in graph.spec.state.fields] == ["value"]
+    result = graph.invoke()
+    assert result.value == 2
+    assert "_cache" not in result.model_dump()
+    assert result._cache == {}
+
+
+def test_two_streaming_fields_are_rejected_when_the_graph_is_built():
+    class TwoStreams(GraphState):
+        a: Annotated[str, StateField(streaming=True)] = ""
+        b: Annotated[str, StateField(streaming=True)] = ""
+
+    graph = StateGraph(TwoStreams)
+    graph.add_node("n", lambda s: None).add_edge(START, "n").add_edge("n", END)
+    with pytest.raises(GraphValidationError, match=r"2 streaming fields \(`a`, `b`\)"):
+        graph.compile()
+
+
+def test_dict_state_with_per_key_reducers():
+    graph = one_node(
+        dict, lambda s: {"messages": ["hi"], "step": "done"}, reducers={"messages": append}
+    )
+    assert graph.invoke({"messages": ["hello"]}) == {"messages": ["hello", "hi"], "step": "done"}
+
+
+def test_typeddict_state_reads_reducers_from_annotations():
+    class Chat(TypedDict, total=False):
+        messages: Annotated[list[str], operator.add]
+        turns: int
+
+    graph = one_node(Chat, lambda s: {"messages": ["b"], "turns": s.get("turns", 0) + 1})
+    assert graph.invoke({"messages": ["a"]}) == {"messages": ["a", "b"], "turns": 1}
+    with pytest.raises(InvalidUpdateError, match="'turns' expects int"):
+        one_node(Chat, lambda s: {"turns": "many"}).invoke({})
+
+
+def test_reducers_keyword_is_refused_for_models():
+    with pytest.raises(GraphSetupError, match="declares its reducers"):
+        StateGraph(Counters, reducers={"log": append})
+
+
+def test_state_type_must_be_a_model_typeddict_or_dict():
+    with pytest.raises(GraphSetupError, match="GraphState subclass, a TypedDict or dict"):
+        StateGraph(list)
+
+
+def test_required_fields_must_be_given():
+    class Needs(GraphState):
+        question: str
+
+    graph = one_node(Needs, lambda s: None)
+    with pytest.raises(InvalidUpdateError, match="lacks required field"):
+        graph.invoke({})
+    assert graph.invoke({"question": "why"}).question == "why"
