@@ -1,0 +1,474 @@
+"""Harness for the browser tests: a real JupyterLab driven by headless Chromium.
+
+One JupyterLab server and one Chromium per test module (a round trip costs seconds, so
+each test opens one notebook and checks several things on it). The ``lab`` fixture gives
+a fresh page whose JavaScript console errors fail the test, and whose screenshot is kept
+in ``test-artifacts/browser/`` when the test fails.
+
+Facts this is built on are in ``docs/browser-testing.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+ROOT_SELECTOR = '[data-testid="graphnb-builder"]'
+
+# Console errors that JupyterLab itself prints on a healthy page. Everything else that
+# reaches console.error or escapes as an uncaught exception fails the test.
+# Each entry is (pattern, why it is harmless). JupyterLab 4.6 with the settings written
+# by ``_write_lab_settings`` prints none, so the list is empty; add an entry only for noise
+# seen on a healthy page, never to hide the widget's own errors.
+BENIGN_CONSOLE_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = ()
+
+_BROWSER_DIR = Path(__file__).resolve().parent
+_PHASE_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+def missing_requirement() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium; scripts/test does it)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = missing_requirement()
+    for item in items:
+        if _BROWSER_DIR not in Path(str(item.path)).parents:
+            continue
+        item.add_marker(pytest.mark.browser)
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[None] | pytest.TestReport:
+    report: pytest.TestReport = yield
+    item.stash.setdefault(_PHASE_REPORTS, {})[report.when] = report
+    return report
+
+
+# -- the JupyterLab server ---------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class LabServer:
+    """A running JupyterLab server bound to the loopback interface."""
+
+    url: str
+    root_dir: Path
+    runtime_dir: Path
+    log_path: Path
+
+    def api(self, path: str) -> Any:
+        with urllib.request.urlopen(f"{self.url}/api/{path}", timeout=5) as response:
+            return json.loads(response.read())
+
+
+def _write_lab_settings(settings_dir: Path) -> None:
+    # No news toast over the bottom right corner of the page.
+    notification = settings_dir / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True, exist_ok=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/api", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"jupyter lab did not answer at {url} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    base = tmp_path_factory.mktemp("lab")
+    root_dir, runtime_dir, settings_dir = base / "root", base / "runtime", base / "settings"
+    for directory in (root_dir, runtime_dir, settings_dir, base / "workspaces"):
+        directory.mkdir()
+    _write_lab_settings(settings_dir)
+    port = free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_RUNTIME_DIR": str(runtime_dir),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings_dir),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--port-retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--allow-root",
+        f"--ServerApp.root_dir={root_dir}",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.expose_app_in_browser=True",
+    ]
+    log_path = base / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_until_up(url, process, timeout=60)
+            yield LabServer(url, root_dir, runtime_dir, log_path)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+# -- the browser --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# -- talking to the notebook's kernel directly --------------------------------------------
+
+
+class KernelError(AssertionError):
+    """Code sent to the kernel by the test raised."""
+
+
+class Kernel:
+    """A second client on the notebook's kernel: same namespace as the notebook's cells.
+
+    The test reads the Python side back through it (``kernel.json("builder.spec")``)
+    without adding cells to the notebook.
+    """
+
+    def __init__(self, connection_file: Path) -> None:
+        from jupyter_client import BlockingKernelClient
+
+        self._client = BlockingKernelClient(connection_file=str(connection_file))
+        self._client.load_connection_file()
+        self._client.start_channels()
+        self._client.wait_for_ready(timeout=30)
+
+    def run(self, code: str, *, timeout: float = 30) -> str:
+        """Execute ``code`` in the notebook's namespace; return what it printed."""
+        printed: list[str] = []
+        errors: list[str] = []
+
+        def collect(message: dict[str, Any]) -> None:
+            kind, content = message["msg_type"], message["content"]
+            if kind == "stream" and content["name"] == "stdout":
+                printed.append(content["text"])
+            elif kind == "error":
+                errors.append("\n".join(content["traceback"]))
+
+        reply = self._client.execute_interactive(
+            textwrap.dedent(code), timeout=timeout, output_hook=collect, allow_stdin=False
+        )
+        if reply["content"]["status"] != "ok" or errors:
+            detail = "\n".join(errors) or reply["content"].get("evalue", "")
+            raise KernelError(f"kernel code failed:\n{code}\n{_strip_ansi(detail)}")
+        return "".join(printed)
+
+    def json(self, expression: str, *, timeout: float = 30) -> Any:
+        """The value of a Python expression, passed through JSON.
+
+        Pydantic models are dumped with ``model_dump(mode="json")``.
+        """
+        code = (
+            "import json as _j\n"
+            f"_v = ({expression})\n"
+            "_v = _v.model_dump(mode='json') if hasattr(_v, 'model_dump') else _v\n"
+            "print('\\x1e' + _j.dumps(_v, default=str))\n"
+            "del _v, _j\n"
+        )
+        out = self.run(code, timeout=timeout)
+        return json.loads(out.rsplit("\x1e", 1)[1])
+
+    def close(self) -> None:
+        self._client.stop_channels()
+        self._client.context.destroy(linger=0)
+
+
+def _strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+# -- a JupyterLab page ------------------------------------------------------------------
+
+
+@dataclass
+class ConsoleLine:
+    kind: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.text}"
+
+
+@dataclass
+class Lab:
+    """A JupyterLab page in a fresh browser context, with helpers to drive notebooks."""
+
+    server: LabServer = field(repr=False)
+    page: Any = field(repr=False)
+    artifact_stem: str
+    console: list[ConsoleLine] = field(default_factory=list, repr=False)
+    _kernels: list[Kernel] = field(default_factory=list, repr=False)
+
+    # console ---------------------------------------------------------------------------
+
+    def _on_console(self, message: Any) -> None:
+        self.console.append(ConsoleLine(message.type, message.text))
+
+    def _on_page_error(self, error: Any) -> None:
+        self.console.append(ConsoleLine("pageerror", f"{error}\n{getattr(error, 'stack', '')}"))
+
+    def js_errors(self) -> list[str]:
+        """Console errors and uncaught exceptions, minus JupyterLab's known noise."""
+        return [
+            str(line)
+            for line in self.console
+            if line.kind in ("error", "pageerror")
+            and not any(pattern.search(line.text) for pattern, _ in BENIGN_CONSOLE_ERRORS)
+        ]
+
+    def assert_no_js_errors(self) -> None:
+        errors = self.js_errors()
+        assert not errors, "JavaScript errors in the page:\n" + "\n".join(errors)
+
+    # notebooks ---------------------------------------------------------------------------
+
+    def write_notebook(self, name: str, cells: Sequence[str]) -> Path:
+        import nbformat
+
+        notebook = nbformat.v4.new_notebook()
+        notebook.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+        }
+        notebook.cells = [nbformat.v4.new_code_cell(textwrap.dedent(c).strip()) for c in cells]
+        path = self.server.root_dir / f"{name}.ipynb"
+        nbformat.write(notebook, path)
+        return path
+
+    def open_notebook(
+        self, name: str, cells: Sequence[str], *, run: bool = True, timeout: float = 90
+    ) -> Kernel:
+        """Write a notebook, open it, run every cell; return a client on its kernel."""
+        self.write_notebook(name, cells)
+        self.page.goto(f"{self.server.url}/lab/tree/{name}.ipynb?reset")
+        self.page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext",
+            timeout=timeout * 1000,
+        )
+        # More room and a cleaner screenshot: the file browser is of no use here.
+        self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        self.wait_for_kernel_idle(timeout=timeout)
+        kernel = self.kernel()
+        if run:
+            self.run_all_cells(timeout=timeout)
+        return kernel
+
+    def wait_for_kernel_idle(self, *, timeout: float = 60) -> None:
+        self.page.wait_for_function(
+            """() => {
+                const ctx = window.jupyterapp.shell.currentWidget.sessionContext;
+                const kernel = ctx && ctx.session && ctx.session.kernel;
+                return !!kernel && kernel.status === 'idle'
+                    && kernel.connectionStatus === 'connected';
+            }""",
+            timeout=timeout * 1000,
+        )
+
+    def prompts(self) -> list[str]:
+        """The input prompts of the open notebook's code cells: '[ ]:', '[*]:', '[3]:'."""
+        return self.page.evaluate(
+            """() => Array.from(document.querySelectorAll(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt'))
+                .map(p => p.textContent.trim())"""
+        )
+
+    def run_all_cells(self, *, timeout: float = 90) -> None:
+        """Run every cell and wait until all have finished.
+
+        The kernel looks idle before it really listens, so a first request can be
+        dropped: ask again until the prompts show the request was accepted.
+        """
+        deadline = time.monotonic() + timeout
+        for _attempt in range(5):
+            # Not awaited: the command resolves only when every cell has finished.
+            self.page.evaluate(
+                "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+            )
+            accepted = time.monotonic() + 5
+            while time.monotonic() < accepted:
+                if any(p != "[ ]:" for p in self.prompts()):
+                    break
+                time.sleep(0.1)
+            else:
+                continue
+            break
+        else:
+            raise AssertionError("JupyterLab never started running the notebook's cells")
+        while time.monotonic() < deadline:
+            prompts = self.prompts()
+            if prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts):
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"cells did not finish within {timeout} s: prompts {self.prompts()}")
+
+    def notebook_errors(self) -> list[str]:
+        """Tracebacks shown in the notebook's outputs."""
+        return self.page.evaluate(
+            """() => Array.from(document.querySelectorAll(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedText[data-mime-type='
+                    + '"application/vnd.jupyter.stderr"]'))
+                .map(e => e.textContent)"""
+        )
+
+    def kernel(self) -> Kernel:
+        kernel_id = self.page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
+        )
+        kernel = Kernel(self.server.runtime_dir / f"kernel-{kernel_id}.json")
+        self._kernels.append(kernel)
+        return kernel
+
+    # widgets -----------------------------------------------------------------------------
+
+    def builder(self, *, timeout: float = 30) -> Any:
+        """The builder widget's root element, once it is on the page."""
+        root = self.page.locator(ROOT_SELECTOR).first
+        root.wait_for(state="visible", timeout=timeout * 1000)
+        return root
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=False)
+        return path
+
+    def wait_until(
+        self, predicate: Callable[[], Any], *, timeout: float = 10, message: str = ""
+    ) -> Any:
+        """Poll a Python-side predicate (e.g. reading the kernel) until it is truthy."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(message or f"condition not met within {timeout} s")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        for kernel in self._kernels:
+            kernel.close()
+
+
+def _artifact_stem(nodeid: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("::", 1)[-1])[:120]
+
+
+@pytest.fixture
+def lab(lab_server: LabServer, chromium: Any, request: pytest.FixtureRequest) -> Iterator[Lab]:
+    context = chromium.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    lab = Lab(lab_server, page, _artifact_stem(request.node.nodeid))
+    page.on("console", lab._on_console)
+    page.on("pageerror", lab._on_page_error)
+    try:
+        yield lab
+    finally:
+        try:
+            reports = request.node.stash.get(_PHASE_REPORTS, {})
+            failed = any(report.failed for report in reports.values())
+            errors = lab.js_errors()
+            if failed or errors:
+                _keep_artifacts(lab, lab_server)
+        finally:
+            lab.close()
+            with contextlib.suppress(Exception):
+                page.close()
+            context.close()
+    if errors:
+        pytest.fail("JavaScript errors in the page:\n" + "\n".join(errors), pytrace=False)
+
+
+def _keep_artifacts(lab: Lab, server: LabServer) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    stem = lab.artifact_stem
+    with contextlib.suppress(Exception):
+        lab.page.screenshot(path=str(ARTIFACTS / f"{stem}.png"))
+    (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(map(str, lab.console)))
+    with contextlib.suppress(OSError):
+        shutil.copyfile(server.log_path, ARTIFACTS / f"{stem}.server.log")
