@@ -131,12 +131,12 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float) -
     raise TimeoutError(f"jupyter lab did not answer at {url} within {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    base = tmp_path_factory.mktemp("lab")
+@contextlib.contextmanager
+def running_lab_server(base: Path) -> Iterator[LabServer]:
+    """Start JupyterLab on a free loopback port with its files under ``base``; stop it after."""
     root_dir, runtime_dir, settings_dir = base / "root", base / "runtime", base / "settings"
     for directory in (root_dir, runtime_dir, settings_dir, base / "workspaces"):
-        directory.mkdir()
+        directory.mkdir(parents=True, exist_ok=True)
     _write_lab_settings(settings_dir)
     port = free_port()
     env = {
@@ -178,11 +178,18 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
                 process.wait()
 
 
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    with running_lab_server(tmp_path_factory.mktemp("lab")) as server:
+        yield server
+
+
 # -- the browser --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """The system Chromium, headless, driven by Playwright (never ``playwright install``)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -191,6 +198,12 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    with launched_chromium() as browser:
+        yield browser
 
 
 # -- talking to the notebook's kernel directly --------------------------------------------
@@ -438,28 +451,31 @@ def _artifact_stem(nodeid: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("::", 1)[-1])[:120]
 
 
-@pytest.fixture
-def lab(lab_server: LabServer, chromium: Any, request: pytest.FixtureRequest) -> Iterator[Lab]:
-    context = chromium.new_context(viewport=VIEWPORT)
+@contextlib.contextmanager
+def lab_page(server: LabServer, browser: Any, artifact_stem: str) -> Iterator[Lab]:
+    """A fresh browser context and page on ``server`` that records the console."""
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    lab = Lab(lab_server, page, _artifact_stem(request.node.nodeid))
+    lab = Lab(server, page, artifact_stem)
     page.on("console", lab._on_console)
     page.on("pageerror", lab._on_page_error)
     try:
         yield lab
     finally:
-        try:
-            reports = request.node.stash.get(_PHASE_REPORTS, {})
-            failed = any(report.failed for report in reports.values())
-            errors = lab.js_errors()
-            if failed or errors:
-                _keep_artifacts(lab, lab_server)
-        finally:
-            lab.close()
-            with contextlib.suppress(Exception):
-                page.close()
-            context.close()
+        lab.close()
+        context.close()
+
+
+@pytest.fixture
+def lab(lab_server: LabServer, chromium: Any, request: pytest.FixtureRequest) -> Iterator[Lab]:
+    """A JupyterLab page; JavaScript errors fail the test, failures keep a screenshot."""
+    with lab_page(lab_server, chromium, _artifact_stem(request.node.nodeid)) as lab:
+        yield lab
+        reports = request.node.stash.get(_PHASE_REPORTS, {})
+        errors = lab.js_errors()
+        if errors or any(report.failed for report in reports.values()):
+            _keep_artifacts(lab, lab_server)
     if errors:
         pytest.fail("JavaScript errors in the page:\n" + "\n".join(errors), pytrace=False)
 
