@@ -38,7 +38,8 @@ EdgeKind = Literal["direct", "conditional", "join"]
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Schemas are built on first use, not at import: `import graphnb` stays fast.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Position(_Spec):

@@ -81,7 +81,7 @@ class GraphState(BaseModel):
     ``ClassVar`` attributes are not part of the state: they are never merged or persisted.
     """
 
-    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import uuid
+import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
@@ -83,7 +82,7 @@ class CompiledGraph(Generic[S]):
     ) -> Run[S]:
         return Run(
             self,
-            run_id=uuid.uuid4().hex,
+            run_id=os.urandom(16).hex(),
             thread_id=thread_id,
             data=context or {},
             recursion_limit=recursion_limit or self.recursion_limit,
@@ -94,7 +93,7 @@ class CompiledGraph(Generic[S]):
     def _events(self, run: Run[S], input: Any) -> Iterator[Event]:
         run.start(input)
         tasks = run.first_tasks()
-        if run.events:
+        if run.steps:
             yield StepFinished(-1, (START,), run.state(), tuple(n.name for n in tasks))
         while tasks:
             run.check_limit()
@@ -102,14 +101,14 @@ class CompiledGraph(Generic[S]):
             run.merge(results)
             finished = [node for node, _ in results]
             tasks = run.next_tasks(finished)
-            if run.events:
+            if run.steps:
                 yield run.finished_event(tuple(n.name for n in finished), tasks)
             run.step += 1
 
     async def _aevents(self, run: Run[S], input: Any) -> AsyncIterator[Event]:
         run.start(input)
         tasks = await run.afirst_tasks()
-        if run.events:
+        if run.steps:
             yield StepFinished(-1, (START,), run.state(), tuple(n.name for n in tasks))
         while tasks:
             run.check_limit()
@@ -122,7 +121,7 @@ class CompiledGraph(Generic[S]):
             run.merge(results)
             finished = [node for node, _ in results]
             tasks = await run.anext_tasks(finished)
-            if run.events:
+            if run.steps:
                 yield run.finished_event(tuple(n.name for n in finished), tasks)
             run.step += 1
 
@@ -194,6 +193,8 @@ class CompiledGraph(Generic[S]):
         """
         modes = _check_modes(mode)
         run = self._run(events=True, context=context, recursion_limit=recursion_limit)
+        run.starts = "events" in modes
+        run.steps = bool(modes & {"events", "values"})
         for event in self._events(run, input):
             yield from _select(event, modes, isinstance(mode, str))
 
@@ -208,6 +209,8 @@ class CompiledGraph(Generic[S]):
         """Async :meth:`stream`."""
         modes = _check_modes(mode)
         run = self._run(events=True, context=context, recursion_limit=recursion_limit)
+        run.starts = "events" in modes
+        run.steps = bool(modes & {"events", "values"})
         async for event in self._aevents(run, input):
             for item in _select(event, modes, isinstance(mode, str)):
                 yield item
@@ -247,6 +250,8 @@ class CompiledGraph(Generic[S]):
         return_exceptions: bool = False,
     ) -> list[S | BaseException]:
         """Async :meth:`batch`, bounded by a semaphore."""
+        import asyncio
+
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         gate = asyncio.Semaphore(max_concurrency)

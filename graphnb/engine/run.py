@@ -11,7 +11,6 @@ The same step logic serves the sync and the async drivers; each is a generator o
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import queue
@@ -19,7 +18,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import (
@@ -38,7 +36,13 @@ from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFin
 from .node import Node, Router, Streamed, complete_value
 
 if TYPE_CHECKING:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
     from .compiled import CompiledGraph
+
+# asyncio is imported inside the async code paths only: by the time they run an event loop
+# exists and asyncio is loaded, and `import graphnb` stays fast for sync users.
 
 __all__ = ["Run"]
 
@@ -46,6 +50,7 @@ S = TypeVar("S")
 Update = dict[str, Any]
 Done = object()
 
+_DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -54,10 +59,11 @@ def thread_pool() -> ThreadPoolExecutor:
     """The shared pool sync nodes run in when several run at once."""
     global _pool
     if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor  # imports logging: load on demand
+
         with _pool_lock:
             if _pool is None:
-                workers = min(32, (os.cpu_count() or 1) + 4)
-                _pool = ThreadPoolExecutor(workers, thread_name_prefix="graphnb")
+                _pool = ThreadPoolExecutor(_DEFAULT_WORKERS, thread_name_prefix="graphnb")
     return _pool
 
 
@@ -82,7 +88,11 @@ class Run(Generic[S]):
         self.data = data
         self.limit = recursion_limit
         self.events = events
-        self.workers = max_concurrency or thread_pool()._max_workers
+        # Finer switches, for streams that want only some events (mode="updates" builds
+        # no StepFinished, so no state copy per step).
+        self.starts = events
+        self.steps = events
+        self.workers = max_concurrency or _DEFAULT_WORKERS
         self.values: dict[str, Any] = {}
         self.step = 0
         self.joins: dict[int, set[str]] = {}
@@ -287,7 +297,7 @@ class Run(Generic[S]):
         step = self.step
         pending: list[Event] = []
         started = time.perf_counter()
-        if self.events:
+        if self.starts:
             yield NodeStarted(step, node.name)
         before = self.values
         view = self.schema.view(before)
@@ -320,7 +330,7 @@ class Run(Generic[S]):
         step = self.step
         started = time.perf_counter()
         events = self.events
-        if events:
+        if self.starts:
             emit(NodeStarted(step, node.name))
         before = self.values
         view = self.schema.view(before)
@@ -429,6 +439,8 @@ class Run(Generic[S]):
         return self._stream_update(name, streamed, collected)
 
     async def _drain_async(self, node: Node, result: Any, emit: Callable[[Event], None]) -> Update:
+        import asyncio
+
         name, streamed, chunks = self._stream_target(node, result)
         collected: list[Any] = []
         events = self.events
@@ -491,6 +503,8 @@ def _is_stream(result: Any) -> bool:
 
 def _run_coroutine(coro: Any) -> Any:
     """Run a coroutine to completion from sync code, even inside a running event loop."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -575,6 +589,8 @@ async def step_async(
     run: Run[S], nodes: list[Node]
 ) -> AsyncIterator[Event | list[tuple[Node, Update]]]:
     """Run one step's nodes on the event loop; yields events, then the results list last."""
+    import asyncio
+
     if len(nodes) == 1 and not (nodes[0].is_async or nodes[0].is_async_gen):
         node = nodes[0]
         events = run.node_sync(node)
@@ -632,6 +648,8 @@ async def step_async(
 
 
 async def _gather(nodes: list[Node], one: Callable[[Node], Any]) -> list[tuple[Node, Update]]:
+    import asyncio
+
     tasks = [asyncio.ensure_future(one(node)) for node in nodes]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
