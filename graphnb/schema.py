@@ -244,9 +244,20 @@ class StateSchema(Generic[S]):
 
     def build(self, values: dict[str, Any]) -> S:
         """The state as its user-facing type, sharing ``values``' objects."""
-        if self.model is not None:
-            return self.model.model_construct(**values)  # type: ignore[return-value]
-        return values  # type: ignore[return-value]
+        model = self.model
+        if model is None:
+            return values  # type: ignore[return-value]
+        if model.__pydantic_post_init__:  # private attributes or a post-init hook to run
+            return model.model_construct(**values)  # type: ignore[return-value]
+        # What model_construct does for a complete set of already validated values, minus
+        # its per-field default handling: this runs once per node call.
+        instance = object.__new__(model)
+        _set = object.__setattr__
+        _set(instance, "__dict__", values)
+        _set(instance, "__pydantic_fields_set__", set(values))
+        _set(instance, "__pydantic_extra__", None)
+        _set(instance, "__pydantic_private__", None)
+        return instance  # type: ignore[return-value]
 
     def values_of(self, state: Any) -> dict[str, Any]:
         """Field values of a state instance or a mapping (the reverse of :meth:`build`)."""

@@ -230,6 +230,9 @@ class Run(Generic[S]):
 
     def _order(self, names: list[str]) -> list[Node]:
         nodes = self.graph.nodes
+        if len(names) == 1:
+            name = names[0]
+            return [] if name == END else [nodes[name]]
         unique = {name for name in names if name != END}
         return sorted((nodes[name] for name in unique), key=_by_index)
 
