@@ -1,0 +1,112 @@
+"""The saver interface: where checkpoints live.
+
+A saver stores :class:`~graphnb.checkpoint.StoredCheckpoint` rows, plain JSON-compatible
+data; it knows nothing of state models. Reading a thread back into typed values is the job
+of :class:`~graphnb.checkpoint.Threads`, the same for every saver.
+
+Every method has an async twin (``aput``, ``aload`` ...). The defaults run the sync method
+in a worker thread (``asyncio.to_thread``), which suits drivers that are sync only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from .record import StoredCheckpoint
+
+__all__ = ["BaseSaver", "Loaded"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What :meth:`BaseSaver.load` returns.
+
+    Attributes:
+        rows: the target checkpoint's chain: rows with ``seq`` from the target's
+            ``base_seq`` up to the target, ascending (rows of other branches in that range
+            may be included; readers follow ``parent_seq`` from the target).
+        head_seq: ``seq`` of the thread's last checkpoint, which the next write must follow.
+    """
+
+    rows: list[StoredCheckpoint]
+    head_seq: int
+
+    @property
+    def target(self) -> StoredCheckpoint:
+        """The checkpoint asked for."""
+        return self.rows[-1]
+
+
+class BaseSaver(ABC):
+    """Stores and lists the checkpoints of threads.
+
+    A write names the ``seq`` it takes; a saver refuses a ``seq`` already taken in that
+    thread with :class:`~graphnb.checkpoint.CheckpointConflictError`, which is how two
+    writers extending the same thread are kept from interleaving.
+    """
+
+    @abstractmethod
+    def put(self, row: StoredCheckpoint) -> None:
+        """Store one checkpoint, atomically.
+
+        Raises:
+            CheckpointConflictError: the thread already has a checkpoint at ``row.seq``.
+            UnstorableValueError: the row's data is not JSON (nothing is stored).
+        """
+
+    @abstractmethod
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
+        """The chain of the thread's last checkpoint (or of ``checkpoint_id``).
+
+        Returns:
+            ``None`` when the thread (or that checkpoint) does not exist.
+        """
+
+    @abstractmethod
+    def history(self, thread_id: str) -> list[StoredCheckpoint]:
+        """Every checkpoint of the thread, oldest first (empty when there is none)."""
+
+    @abstractmethod
+    def threads(self) -> list[str]:
+        """The ids of every thread holding at least one checkpoint, sorted."""
+
+    @abstractmethod
+    def delete_thread(self, thread_id: str) -> int:
+        """Delete every checkpoint of the thread; returns how many there were."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+        """Release connections; the saver reconnects if used again."""
+
+    # -- async twins -------------------------------------------------------------------
+
+    async def aput(self, row: StoredCheckpoint) -> None:
+        """Async :meth:`put`."""
+        await asyncio.to_thread(self.put, row)
+
+    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
+        """Async :meth:`load`."""
+        return await asyncio.to_thread(self.load, thread_id, checkpoint_id)
+
+    async def ahistory(self, thread_id: str) -> list[StoredCheckpoint]:
+        """Async :meth:`history`."""
+        return await asyncio.to_thread(self.history, thread_id)
+
+    async def athreads(self) -> list[str]:
+        """Async :meth:`threads`."""
+        return await asyncio.to_thread(self.threads)
+
+    async def adelete_thread(self, thread_id: str) -> int:
+        """Async :meth:`delete_thread`."""
+        return await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)
+
+    def __enter__(self) -> BaseSaver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

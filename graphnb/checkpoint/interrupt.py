@@ -1,0 +1,87 @@
+"""Human in the loop: stop a threaded run inside a node, and resume it with an answer."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import GraphRuntimeError
+from .record import Interrupt
+
+__all__ = ["Command", "GraphInterrupt", "interrupt"]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """Input that resumes an interrupted thread: ``invoke(Command(resume=answer), thread_id=...)``.
+
+    Attributes:
+        resume: the answer ``interrupt(...)`` returns in the node that asked. With several
+            pending interrupts, a dict mapping each :attr:`Interrupt.id` to its answer.
+    """
+
+    resume: Any = None
+
+
+class GraphInterrupt(BaseException):
+    """Raised by :func:`interrupt` to stop the run; the engine catches it.
+
+    It derives from ``BaseException`` (like ``KeyboardInterrupt``) so that a node's
+    ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, interrupt: Interrupt) -> None:
+        self.interrupt = interrupt
+        super().__init__(f"interrupt in `{interrupt.node}`: {interrupt.value!r}")
+
+
+@dataclass(slots=True)
+class _Asking:
+    node: str
+    answers: tuple[Any, ...]
+    calls: int = 0
+
+
+_ASKING: ContextVar[_Asking | None] = ContextVar("graphnb_interrupt", default=None)
+
+
+def interrupt(value: Any = None) -> Any:
+    """Stop the run here and show ``value`` to a human; returns their answer on resume.
+
+    The thread's state keeps the interrupt pending (``get_state(thread).interrupts``).
+    Running the thread with ``Command(resume=answer)`` runs the node again from its start;
+    this time the same ``interrupt(...)`` call returns ``answer``. A node may call it
+    several times: each call is answered in order.
+
+    Args:
+        value: JSON-compatible data describing what is asked.
+
+    Raises:
+        GraphRuntimeError: outside a node of a threaded run (a run with a checkpointer
+            and a ``thread_id``), where there is nowhere to keep the question.
+    """
+    asking = _ASKING.get()
+    if asking is None:
+        raise GraphRuntimeError(
+            "interrupt() works only inside a node of a run that has a thread: compile with "
+            "checkpointer=... and run with thread_id=..."
+        )
+    index = asking.calls
+    asking.calls += 1
+    if index < len(asking.answers):
+        return asking.answers[index]
+    raise GraphInterrupt(Interrupt(asking.node, "during", value, f"{asking.node}:{index}"))
+
+
+def asking(node: str, answers: tuple[Any, ...]) -> Any:
+    """Make :func:`interrupt` calls in this context belong to ``node``; returns a reset token."""
+    return _ASKING.set(_Asking(node, answers))
+
+
+def done_asking(token: Any) -> None:
+    """Undo :func:`asking`."""
+    # A generator closed in another context cannot reset; that context is gone anyway.
+    with suppress(ValueError):
+        _ASKING.reset(token)

@@ -1,0 +1,108 @@
+"""Checkpoints in this process's memory: for tests, notebooks and short-lived threads."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from .base import BaseSaver, Loaded
+from .errors import CheckpointConflictError, UnstorableValueError
+from .record import StoredCheckpoint
+
+__all__ = ["MemorySaver"]
+
+_Row = tuple[StoredCheckpoint, str, str, str | None]
+
+
+class MemorySaver(BaseSaver):
+    """Keeps checkpoints in a dict, as JSON text, so what is read back is a fresh copy.
+
+    Example:
+        >>> from graphnb.checkpoint import MemorySaver
+        >>> saver = MemorySaver()
+        >>> saver.threads()
+        []
+    """
+
+    def __init__(self) -> None:
+        self._threads: dict[str, dict[int, _Row]] = {}
+        self._lock = threading.Lock()
+
+    def put(self, row: StoredCheckpoint) -> None:
+        """Store one checkpoint; see :meth:`BaseSaver.put`."""
+        stored: _Row = (row, *_texts(row))
+        with self._lock:
+            rows = self._threads.setdefault(row.thread_id, {})
+            if row.seq in rows or any(
+                r[0].checkpoint_id == row.checkpoint_id for r in rows.values()
+            ):
+                raise CheckpointConflictError.taken(row.thread_id, row.seq)
+            rows[row.seq] = stored
+
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
+        """See :meth:`BaseSaver.load`."""
+        with self._lock:
+            rows = self._threads.get(thread_id)
+            if not rows:
+                return None
+            if checkpoint_id is None:
+                target = rows[max(rows)][0]
+            else:
+                found = [r[0] for r in rows.values() if r[0].checkpoint_id == checkpoint_id]
+                if not found:
+                    return None
+                target = found[0]
+            chain = [
+                _copy(rows[seq]) for seq in sorted(rows) if target.base_seq <= seq <= target.seq
+            ]
+            return Loaded(chain, max(rows))
+
+    def history(self, thread_id: str) -> list[StoredCheckpoint]:
+        """See :meth:`BaseSaver.history`."""
+        with self._lock:
+            rows = self._threads.get(thread_id, {})
+            return [_copy(rows[seq]) for seq in sorted(rows)]
+
+    def threads(self) -> list[str]:
+        """See :meth:`BaseSaver.threads`."""
+        with self._lock:
+            return sorted(thread for thread, rows in self._threads.items() if rows)
+
+    def delete_thread(self, thread_id: str) -> int:
+        """See :meth:`BaseSaver.delete_thread`."""
+        with self._lock:
+            return len(self._threads.pop(thread_id, {}))
+
+
+def _texts(row: StoredCheckpoint) -> tuple[str, str, str | None]:
+    try:
+        return (
+            json.dumps(row.meta, allow_nan=False),
+            json.dumps(row.writes, allow_nan=False),
+            None if row.snapshot is None else json.dumps(row.snapshot, allow_nan=False),
+        )
+    except (TypeError, ValueError) as error:
+        raise UnstorableValueError(
+            f"checkpoint of thread {row.thread_id!r} is not JSON: {error}",
+            field="?",
+            thread_id=row.thread_id,
+        ) from None
+
+
+def _copy(stored: Any) -> StoredCheckpoint:
+    row, meta, writes, snapshot = stored
+    return StoredCheckpoint(
+        row.thread_id,
+        row.seq,
+        row.checkpoint_id,
+        row.parent_id,
+        row.parent_seq,
+        row.base_seq,
+        row.step,
+        row.source,
+        row.created_at,
+        json.loads(meta),
+        json.loads(writes),
+        None if snapshot is None else json.loads(snapshot),
+    )

@@ -1,0 +1,139 @@
+"""What a checkpoint is: the stored row, the interrupts it may hold, and the user's view.
+
+A thread is a list of checkpoints, numbered by ``seq`` in the order they were written.
+Each checkpoint but the first has a parent, usually the one written just before it; a run
+started from an older checkpoint (time travel) writes children of that older one, so the
+thread becomes a tree whose original branch is left as it was.
+
+A checkpoint stores what its step changed (``writes``: each node's update, in the order
+they were merged) and, every so often, the whole state (``snapshot``). The state at a
+checkpoint is its nearest snapshotted ancestor's state with the writes of every checkpoint
+after it re-applied through the reducers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
+
+__all__ = [
+    "INPUT",
+    "UPDATE",
+    "CheckpointSource",
+    "Interrupt",
+    "InterruptWhen",
+    "StateSnapshot",
+    "StoredCheckpoint",
+]
+
+S = TypeVar("S")
+
+INPUT = "__input__"
+"""The pseudo-node whose write is a run's input."""
+UPDATE = "__update__"
+"""The pseudo-node of a :meth:`~graphnb.CompiledGraph.update_state` without ``as_node``."""
+
+CheckpointSource: TypeAlias = Literal["seed", "input", "loop", "update", "interrupt"]
+"""Why a checkpoint was written.
+
+- ``seed``: :meth:`~graphnb.CompiledGraph.seed_thread` put initial values in the thread.
+- ``input``: a run's input was merged into the state, before its first step.
+- ``loop``: a super-step finished; its nodes' updates were merged.
+- ``update``: :meth:`~graphnb.CompiledGraph.update_state` edited the state.
+- ``interrupt``: a node called :func:`~graphnb.checkpoint.interrupt`; the step will run
+  again on resume.
+"""
+
+InterruptWhen: TypeAlias = Literal["before", "after", "during"]
+"""Where a run stopped: ``before``/``after`` a node named in ``interrupt_before``/
+``interrupt_after``, or ``during`` a node that called :func:`~graphnb.checkpoint.interrupt`.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A pending stop of a thread, waiting for the run that resumes it.
+
+    Attributes:
+        node: the node the run stopped at.
+        when: ``before``, ``after`` or ``during`` the node.
+        value: what the node passed to ``interrupt(value)`` (``None`` for static stops).
+        id: identifies the interrupt when several are answered at once.
+    """
+
+    node: str
+    when: InterruptWhen
+    value: Any = None
+    id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The interrupt as stored."""
+        return {"node": self.node, "when": self.when, "value": self.value, "id": self.id}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    """One checkpoint as a saver stores it: plain JSON-compatible data, no model types.
+
+    Attributes:
+        thread_id: the thread it belongs to.
+        seq: its position in the thread, 0 for the first; unique per thread.
+        checkpoint_id: its id, unique per thread; what ``checkpoint_id=`` selects.
+        parent_id: the checkpoint it continues from (``None`` for the first).
+        parent_seq: ``seq`` of the parent.
+        base_seq: ``seq`` of the nearest checkpoint holding a snapshot on its chain
+            (itself when it holds one); where a reader starts re-applying writes.
+        step: the super-step it closes (-1 for a first input or a seed).
+        source: why it was written, see :data:`CheckpointSource`.
+        created_at: Unix time of the write.
+        meta: ``ran``, ``next``, ``joins``, ``interrupts``, ``resumes`` and ``metadata``.
+        writes: ``[[node, {field: value}], ...]`` in the order they were merged.
+        snapshot: the whole state, or ``None``.
+    """
+
+    thread_id: str
+    seq: int
+    checkpoint_id: str
+    parent_id: str | None
+    parent_seq: int | None
+    base_seq: int
+    step: int
+    source: str
+    created_at: float
+    meta: dict[str, Any]
+    writes: list[Any]
+    snapshot: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StateSnapshot(Generic[S]):
+    """A thread's state at one checkpoint, as :meth:`~graphnb.CompiledGraph.get_state` returns it.
+
+    Attributes:
+        values: the state, as the graph's state type.
+        next: the nodes the next step runs (empty when the run ended).
+        thread_id: the thread.
+        checkpoint_id: the checkpoint's id; pass it as ``checkpoint_id=`` to run from here.
+        parent_id: the checkpoint this one continues from.
+        step: the super-step that produced it (-1 for input or seeded state).
+        source: why it was written, see :data:`CheckpointSource`.
+        ran: the nodes whose updates it merged.
+        writes: each node's update, in merge order (field names, stored values).
+        interrupts: pending interrupts; a run with input ``None`` (or a resume
+            answer) continues.
+        metadata: ``run_id`` of the writing run and any metadata given to it.
+        created_at: Unix time of the write.
+    """
+
+    values: S
+    next: tuple[str, ...]
+    thread_id: str
+    checkpoint_id: str
+    parent_id: str | None
+    step: int
+    source: str
+    ran: tuple[str, ...] = ()
+    writes: tuple[tuple[str, dict[str, Any]], ...] = ()
+    interrupts: tuple[Interrupt, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0

@@ -1,0 +1,454 @@
+"""Threads through a graph's state model: load a checkpoint as typed values, write the next.
+
+:class:`Threads` binds a saver to a :class:`~graphnb.schema.StateSchema`. Loading follows
+a checkpoint's parents back to the nearest snapshot, decodes it through the model, then
+re-applies every later write through the reducers. Writing stores the step's writes, and a
+whole snapshot when the chain since the last one has grown long (``snapshot_every``
+checkpoints) or heavy (its writes outweigh ``snapshot_ratio`` times the last snapshot), so
+that reading any checkpoint stays close to the cost of reading its state once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from ..schema import StateSchema, WriteError
+from .base import BaseSaver, Loaded
+from .errors import CheckpointLoadError, ThreadNotFoundError, UnstorableValueError
+from .record import INPUT, Interrupt, InterruptWhen, StateSnapshot, StoredCheckpoint
+from .serde import (
+    check_safe,
+    decode_snapshot,
+    decode_update,
+    encode_update,
+    encode_values,
+    warn_dropped,
+)
+
+__all__ = ["DEFAULT_SNAPSHOT_EVERY", "Position", "ThreadWriter", "Threads"]
+
+S = TypeVar("S")
+
+DEFAULT_SNAPSHOT_EVERY = 50
+"""A whole snapshot is stored at least once every this many checkpoints of a chain."""
+_SNAPSHOT_RATIO = 2.0
+
+
+class _StoredInterrupt(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    node: str
+    when: InterruptWhen
+    value: Any = None
+    id: str = ""
+
+
+class _Meta(BaseModel):
+    """The shape of the ``meta`` column; anything else in it is refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    ran: list[str] = []
+    next: list[str] = []
+    joins: dict[str, list[str]] = {}
+    interrupts: list[_StoredInterrupt] = []
+    resumes: dict[str, list[Any]] = {}
+    start_at: list[str] | None = None
+    metadata: dict[str, Any] = {}
+
+
+_WRITES: TypeAdapter[list[tuple[str, dict[str, Any]]]] = TypeAdapter(
+    list[tuple[str, dict[str, Any]]], config=ConfigDict(strict=False)
+)
+
+
+@dataclass(slots=True)
+class Position:
+    """A checkpoint read back: its row, its decoded meta and the state it holds.
+
+    Attributes:
+        row: the stored checkpoint.
+        values: the state at it (field name -> value).
+        head_seq: ``seq`` of the thread's last checkpoint when it was read.
+        chain_len: checkpoints after the snapshot the state was rebuilt from.
+        delta_bytes: JSON size of their writes.
+        snapshot_bytes: JSON size of that snapshot.
+    """
+
+    row: StoredCheckpoint
+    meta: _Meta
+    values: dict[str, Any]
+    head_seq: int
+    chain_len: int = 0
+    delta_bytes: int = 0
+    snapshot_bytes: int = 0
+
+    @property
+    def next(self) -> tuple[str, ...]:
+        """The nodes the next step runs."""
+        return tuple(self.meta.next)
+
+    @property
+    def interrupts(self) -> tuple[Interrupt, ...]:
+        """Pending interrupts."""
+        return tuple(Interrupt(i.node, i.when, i.value, i.id) for i in self.meta.interrupts)
+
+
+class Threads(Generic[S]):
+    """Typed access to the threads a saver holds, for one state schema.
+
+    Args:
+        saver: where the checkpoints live.
+        schema: the graph's state schema, the only authority on what a stored value means.
+        snapshot_every: store a whole snapshot at least once every this many checkpoints.
+    """
+
+    def __init__(
+        self,
+        saver: BaseSaver,
+        schema: StateSchema[S],
+        *,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+    ) -> None:
+        if snapshot_every < 1:
+            raise ValueError(f"snapshot_every must be at least 1, got {snapshot_every}")
+        self.saver = saver
+        self.schema = schema
+        self.snapshot_every = snapshot_every
+
+    # -- reading -----------------------------------------------------------------------
+
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+        """The thread's last checkpoint (or ``checkpoint_id``), or ``None`` if it has none.
+
+        Raises:
+            ThreadNotFoundError: ``checkpoint_id`` is not a checkpoint of the thread.
+            CheckpointLoadError: the rows are corrupt or no longer fit the model.
+            UnsafeCheckpointError: a row asks to construct a class.
+        """
+        return self.position(self.saver.load(thread_id, checkpoint_id), thread_id, checkpoint_id)
+
+    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+        """Async :meth:`load`."""
+        loaded = await self.saver.aload(thread_id, checkpoint_id)
+        return self.position(loaded, thread_id, checkpoint_id)
+
+    def position(
+        self, loaded: Loaded | None, thread_id: str, checkpoint_id: str | None
+    ) -> Position | None:
+        """Decode what a saver's ``load`` returned."""
+        if loaded is None:
+            if checkpoint_id is not None:
+                raise ThreadNotFoundError(
+                    f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}",
+                    thread_id=thread_id,
+                    checkpoint_id=checkpoint_id,
+                )
+            return None
+        chain = _chain(loaded.rows, loaded.target)
+        dropped: set[str] = set()
+        values: dict[str, Any] = {}
+        position: Position | None = None
+        for row in chain:
+            meta = _read(row)
+            if row.snapshot is not None:
+                values = decode_snapshot(
+                    self.schema,
+                    row.snapshot,
+                    thread_id=row.thread_id,
+                    checkpoint_id=row.checkpoint_id,
+                    dropped=dropped,
+                )
+                size = len(json.dumps(row.snapshot, separators=(",", ":")))
+                position = Position(row, meta, values, loaded.head_seq, 0, 0, size)
+            else:
+                self._replay(values, row, dropped)
+                assert position is not None  # the chain starts at a snapshot
+                position.row, position.meta = row, meta
+                position.chain_len += 1
+                position.delta_bytes += len(json.dumps(row.writes, separators=(",", ":")))
+        assert position is not None
+        warn_dropped(
+            self.schema, dropped, thread_id=thread_id, checkpoint_id=position.row.checkpoint_id
+        )
+        return position
+
+    def _replay(self, values: dict[str, Any], row: StoredCheckpoint, dropped: set[str]) -> None:
+        for node, update in _writes(row):
+            decoded = decode_update(
+                self.schema,
+                update,
+                thread_id=row.thread_id,
+                checkpoint_id=row.checkpoint_id,
+                dropped=dropped,
+            )
+            try:
+                self.schema.apply(values, decoded)
+            except (WriteError, TypeError, ValueError) as error:
+                raise CheckpointLoadError(
+                    f"the write of `{node}` in checkpoint {row.checkpoint_id!r} of thread "
+                    f"{row.thread_id!r} no longer merges into the state: {error}",
+                    thread_id=row.thread_id,
+                    checkpoint_id=row.checkpoint_id,
+                    field=getattr(error, "field", None),
+                ) from None
+
+    def snapshot(self, position: Position) -> StateSnapshot[S]:
+        """The user's view of a loaded checkpoint."""
+        row, meta = position.row, position.meta
+        return StateSnapshot(
+            values=self.schema.view(position.values),
+            next=tuple(meta.next),
+            thread_id=row.thread_id,
+            checkpoint_id=row.checkpoint_id,
+            parent_id=row.parent_id,
+            step=row.step,
+            source=row.source,
+            ran=tuple(meta.ran),
+            writes=tuple((node, dict(update)) for node, update in _writes(row)),
+            interrupts=position.interrupts,
+            metadata=dict(meta.metadata),
+            created_at=row.created_at,
+        )
+
+    def history(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
+        """Every checkpoint of the thread, newest first (at most ``limit``)."""
+        return self._history(self.saver.history(thread_id), thread_id, limit)
+
+    async def ahistory(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
+        """Async :meth:`history`."""
+        return self._history(await self.saver.ahistory(thread_id), thread_id, limit)
+
+    def _history(
+        self, rows: list[StoredCheckpoint], thread_id: str, limit: int | None
+    ) -> list[StateSnapshot[S]]:
+        # Rebuild every state in one pass: a child starts from its parent's values.
+        states: dict[int, dict[str, Any]] = {}
+        out: list[StateSnapshot[S]] = []
+        dropped: set[str] = set()
+        for row in rows:
+            meta = _read(row)
+            if row.snapshot is not None:
+                values = decode_snapshot(
+                    self.schema,
+                    row.snapshot,
+                    thread_id=row.thread_id,
+                    checkpoint_id=row.checkpoint_id,
+                    dropped=dropped,
+                )
+            else:
+                parent = states.get(row.parent_seq) if row.parent_seq is not None else None
+                if parent is None:
+                    raise _broken(row)
+                values = dict(parent)
+                self._replay(values, row, dropped)
+            states[row.seq] = values
+            out.append(self.snapshot(Position(row, meta, values, rows[-1].seq)))
+        if rows:
+            warn_dropped(
+                self.schema, dropped, thread_id=thread_id, checkpoint_id=rows[-1].checkpoint_id
+            )
+        out.reverse()
+        return out if limit is None else out[:limit]
+
+    # -- writing -----------------------------------------------------------------------
+
+    def writer(
+        self, thread_id: str, position: Position | None, *, metadata: Mapping[str, Any] | None
+    ) -> ThreadWriter:
+        """A writer appending to ``thread_id`` after ``position`` (``None``: a new thread)."""
+        return ThreadWriter(self, thread_id, position, dict(metadata or {}))
+
+
+class ThreadWriter:
+    """Appends checkpoints to one thread, each a child of the one before.
+
+    The first write continues from the loaded position; it must take the seq after the
+    thread's head as it was read, so a concurrent writer makes it fail with
+    :class:`~graphnb.checkpoint.CheckpointConflictError` instead of interleaving.
+    """
+
+    def __init__(
+        self,
+        threads: Threads[Any],
+        thread_id: str,
+        position: Position | None,
+        metadata: dict[str, Any],
+    ) -> None:
+        self.threads = threads
+        self.schema = threads.schema
+        self.saver = threads.saver
+        self.thread_id = thread_id
+        self.metadata = metadata
+        self.last: StoredCheckpoint | None = None
+        if position is None:
+            self.head_seq = -1
+            self.parent: StoredCheckpoint | None = None
+            self.base_seq = 0
+            self.chain_len = self.delta_bytes = self.snapshot_bytes = 0
+        else:
+            self.head_seq = position.head_seq
+            self.parent = position.row
+            self.base_seq = position.row.base_seq
+            self.chain_len = position.chain_len
+            self.delta_bytes = position.delta_bytes
+            self.snapshot_bytes = position.snapshot_bytes
+
+    def row(
+        self,
+        *,
+        step: int,
+        source: str,
+        ran: Sequence[str],
+        writes: Sequence[tuple[str, Mapping[str, Any]]],
+        next: Sequence[str],
+        values: Mapping[str, Any],
+        joins: Mapping[str, Sequence[str]] | None = None,
+        interrupts: Sequence[Interrupt] = (),
+        resumes: Mapping[str, Sequence[Any]] | None = None,
+        start_at: Sequence[str] | None = None,
+        snapshot: bool = False,
+    ) -> StoredCheckpoint:
+        """Encode the next checkpoint (nothing is stored yet).
+
+        Raises:
+            UnstorableValueError: a value cannot be stored as JSON; names the field.
+        """
+        schema = self.schema
+        encoded = [[node, encode_update(schema, update)] for node, update in writes]
+        size = len(json.dumps(encoded, separators=(",", ":")))
+        seq = self.head_seq + 1
+        parent = self.parent
+        take = (
+            snapshot
+            or parent is None
+            or self.chain_len + 1 >= self.threads.snapshot_every
+            or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
+        )
+        snap = encode_values(schema, values) if take else None
+        meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
+        if joins:
+            meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
+        if interrupts:
+            meta["interrupts"] = [_jsonable_interrupt(i, self.thread_id) for i in interrupts]
+        if resumes:
+            meta["resumes"] = {node: list(answers) for node, answers in resumes.items()}
+        if start_at is not None:
+            meta["start_at"] = list(start_at)
+        if self.metadata:
+            meta["metadata"] = self.metadata
+        return StoredCheckpoint(
+            thread_id=self.thread_id,
+            seq=seq,
+            checkpoint_id=uuid.uuid4().hex,
+            parent_id=parent.checkpoint_id if parent is not None else None,
+            parent_seq=parent.seq if parent is not None else None,
+            base_seq=seq if snap is not None else self.base_seq,
+            step=step,
+            source=source,
+            created_at=time.time(),
+            meta=meta,
+            writes=encoded,
+            snapshot=snap,
+        )
+
+    def advance(self, row: StoredCheckpoint) -> None:
+        """Record that ``row`` was stored: the next write is its child."""
+        if row.snapshot is not None:
+            self.chain_len, self.delta_bytes = 0, 0
+            self.snapshot_bytes = len(json.dumps(row.snapshot, separators=(",", ":")))
+        else:
+            self.chain_len += 1
+            self.delta_bytes += len(json.dumps(row.writes, separators=(",", ":")))
+        self.head_seq, self.parent, self.base_seq, self.last = row.seq, row, row.base_seq, row
+
+    def put(self, **fields: Any) -> StoredCheckpoint:
+        """Encode and store the next checkpoint; see :meth:`row` for the fields."""
+        row = self.row(**fields)
+        self.saver.put(row)
+        self.advance(row)
+        return row
+
+    async def aput(self, **fields: Any) -> StoredCheckpoint:
+        """Async :meth:`put`."""
+        row = self.row(**fields)
+        await self.saver.aput(row)
+        self.advance(row)
+        return row
+
+
+def _jsonable_interrupt(interrupt: Interrupt, thread_id: str) -> dict[str, Any]:
+    from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+    try:
+        value = to_jsonable_python(interrupt.value)
+    except (PydanticSerializationError, TypeError, ValueError) as error:
+        raise UnstorableValueError(
+            f"the value `{interrupt.node}` passed to interrupt() cannot be stored as JSON "
+            f"({error})",
+            field="interrupt",
+            thread_id=thread_id,
+        ) from None
+    return {**interrupt.to_json(), "value": value}
+
+
+def _read(row: StoredCheckpoint) -> _Meta:
+    where = {"thread_id": row.thread_id, "checkpoint_id": row.checkpoint_id}
+    check_safe(row.meta, part="meta", **where)
+    check_safe(row.writes, part="writes", **where)
+    if row.snapshot is not None:
+        check_safe(row.snapshot, part="snapshot", **where)
+    try:
+        return _Meta.model_validate(row.meta)
+    except ValidationError as error:
+        raise CheckpointLoadError(
+            f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} has a malformed "
+            f"meta column: {error.errors(include_url=False)[0]['msg']} at "
+            f"{error.errors(include_url=False)[0]['loc']}",
+            **where,
+        ) from None
+
+
+def _writes(row: StoredCheckpoint) -> list[tuple[str, dict[str, Any]]]:
+    try:
+        return _WRITES.validate_python(row.writes)
+    except ValidationError:
+        raise CheckpointLoadError(
+            f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} has a malformed "
+            "writes column: expected [[node, {field: value}], ...]",
+            thread_id=row.thread_id,
+            checkpoint_id=row.checkpoint_id,
+        ) from None
+
+
+def _broken(row: StoredCheckpoint) -> CheckpointLoadError:
+    return CheckpointLoadError(
+        f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} continues from "
+        f"#{row.parent_seq}, which is missing; the thread's rows are damaged",
+        thread_id=row.thread_id,
+        checkpoint_id=row.checkpoint_id,
+    )
+
+
+def _chain(rows: list[StoredCheckpoint], target: StoredCheckpoint) -> list[StoredCheckpoint]:
+    by_seq = {row.seq: row for row in rows}
+    chain = [target]
+    row = target
+    while row.snapshot is None:
+        parent = by_seq.get(row.parent_seq) if row.parent_seq is not None else None
+        if parent is None:
+            raise _broken(row)
+        row = parent
+        chain.append(row)
+    chain.reverse()
+    return chain
+
+
+def input_write(update: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """The write recording a run's input."""
+    return (INPUT, update)

@@ -1,0 +1,342 @@
+"""The saver conformance suite: the same behaviour from every saver."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Annotated, Any
+
+import pytest
+
+from graphnb import GraphState, StateField, append
+from graphnb.checkpoint import (
+    BaseSaver,
+    CheckpointConflictError,
+    CheckpointLoadError,
+    MySQLSaver,
+    PostgresSaver,
+    SaverSetupError,
+    SqliteSaver,
+    StoredCheckpoint,
+    StoredFieldDroppedWarning,
+    ThreadNotFoundError,
+    Threads,
+    UnsafeCheckpointError,
+    UnstorableValueError,
+)
+from graphnb.schema import StateSchema
+
+
+class Chat(GraphState):
+    messages: Annotated[list[str], StateField(reducer=append)] = []
+    count: int = 0
+
+
+SCHEMA = StateSchema.of(Chat)
+
+
+def threads(saver: BaseSaver, **options: Any) -> Threads[Chat]:
+    return Threads(saver, SCHEMA, **options)
+
+
+def grow(store: Threads[Chat], thread: str, steps: int, *, start: int = 0) -> list[str]:
+    """Write a thread of ``steps`` checkpoints, each appending one message; returns ids."""
+    position = store.load(thread)
+    writer = store.writer(thread, position, metadata={"run_id": "r"})
+    values = dict(position.values) if position else SCHEMA.defaults()
+    ids = []
+    for step in range(start, start + steps):
+        update = {"messages": [f"m{step}"], "count": step + 1}
+        SCHEMA.apply(values, update)
+        row = writer.put(
+            step=step, source="loop", ran=["a"], writes=[("a", update)], next=["a"], values=values
+        )
+        ids.append(row.checkpoint_id)
+    return ids
+
+
+def test_a_new_thread_has_no_checkpoint(saver: BaseSaver) -> None:
+    assert saver.load("nobody") is None
+    assert threads(saver).load("nobody") is None
+    assert saver.history("nobody") == []
+    with pytest.raises(ThreadNotFoundError, match="no checkpoint 'nope'"):
+        threads(saver).load("nobody", "nope")
+
+
+def test_state_is_rebuilt_from_writes_and_snapshots(saver: BaseSaver) -> None:
+    store = threads(saver, snapshot_every=4)
+    grow(store, "t", 10)
+    position = store.load("t")
+    assert position is not None
+    assert position.values["messages"] == [f"m{i}" for i in range(10)]
+    assert position.values["count"] == 10
+    rows = saver.history("t")
+    assert [row.seq for row in rows] == list(range(10))
+    snapshots = [row.seq for row in rows if row.snapshot is not None]
+    assert snapshots[0] == 0
+    assert all(b - a <= 4 for a, b in zip(snapshots, [*snapshots[1:], 10], strict=True))
+    assert len(snapshots) < 10  # most rows hold only their step's writes
+
+
+def test_typed_values_come_back_as_the_state_model(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 2)
+    position = store.load("t")
+    assert position is not None
+    snapshot = store.snapshot(position)
+    assert isinstance(snapshot.values, Chat)
+    assert snapshot.values.messages == ["m0", "m1"]
+    assert snapshot.next == ("a",)
+    assert snapshot.step == 1
+    assert snapshot.ran == ("a",)
+    assert snapshot.writes == (("a", {"messages": ["m1"], "count": 2}),)
+    assert snapshot.metadata == {"run_id": "r"}
+
+
+def test_a_second_writer_on_the_same_head_gets_a_conflict(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 2)
+    first = store.writer("t", store.load("t"), metadata=None)
+    second = store.writer("t", store.load("t"), metadata=None)
+    values = {"messages": ["m0", "m1", "x"], "count": 2}
+    first.put(
+        step=2,
+        source="loop",
+        ran=["a"],
+        writes=[("a", {"messages": ["x"]})],
+        next=[],
+        values=values,
+    )
+    with pytest.raises(CheckpointConflictError, match="another writer") as caught:
+        second.put(
+            step=2,
+            source="loop",
+            ran=["b"],
+            writes=[("b", {"messages": ["y"]})],
+            next=[],
+            values=values,
+        )
+    assert caught.value.thread_id == "t"
+    assert caught.value.expected == 1
+    history = saver.history("t")
+    assert [row.meta["ran"] for row in history] == [["a"], ["a"], ["a"]]
+    position = store.load("t")
+    assert position is not None and position.values["messages"] == ["m0", "m1", "x"]
+
+
+def test_forking_from_a_past_checkpoint_keeps_the_original_branch(saver: BaseSaver) -> None:
+    store = threads(saver, snapshot_every=100)
+    ids = grow(store, "t", 4)
+    past = store.load("t", ids[1])
+    assert past is not None and past.values["messages"] == ["m0", "m1"]
+    writer = store.writer("t", past, metadata=None)
+    values = {**past.values, "messages": ["m0", "m1", "fork"]}
+    fork = writer.put(
+        step=2,
+        source="loop",
+        ran=["b"],
+        writes=[("b", {"messages": ["fork"]})],
+        next=[],
+        values=values,
+    )
+    assert fork.parent_id == ids[1]
+    assert fork.seq == 4
+    latest = store.load("t")
+    assert latest is not None and latest.values["messages"] == ["m0", "m1", "fork"]
+    original = store.load("t", ids[3])
+    assert original is not None
+    assert original.values["messages"] == ["m0", "m1", "m2", "m3"]
+    assert [s.checkpoint_id for s in store.history("t")] == [fork.checkpoint_id, *reversed(ids)]
+
+
+def test_threads_are_listed_and_deleted(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "b", 1)
+    grow(store, "a", 2)
+    grow(store, "A", 1)  # thread ids are case-sensitive
+    assert saver.threads() == ["A", "a", "b"]
+    assert saver.delete_thread("a") == 2
+    assert saver.threads() == ["A", "b"]
+    assert saver.load("a") is None
+    assert saver.delete_thread("a") == 0
+
+
+def test_history_lists_every_state_newest_first(saver: BaseSaver) -> None:
+    store = threads(saver, snapshot_every=2)
+    grow(store, "t", 5)
+    history = store.history("t")
+    assert [s.values.count for s in history] == [5, 4, 3, 2, 1]
+    assert history[0].values.messages == ["m0", "m1", "m2", "m3", "m4"]
+    assert [s.parent_id for s in history[:-1]] == [s.checkpoint_id for s in history[1:]]
+    assert len(store.history("t", limit=2)) == 2
+
+
+def test_an_unstorable_value_fails_the_write_naming_the_field(saver: BaseSaver) -> None:
+    class Loose(GraphState):
+        payload: Any = None
+
+    schema = StateSchema.of(Loose)
+    store: Threads[Any] = Threads(saver, schema)
+    writer = store.writer("t", None, metadata=None)
+    writer.put(step=-1, source="input", ran=[], writes=[], next=["a"], values={"payload": 1})
+    with pytest.raises(UnstorableValueError, match="field 'payload'") as caught:
+        writer.put(
+            step=0,
+            source="loop",
+            ran=["a"],
+            writes=[("a", {"payload": object()})],
+            next=[],
+            values={"payload": object()},
+        )
+    assert caught.value.field == "payload"
+    assert len(saver.history("t")) == 1  # nothing partial
+
+
+def test_a_row_naming_a_class_is_refused(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 1)
+    good = saver.history("t")[0]
+    forged = replace(
+        good,
+        thread_id="evil",
+        snapshot={"messages": {"__class__": "os.system", "args": ["echo pwned"]}, "count": 0},
+    )
+    saver.put(forged)
+    with pytest.raises(UnsafeCheckpointError, match="never imports") as caught:
+        store.load("evil")
+    assert caught.value.thread_id == "evil"
+    assert caught.value.checkpoint_id == good.checkpoint_id
+
+
+def test_a_langchain_style_constructor_in_writes_is_refused(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 1)
+    base = saver.history("t")[0]
+    constructor = {"lc": 1, "type": "constructor", "id": ["os", "system"], "kwargs": {}}
+    saver.put(
+        StoredCheckpoint(
+            "t",
+            1,
+            "forged",
+            base.checkpoint_id,
+            0,
+            0,
+            1,
+            "loop",
+            0.0,
+            {"ran": ["a"], "next": []},
+            [["a", {"messages": [constructor]}]],
+        )
+    )
+    with pytest.raises(UnsafeCheckpointError, match="key \\['a'|key .*lc"):
+        store.load("t")
+
+
+def test_unknown_meta_keys_are_refused(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 1)
+    good = saver.history("t")[0]
+    saver.put(replace(good, thread_id="odd", meta={**good.meta, "state_type": "os:system"}))
+    with pytest.raises(CheckpointLoadError, match="malformed meta"):
+        store.load("odd")
+
+
+def test_a_corrupt_thread_does_not_affect_the_others(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "good", 2)
+    grow(store, "bad", 1)
+    first = saver.history("bad")[0]
+    saver.put(
+        StoredCheckpoint(
+            "bad",
+            1,
+            "broken",
+            first.checkpoint_id,
+            0,
+            0,
+            1,
+            "loop",
+            0.0,
+            {"ran": ["a"], "next": []},
+            {"not": "a list"},  # type: ignore[arg-type]
+        )
+    )
+    with pytest.raises(CheckpointLoadError, match="malformed writes") as caught:
+        store.load("bad")
+    assert caught.value.thread_id == "bad"
+    position = store.load("good")
+    assert position is not None and position.values["count"] == 2
+    grow(store, "good", 1, start=2)
+    assert len(saver.history("good")) == 3
+
+
+def test_a_new_field_with_a_default_loads(saver: BaseSaver) -> None:
+    grow(threads(saver), "t", 2)
+
+    class ChatV2(GraphState):
+        messages: Annotated[list[str], StateField(reducer=append)] = []
+        count: int = 0
+        mood: str = "calm"
+
+    position = Threads(saver, StateSchema.of(ChatV2)).load("t")
+    assert position is not None
+    assert position.values == {"messages": ["m0", "m1"], "count": 2, "mood": "calm"}
+
+
+def test_a_removed_field_is_dropped_with_a_warning(saver: BaseSaver) -> None:
+    grow(threads(saver, snapshot_every=1), "t", 2)
+
+    class Slim(GraphState):
+        messages: Annotated[list[str], StateField(reducer=append)] = []
+
+    with pytest.warns(StoredFieldDroppedWarning, match="'count'.*Slim no longer has"):
+        position = Threads(saver, StateSchema.of(Slim)).load("t")
+    assert position is not None
+    assert position.values == {"messages": ["m0", "m1"]}
+
+
+def test_an_incompatible_value_names_field_thread_and_checkpoint(saver: BaseSaver) -> None:
+    ids = grow(threads(saver, snapshot_every=1), "t", 1)
+
+    class Strict(GraphState):
+        messages: Annotated[list[int], StateField(reducer=append)] = []
+        count: int = 0
+
+    with pytest.raises(CheckpointLoadError) as caught:
+        Threads(saver, StateSchema.of(Strict)).load("t")
+    error = caught.value
+    assert (error.field, error.thread_id, error.checkpoint_id) == ("messages", "t", ids[0])
+    assert "field 'messages'" in str(error) and "thread 't'" in str(error)
+
+
+def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
+    store = threads(saver)
+
+    async def scenario() -> None:
+        writer = store.writer("t", None, metadata=None)
+        await writer.aput(
+            step=-1,
+            source="input",
+            ran=[],
+            writes=[],
+            next=["a"],
+            values={"messages": ["hi"], "count": 0},
+        )
+        position = await store.aload("t")
+        assert position is not None and position.values["messages"] == ["hi"]
+        assert await saver.athreads() == ["t"]
+        assert len(await store.ahistory("t")) == 1
+        assert await saver.adelete_thread("t") == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_table_layout_from_a_newer_version_is_refused(saver: BaseSaver) -> None:
+    if not isinstance(saver, (SqliteSaver, PostgresSaver, MySQLSaver)):
+        pytest.skip("only SQL savers have tables")
+    saver.threads()  # creates the tables
+    with saver._cursor() as cursor:
+        cursor.execute(f"UPDATE {saver.version_table} SET version = 99")
+    saver.close()
+    with pytest.raises(SaverSetupError, match="newer graphnb"):
+        saver.threads()
