@@ -121,14 +121,16 @@ def test_a_second_writer_on_the_same_head_gets_a_conflict(saver: BaseSaver) -> N
     history = saver.history("t")
     assert [row.meta["ran"] for row in history] == [["a"], ["a"], ["a"]]
     position = store.load("t")
-    assert position is not None and position.values["messages"] == ["m0", "m1", "x"]
+    assert position is not None
+    assert position.values["messages"] == ["m0", "m1", "x"]
 
 
 def test_forking_from_a_past_checkpoint_keeps_the_original_branch(saver: BaseSaver) -> None:
     store = threads(saver, snapshot_every=100)
     ids = grow(store, "t", 4)
     past = store.load("t", ids[1])
-    assert past is not None and past.values["messages"] == ["m0", "m1"]
+    assert past is not None
+    assert past.values["messages"] == ["m0", "m1"]
     writer = store.writer("t", past, metadata=None)
     values = {**past.values, "messages": ["m0", "m1", "fork"]}
     fork = writer.put(
@@ -142,7 +144,8 @@ def test_forking_from_a_past_checkpoint_keeps_the_original_branch(saver: BaseSav
     assert fork.parent_id == ids[1]
     assert fork.seq == 4
     latest = store.load("t")
-    assert latest is not None and latest.values["messages"] == ["m0", "m1", "fork"]
+    assert latest is not None
+    assert latest.values["messages"] == ["m0", "m1", "fork"]
     original = store.load("t", ids[3])
     assert original is not None
     assert original.values["messages"] == ["m0", "m1", "m2", "m3"]
@@ -228,7 +231,7 @@ def test_a_langchain_style_constructor_in_writes_is_refused(saver: BaseSaver) ->
             [["a", {"messages": [constructor]}]],
         )
     )
-    with pytest.raises(UnsafeCheckpointError, match="key \\['a'|key .*lc"):
+    with pytest.raises(UnsafeCheckpointError, match=r"lc.*never imports"):
         store.load("t")
 
 
@@ -265,7 +268,8 @@ def test_a_corrupt_thread_does_not_affect_the_others(saver: BaseSaver) -> None:
         store.load("bad")
     assert caught.value.thread_id == "bad"
     position = store.load("good")
-    assert position is not None and position.values["count"] == 2
+    assert position is not None
+    assert position.values["count"] == 2
     grow(store, "good", 1, start=2)
     assert len(saver.history("good")) == 3
 
@@ -306,7 +310,8 @@ def test_an_incompatible_value_names_field_thread_and_checkpoint(saver: BaseSave
         Threads(saver, StateSchema.of(Strict)).load("t")
     error = caught.value
     assert (error.field, error.thread_id, error.checkpoint_id) == ("messages", "t", ids[0])
-    assert "field 'messages'" in str(error) and "thread 't'" in str(error)
+    assert "field 'messages'" in str(error)
+    assert "thread 't'" in str(error)
 
 
 def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
@@ -323,7 +328,8 @@ def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
             values={"messages": ["hi"], "count": 0},
         )
         position = await store.aload("t")
-        assert position is not None and position.values["messages"] == ["hi"]
+        assert position is not None
+        assert position.values["messages"] == ["hi"]
         assert await saver.athreads() == ["t"]
         assert len(await store.ahistory("t")) == 1
         assert await saver.adelete_thread("t") == 1
