@@ -423,6 +423,55 @@ class Lab:
         root.wait_for(state="visible", timeout=timeout * 1000)
         return root
 
+    def node(self, node_id: str) -> Any:
+        """A node of the canvas (React Flow's wrapper element)."""
+        return self.page.locator(f'.react-flow__node[data-id="{node_id}"]')
+
+    def node_ids(self) -> list[str]:
+        return self.page.evaluate(
+            """() => Array.from(document.querySelectorAll('.react-flow__node'))
+                .map(n => n.getAttribute('data-id'))"""
+        )
+
+    def edge(self, source: str, target: str) -> Any:
+        """An edge of the canvas, found by React Flow's default accessible label."""
+        return self.page.locator(f'.react-flow__edge[aria-label="Edge from {source} to {target}"]')
+
+    def edge_pairs(self) -> list[tuple[str, str]]:
+        labels = self.page.evaluate(
+            """() => Array.from(document.querySelectorAll('.react-flow__edge'))
+                .map(e => e.getAttribute('aria-label') || '')"""
+        )
+        found = (re.fullmatch(r"Edge from (.+) to (.+)", label) for label in labels)
+        return [(m[1], m[2]) for m in found if m]
+
+    def connect(self, source: str, target: str) -> None:
+        """Drag from ``source``'s output handle to ``target``'s input handle, as a user does."""
+        start = self.node(source).locator(".react-flow__handle.source").first.bounding_box()
+        end = self.node(target).locator(".react-flow__handle.target").first.bounding_box()
+        assert start, f"the output handle of {source} is not on screen"
+        assert end, f"the input handle of {target} is not on screen"
+        mouse = self.page.mouse
+        mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+        mouse.down()
+        mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
+        mouse.up()
+
+    def click_edge(self, source: str, target: str) -> None:
+        """Click the middle of an edge's drawn path (its bounding box may miss the line)."""
+        edge = self.edge(source, target)
+        edge.wait_for(state="attached")
+        point = edge.evaluate(
+            """(e) => {
+                const path = e.querySelector('path.react-flow__edge-path')
+                    || e.querySelector('path');
+                const p = path.getPointAtLength(path.getTotalLength() / 2);
+                const m = path.getScreenCTM();
+                return { x: p.x * m.a + p.y * m.c + m.e, y: p.x * m.b + p.y * m.d + m.f };
+            }"""
+        )
+        self.page.mouse.click(point["x"], point["y"])
+
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"

@@ -1,0 +1,297 @@
+"""The builder widget's speed in a real JupyterLab page with headless Chromium.
+
+Run: ``python benchmarks/widget_browser.py`` (needs the ``test`` extra and /usr/bin/chromium).
+
+Measures, and prints:
+
+1. a 200-node graph: time from executing the cell that shows it to every node element on
+   the page, then the latency of a click on a node (until React Flow marks it selected);
+   target under 1 s in total;
+2. streaming about 500 chunks per second for a few seconds: the longest gap between
+   animation frames and click latency during the stream (the canvas must stay
+   responsive), and the number of comm messages against the number of chunks (chunks
+   must be batched);
+3. one drag of a node: the comm messages the front end sends (target: one).
+
+It reuses the browser tests' harness (``tests/browser/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_harness() -> ModuleType:
+    path = REPO / "tests" / "browser" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("graphnb_browser_harness", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SETUP = """
+import time
+from graphnb import END, START, StateGraph
+from graphnb.widget import Builder
+
+def step(state: dict) -> dict:
+    return {}
+
+def big_graph(size: int) -> StateGraph:
+    # A chain with a side branch every tenth node: wide enough that layout has work to do.
+    graph = StateGraph(dict, name="big")
+    for index in range(size):
+        graph.add_node(f"n{index}", step)
+    graph.add_edge(START, "n0")
+    for index in range(1, size):
+        source = index - 1 if index % 10 else max(index - 5, 0)
+        graph.add_edge(f"n{source}", f"n{index}")
+    finals = {f"n{size - 1}"} | {f"n{i - 1}" for i in range(10, size, 10)}
+    for name in sorted(finals):
+        graph.add_edge(name, END)
+    return graph
+
+RATE, SECONDS = 500, 3.0
+
+def firehose(state: dict):
+    # About RATE chunks per second, paced by the clock rather than by tiny sleeps.
+    start = time.perf_counter()
+    for index in range(int(RATE * SECONDS)):
+        ahead = start + index / RATE - time.perf_counter()
+        if ahead > 0:
+            time.sleep(ahead)
+        yield "x"
+
+stream_graph = (
+    StateGraph(dict, streaming="text", name="stream")
+    .add_node("prepare", step)
+    .add_node("firehose", firehose)
+    .add_node("finish", step)
+    .add_edge(START, "prepare")
+    .add_edge("prepare", "firehose")
+    .add_edge("firehose", "finish")
+    .add_edge("finish", END)
+)
+"""
+
+# Counts comm messages in both directions on the notebook's kernel connection.
+COUNT_MESSAGES = """() => {
+    const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    window.__graphnb_counts = { send: 0, recv: 0 };
+    kernel.anyMessage.connect((_, { msg, direction }) => {
+        if (msg.header.msg_type === 'comm_msg') window.__graphnb_counts[direction] += 1;
+    });
+}"""
+
+# Click latency: from the pointer going down to React Flow marking the node selected.
+CLICK_PROBE = """(node) => new Promise((resolve) => {
+    let down = null;
+    const onDown = () => { down = performance.now(); };
+    node.addEventListener('pointerdown', onDown, { capture: true, once: true });
+    const observer = new MutationObserver(() => {
+        if (down !== null && node.classList.contains('selected')) {
+            observer.disconnect();
+            resolve(performance.now() - down);
+        }
+    });
+    observer.observe(node, { attributes: true, attributeFilter: ['class'] });
+    setTimeout(() => { observer.disconnect(); resolve(null); }, 5000);
+    window.__graphnb_probe_ready = true;
+})"""
+
+
+def run_cell(lab: Any, code: str) -> float:
+    """Append a cell with ``code`` and execute it; returns the page time it started."""
+    return lab.page.evaluate(
+        """(code) => {
+            const app = window.jupyterapp;
+            const notebook = app.shell.currentWidget.content;
+            notebook.activeCellIndex = notebook.widgets.length - 1;
+            app.commands.execute('notebook:insert-cell-below');
+            notebook.activeCell.model.sharedModel.setSource(code);
+            const started = performance.now();
+            app.commands.execute('notebook:run-cell');
+            return started;
+        }""",
+        code,
+    )
+
+
+def clear_outputs(lab: Any) -> None:
+    lab.page.evaluate(
+        "() => { window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs'); }"
+    )
+    lab.page.wait_for_function("() => !document.querySelector('.react-flow__node')")
+
+
+def click_latency(lab: Any, node_id: str) -> float | None:
+    node = lab.node(node_id)
+    probe = node.evaluate_handle(CLICK_PROBE)
+    node.click()
+    return probe.json_value()
+
+
+def wait_run_status(lab: Any, pattern: str, timeout: float = 60) -> None:
+    lab.page.wait_for_function(
+        """(pattern) => {
+            const status = document.querySelector('[data-testid="run-status"]');
+            return status && new RegExp(pattern, 'i').test(status.textContent);
+        }""",
+        arg=pattern,
+        timeout=timeout * 1000,
+    )
+
+
+def bench_render(lab: Any, size: int) -> dict[str, float | None]:
+    started = run_cell(lab, f"big = Builder(big_graph({size}), height=700)\nbig")
+    present = lab.page.wait_for_function(
+        """(size) => document.querySelectorAll('.react-flow__node').length >= size
+            && performance.now()""",
+        arg=size,
+        polling="raf",
+        timeout=60_000,
+    ).json_value()
+    latency = click_latency(lab, f"n{size // 2}")
+    return {
+        "nodes_present_s": (present - started) / 1000,
+        "click_latency_ms": latency,
+        "interactive_s": (present - started) / 1000 + (latency or float("inf")) / 1000,
+    }
+
+
+def bench_stream(lab: Any, kernel: Any) -> dict[str, Any]:
+    run_cell(lab, "streamer = Builder(stream_graph)\nstreamer")
+    lab.page.wait_for_selector('.react-flow__node[data-id="firehose"]')
+    lab.page.evaluate(COUNT_MESSAGES)
+    lab.page.evaluate(
+        """() => {
+            window.__graphnb_frames = [];
+            const tick = (t) => {
+                window.__graphnb_frames.push(t);
+                if (!window.__graphnb_stop_frames) requestAnimationFrame(tick);
+            };
+            requestAnimationFrame(tick);
+        }"""
+    )
+    lab.page.get_by_test_id("toolbar-run").click()
+    lab.page.wait_for_function(
+        """() => document.querySelector('[data-testid="node-firehose"]')
+            ?.dataset.status === 'running'""",
+        timeout=30_000,
+    )
+    latencies = []
+    for index in range(5):
+        latencies.append(click_latency(lab, ("prepare", "finish")[index % 2]))
+        time.sleep(0.2)
+    wait_run_status(lab, "done|error|stopped")
+    frames = lab.page.evaluate(
+        "() => { window.__graphnb_stop_frames = true; return window.__graphnb_frames; }"
+    )
+    counts = lab.page.evaluate("() => window.__graphnb_counts")
+    gaps = [later - earlier for earlier, later in itertools.pairwise(frames)]
+    chunks = kernel.json("len(streamer.last_run['chunks'])")
+    return {
+        "status": lab.page.get_by_test_id("run-status").inner_text().strip(),
+        "chunks": chunks,
+        "seconds": kernel.json("streamer.last_run['elapsed']"),
+        "comm_messages_to_page": counts["recv"],
+        "chunks_per_message": chunks / max(counts["recv"], 1),
+        "frames": len(frames),
+        "longest_frame_gap_ms": max(gaps, default=None),
+        "frame_gaps_over_100ms": sum(gap > 100 for gap in gaps),
+        "click_latency_ms_during_stream": latencies,
+    }
+
+
+def bench_drag(lab: Any, kernel: Any) -> dict[str, Any]:
+    lab.page.evaluate("() => { window.__graphnb_counts.send = 0; }")
+    kernel.run(
+        "_spec_changes = []\nstreamer.observe(lambda change: _spec_changes.append(1), names='spec')"
+    )
+    box = lab.node("finish").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    lab.page.mouse.move(x, y)
+    lab.page.mouse.down()
+    lab.page.mouse.move(x + 120, y + 60, steps=30)
+    lab.page.mouse.up()
+    time.sleep(1.0)
+    sent = lab.page.evaluate("() => window.__graphnb_counts.send")
+    return {
+        "drag_frames": 30,
+        "comm_messages_sent": sent,
+        "spec_updates_in_python": kernel.json("len(_spec_changes)"),
+        "moved_in_python": kernel.json("streamer.spec.node('finish').position.model_dump()"),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=200)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    harness = load_harness()
+    missing = harness.missing_requirement()
+    if missing:
+        print(f"cannot run: {missing}", file=sys.stderr)
+        return 2
+    results: dict[str, Any] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="graphnb-bench-") as base,
+        harness.running_lab_server(Path(base)) as server,
+        harness.launched_chromium() as browser,
+        harness.lab_page(server, browser, "benchmark") as lab,
+    ):
+        kernel = lab.open_notebook("bench", [SETUP])
+        results["render_200"] = bench_render(lab, args.nodes)
+        clear_outputs(lab)
+        results["stream_500_per_s"] = bench_stream(lab, kernel)
+        results["drag"] = bench_drag(lab, kernel)
+        results["js_errors"] = lab.js_errors()
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        report(results, args.nodes)
+    return 0
+
+
+def report(results: dict[str, Any], size: int) -> None:
+    render, stream, drag = results["render_200"], results["stream_500_per_s"], results["drag"]
+    print(f"{size}-node graph (target: interactive < 1 s)")
+    print(f"  cell executed -> all nodes on the page: {render['nodes_present_s']:.3f} s")
+    print(f"  click -> node selected:                 {render['click_latency_ms']} ms")
+    print(f"  interactive:                            {render['interactive_s']:.3f} s")
+    print("streaming ~500 chunks/s")
+    print(f"  run status {stream['status']}, {stream['chunks']} chunks in {stream['seconds']} s")
+    print(
+        f"  comm messages to the page: {stream['comm_messages_to_page']} "
+        f"({stream['chunks_per_message']:.1f} chunks per message)"
+    )
+    print(
+        f"  frames: {stream['frames']}, longest gap {stream['longest_frame_gap_ms']} ms, "
+        f"gaps > 100 ms: {stream['frame_gaps_over_100ms']}"
+    )
+    print(f"  click latency during the stream (ms): {stream['click_latency_ms_during_stream']}")
+    print("one drag (30 mouse moves)")
+    print(f"  comm messages sent by the page: {drag['comm_messages_sent']} (target: 1)")
+    print(f"  spec updates seen in Python:    {drag['spec_updates_in_python']}")
+    print(f"  new position in Python:         {drag['moved_in_python']}")
+    print(f"JavaScript errors: {results['js_errors'] or 'none'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

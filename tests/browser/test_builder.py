@@ -1,0 +1,309 @@
+"""The visual builder in a real JupyterLab page: draw, bind, run, stop, undo, export.
+
+Each test opens one notebook and checks several things on it, reading the Python side back
+through a second client on the notebook's kernel (``kernel.json(...)``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+STORY = '''
+import time
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.widget import Builder
+
+class Story(GraphState):
+    topic: str = "graphs"
+    notes: Annotated[list[str], StateField(reducer=append)] = []
+    text: Annotated[str, StateField(streaming=True)] = ""
+
+DELAY = 0.15
+WORDS = 12
+
+def research(state: Story) -> dict:
+    """Collect facts about the topic."""
+    return {"notes": [f"facts about {state.topic}"]}
+
+def outline(state: Story) -> dict:
+    """Plan the story."""
+    return {"notes": ["beginning, middle, end"]}
+
+def draft(state: Story):
+    """Write the story word by word, as a chat model streams."""
+    for index in range(WORDS):
+        time.sleep(DELAY)
+        yield f"{state.topic}-{index} "
+
+def review(state: Story) -> dict:
+    """Check the draft."""
+    return {"notes": [f"{len(state.text.split())} words"]}
+
+def polish(state: Story) -> dict:
+    """Tidy the wording."""
+    return {"notes": ["polished"]}
+
+def publish(state: Story) -> dict:
+    """Ship it."""
+    return {"notes": ["published"]}
+
+graph = (
+    StateGraph(Story, name="story")
+    .add_node("research", research)
+    .add_node("outline", outline)
+    .add_node("draft", draft)
+    .add_node("review", review)
+    .add_node("polish", polish)
+    .add_node("publish", publish)
+    .add_edge(START, "research")
+    .add_edge("research", "outline")
+    .add_edge("outline", "draft")
+    .add_edge("draft", "review")
+    .add_edge("review", "polish")
+    .add_edge("polish", "publish")
+    .add_edge("publish", END)
+)
+'''
+
+SHOW = "builder = Builder(graph)\nbuilder"
+
+STORY_NODES = ["research", "outline", "draft", "review", "polish", "publish"]
+STORY_EDGES = [
+    ("__start__", "research"),
+    ("research", "outline"),
+    ("outline", "draft"),
+    ("draft", "review"),
+    ("review", "polish"),
+    ("polish", "publish"),
+    ("publish", "__end__"),
+]
+
+
+def spec_edges(spec: dict) -> set[tuple[str, str]]:
+    return {(edge["source"], edge["target"]) for edge in spec["edges"]}
+
+
+def spec_nodes(spec: dict) -> list[str]:
+    return [node["id"] for node in spec["nodes"]]
+
+
+def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
+    kernel = lab.open_notebook("draw", [STORY, SHOW])
+    root = lab.builder()
+    assert root.get_attribute("data-lm-suppress-shortcuts") == "true"
+
+    # Rendered: every node with its id, every edge of the code.
+    for node_id in STORY_NODES:
+        lab.page.get_by_test_id(f"node-{node_id}").wait_for()
+        assert node_id in lab.node(node_id).inner_text()
+    assert set(STORY_EDGES) <= set(lab.edge_pairs())
+
+    # Add a node: it appears on the canvas and in the spec.
+    before = set(lab.node_ids())
+    lab.page.get_by_test_id("toolbar-add-node").click()
+    lab.page.wait_for_function(
+        "n => document.querySelectorAll('.react-flow__node').length > n", arg=len(before)
+    )
+    (added,) = set(lab.node_ids()) - before
+    lab.wait_until(
+        lambda: added in spec_nodes(kernel.json("builder.spec")),
+        message=f"the added node {added!r} never reached builder.spec",
+    )
+
+    # Rename it: double-click its label, type, Enter.
+    lab.page.get_by_test_id(f"node-{added}").dblclick()
+    rename = lab.page.get_by_test_id("node-rename-input")
+    rename.fill("summarize")
+    rename.press("Enter")
+    lab.wait_until(
+        lambda: "summarize" in _labels_and_ids(kernel.json("builder.spec")),
+        message="the rename never reached builder.spec",
+    )
+    renamed = _node_named(kernel.json("builder.spec"), "summarize")
+
+    # Connect it: drag from review's output handle to its input handle.
+    lab.connect("review", renamed)
+    lab.edge("review", renamed).wait_for()
+    lab.wait_until(
+        lambda: ("review", renamed) in spec_edges(kernel.json("builder.spec")),
+        message="the drawn edge never reached builder.spec",
+    )
+
+    # Delete an edge: click it, press Delete.
+    lab.click_edge("polish", "publish")
+    lab.page.wait_for_selector(
+        '.react-flow__edge.selected[aria-label="Edge from polish to publish"]'
+    )
+    lab.page.keyboard.press("Delete")
+    lab.edge("polish", "publish").wait_for(state="detached")
+    lab.wait_until(
+        lambda: ("polish", "publish") not in spec_edges(kernel.json("builder.spec")),
+        message="the deleted edge is still in builder.spec",
+    )
+    # The key stayed in the widget: JupyterLab did not delete a cell.
+    assert len(lab.prompts()) == 2
+
+    # Delete a node, then undo with Ctrl+Z: it comes back on the canvas and in Python.
+    lab.node("outline").click()
+    lab.page.keyboard.press("Delete")
+    lab.node("outline").wait_for(state="detached")
+    lab.wait_until(lambda: "outline" not in spec_nodes(kernel.json("builder.spec")))
+    lab.page.keyboard.press("Control+z")
+    lab.node("outline").wait_for()
+    lab.wait_until(
+        lambda: "outline" in spec_nodes(kernel.json("builder.spec")),
+        message="undo did not bring the node back into builder.spec",
+    )
+    spec = kernel.json("builder.spec")
+    assert {("research", "outline"), ("outline", "draft")} <= spec_edges(spec)
+    lab.edge("research", "outline").wait_for()
+    # Ctrl+Z in the widget never reached the notebook (no cell undo, still 2 cells).
+    assert len(lab.prompts()) == 2
+    lab.assert_no_js_errors()
+
+
+def _labels_and_ids(spec: dict) -> set[str]:
+    return {node["id"] for node in spec["nodes"]} | {
+        node["label"] for node in spec["nodes"] if node["label"]
+    }
+
+
+def _node_named(spec: dict, name: str) -> str:
+    (node_id,) = [n["id"] for n in spec["nodes"] if name in (n["id"], n["label"])]
+    return node_id
+
+
+def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
+    (lab.server.root_dir / "helpers.py").write_text(
+        'def shout(state):\n    """Say it louder."""\n    return {"text": "HEY"}\n'
+    )
+    kernel = lab.open_notebook(
+        "bind",
+        [
+            STORY,
+            '''
+            def summarize(state: Story) -> dict:
+                """Sum the story up in one line."""
+                return {"notes": [state.text[:20]]}
+            ''',
+            "builder = Builder(graph)\nbuilder",
+        ],
+    )
+    lab.builder()
+    lab.page.get_by_test_id("node-polish").click()
+    panel = lab.page.get_by_test_id("panel-binding")
+    panel.wait_for()
+
+    # Pick a function defined in the notebook: its signature, docstring and source show.
+    select = lab.page.get_by_test_id("binding-select")
+    select.select_option("summarize")
+    signature = lab.page.get_by_test_id("binding-signature")
+    signature.get_by_text("state").wait_for()
+    assert "Sum the story up" in lab.page.get_by_test_id("binding-docstring").inner_text()
+    assert "def summarize" in lab.page.get_by_test_id("binding-source").inner_text()
+    lab.page.get_by_test_id("binding-apply").click()
+    lab.wait_until(
+        lambda: kernel.json("builder.spec.node('polish').binding") == "summarize",
+        message="binding summarize never reached builder.spec",
+    )
+
+    # Type module:function for another node.
+    lab.page.get_by_test_id("node-publish").click()
+    typed = lab.page.get_by_test_id("binding-input")
+    typed.fill("helpers:shout")
+    lab.page.get_by_test_id("binding-docstring").get_by_text("Say it louder").wait_for()
+    lab.page.get_by_test_id("binding-apply").click()
+    lab.wait_until(
+        lambda: kernel.json("builder.spec.node('publish').binding") == "helpers:shout",
+        message="binding helpers:shout never reached builder.spec",
+    )
+    # The drawing still compiles and runs with the new bindings.
+    result = kernel.json("builder.compile().invoke({'topic': 'x'})")
+    assert result["text"] == "HEY"
+    assert "x-0 x-1" in result["notes"][-1]
+    lab.assert_no_js_errors()
+
+
+def _status(lab) -> str:
+    return lab.page.get_by_test_id("run-status").inner_text().strip().lower()
+
+
+def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
+    kernel = lab.open_notebook("run", [STORY, SHOW])
+    lab.builder()
+    page = lab.page
+    page.get_by_test_id("run-input-json").fill('{"topic": "otter"}')
+    page.get_by_test_id("toolbar-run").click()
+
+    # While draft streams: it is lit and running, and chunks are already on screen.
+    page.wait_for_function(
+        """() => {
+            const node = document.querySelector('[data-testid="node-draft"]');
+            const chunks = document.querySelector('[data-testid="run-chunks"]');
+            const status = document.querySelector('[data-testid="run-status"]');
+            return node && node.dataset.status === 'running'
+                && node.closest('.graphnb-active, .react-flow__node.graphnb-active')
+                && chunks && chunks.textContent.includes('otter-')
+                && status && /running/i.test(status.textContent);
+        }""",
+        timeout=15_000,
+    )
+    assert page.get_by_test_id("node-research").get_attribute("data-status") == "done"
+    assert _status(lab) == "running"
+
+    page.wait_for_function(
+        """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",
+        timeout=30_000,
+    )
+    expected = "".join(f"otter-{i} " for i in range(12))
+    assert page.get_by_test_id("run-chunks").inner_text().strip() == expected.strip()
+    for node_id in STORY_NODES:
+        assert page.get_by_test_id(f"node-{node_id}").get_attribute("data-status") == "done"
+    assert page.locator(".graphnb-active").count() == 0
+    last = kernel.json("builder.last_run")
+    assert last["status"] == "done"
+    assert last["chunks"] == expected
+    lab.screenshot("story-run-done")
+
+    # A long run, then Stop: the panel says stopped and the task was cancelled in Python.
+    kernel.run("DELAY = 0.2; WORDS = 500")
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="node-draft"]').dataset.status
+            === 'running'""",
+        timeout=15_000,
+    )
+    page.get_by_test_id("toolbar-stop").click()
+    page.wait_for_function(
+        """() => /stopped/i.test(
+            document.querySelector('[data-testid="run-status"]').textContent)""",
+        timeout=10_000,
+    )
+    assert kernel.json("builder._runner.task.cancelled()") is True
+    assert kernel.json("builder.last_run['status']") == "stopped"
+    assert page.locator(".graphnb-active").count() == 0
+    lab.assert_no_js_errors()
+
+
+def test_export_writes_a_module_that_runs_with_python(lab, tmp_path):
+    kernel = lab.open_notebook("export", [STORY, SHOW])
+    lab.builder()
+    kernel.run("DELAY = 0")
+    lab.page.get_by_test_id("toolbar-export").click()
+    status = lab.page.get_by_test_id("export-status")
+    status.get_by_text(".py").wait_for()
+    path = Path(kernel.json("builder.export_status"))
+    assert str(path) in status.inner_text()
+    assert path.is_file()
+    assert path.parent == lab.server.root_dir
+
+    copy = tmp_path / path.name
+    copy.write_text(path.read_text())
+    ran = subprocess.run(
+        [sys.executable, str(copy)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    lab.assert_no_js_errors()
