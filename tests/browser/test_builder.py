@@ -114,7 +114,7 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
     )
 
     # Rename it: double-click its label, type, Enter.
-    lab.page.get_by_test_id(f"node-{added}").dblclick()
+    lab.page.get_by_test_id(f"node-label-{added}").dblclick()
     rename = lab.page.get_by_test_id("node-rename-input")
     rename.fill("summarize")
     rename.press("Enter")
@@ -203,6 +203,7 @@ def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
     signature = lab.page.get_by_test_id("binding-signature")
     signature.get_by_text("state").wait_for()
     assert "Sum the story up" in lab.page.get_by_test_id("binding-docstring").inner_text()
+    lab.page.get_by_test_id("panel-binding").get_by_role("button", name="show source").click()
     assert "def summarize" in lab.page.get_by_test_id("binding-source").inner_text()
     lab.page.get_by_test_id("binding-apply").click()
     lab.wait_until(
