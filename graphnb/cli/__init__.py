@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-COMMANDS = ("demo",)
+COMMANDS = ("demo", "run", "draw", "export", "threads")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 

@@ -1,0 +1,55 @@
+"""``graphnb draw FILE[:GRAPH] -o out.svg``: draw a graph as SVG, Mermaid or DOT."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target
+
+__all__ = ["register"]
+
+_FORMATS = {"svg": "to_svg", "mermaid": "to_mermaid", "mmd": "to_mermaid", "dot": "to_dot"}
+
+
+def draw(args: argparse.Namespace) -> int:
+    """Handle ``graphnb draw``."""
+    from ..diagram import DiagramError, save
+    from ..diagram import render as renderers
+
+    try:
+        _, graph = load_target(args.target)
+        if args.output is None:
+            render = getattr(renderers, _FORMATS[args.format or "mermaid"])
+            sys.stdout.write(render(graph))
+            return EXIT_OK
+        if args.format is not None:
+            raise CommandError(
+                "give either -o FILE (format from its suffix) or --format", EXIT_USAGE
+            )
+        written = save(graph, args.output)
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.code
+    except DiagramError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {written}", file=sys.stderr)
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add ``draw`` to the command line."""
+    command = subparsers.add_parser(
+        "draw",
+        help="draw a graph as SVG, Mermaid or DOT",
+        description="Draw the graph FILE defines. The output's suffix picks the format: "
+        ".svg, .mmd (Mermaid) or .dot. Without -o the diagram goes to stdout.",
+    )
+    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook")
+    command.add_argument("-o", "--output", metavar="PATH", help="where to write the diagram")
+    command.add_argument(
+        "--format", choices=sorted(_FORMATS), help="format written to stdout (default: mermaid)"
+    )
+    command.set_defaults(handler=draw)

@@ -1,0 +1,57 @@
+"""``graphnb export FILE[:GRAPH] -o module.py``: turn a notebook's graph into a module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .run import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandError, load_target
+
+__all__ = ["register"]
+
+
+def export(args: argparse.Namespace) -> int:
+    """Handle ``graphnb export``."""
+    from ..export import ExportError, to_module
+
+    try:
+        _, graph = load_target(args.target)
+        output = Path(args.output) if args.output else None
+        if output is not None and output.suffix == ".ipynb":
+            from ..export import write_notebook
+
+            write_notebook(graph, output)
+        else:
+            if output is not None and output.suffix != ".py":
+                raise CommandError(
+                    f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
+                )
+            text = to_module(graph)
+            if output is None:
+                sys.stdout.write(text)
+                return EXIT_OK
+            output.write_text(text, encoding="utf-8")
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.code
+    except ExportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add ``export`` to the command line."""
+    command = subparsers.add_parser(
+        "export",
+        help="export a graph as a standalone Python module or a notebook",
+        description="Export the graph FILE defines (a notebook or .py file) as a standalone "
+        "module that runs with `python module.py --input JSON`, or as a notebook when the "
+        "output ends in .ipynb. Without -o the module goes to stdout.",
+    )
+    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .ipynb notebook or .py file")
+    command.add_argument("-o", "--output", metavar="PATH", help="the .py or .ipynb to write")
+    command.set_defaults(handler=export)

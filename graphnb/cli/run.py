@@ -1,0 +1,200 @@
+"""``graphnb run FILE[:GRAPH]``: run a graph from a file or notebook, streaming its progress.
+
+Progress (nodes starting and finishing, streamed chunks) goes to standard error; the final
+state goes to standard output as JSON, so ``graphnb run flow.py --quiet | jq`` works.
+
+Exit codes, shared by every graphnb command that loads a file:
+
+- ``0``: done;
+- ``1``: the graph failed while it ran;
+- ``2``: bad usage: unknown option, input that is not JSON, unknown graph name;
+- ``3``: the file is missing or could not be loaded (it raised, or is not Python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_LOAD",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "add_run_options",
+    "load_target",
+    "register",
+    "run_loaded",
+]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_LOAD = 3
+
+
+class CommandError(Exception):
+    """A command cannot go on; carries the message and the exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options shared by ``graphnb run`` and exported modules' ``main()``."""
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--input", "-i", metavar="JSON", help="the input state as a JSON object (default: {})"
+    )
+    source.add_argument("--input-file", metavar="PATH", help="read the input JSON from a file")
+    parser.add_argument("--thread", metavar="ID", help="run on this persisted thread (needs --db)")
+    parser.add_argument(
+        "--db", metavar="URL", help="checkpoint database, e.g. sqlite:///runs.db (needs --thread)"
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="print only the final state, no progress"
+    )
+
+
+def parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The input state given by ``--input`` or ``--input-file``."""
+    text: str | None = args.input
+    where = "--input"
+    if args.input_file is not None:
+        where = args.input_file
+        try:
+            with open(args.input_file, encoding="utf-8") as file:
+                text = file.read()
+        except OSError as error:
+            raise CommandError(f"cannot read {where}: {error.strerror}", EXIT_LOAD) from None
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CommandError(
+            f"{where} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
+            EXIT_USAGE,
+        ) from None
+    if not isinstance(value, dict):
+        raise CommandError(
+            f"{where} must be a JSON object of state fields, got {type(value).__name__}",
+            EXIT_USAGE,
+        )
+    return value
+
+
+def load_target(target: str) -> tuple[str, Any]:
+    """Load ``FILE[:GRAPH]``, turning load failures into :class:`CommandError`."""
+    from ..export import GraphLoadError, GraphNotFoundError, load_graph
+
+    try:
+        return load_graph(target)
+    except FileNotFoundError as error:
+        raise CommandError(f"no such file: {error.filename}", EXIT_LOAD) from None
+    except GraphLoadError as error:
+        raise CommandError(_with_cause(error), EXIT_LOAD) from None
+    except GraphNotFoundError as error:
+        raise CommandError(str(error), EXIT_USAGE) from None
+
+
+def _with_cause(error: BaseException) -> str:
+    return str(error)
+
+
+def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    """Run a graph (compiled or not) with the parsed run options; returns the exit code."""
+    from ..errors import GraphnbError
+
+    out = out or sys.stdout
+    progress = sys.stderr
+    try:
+        values = parse_input(args)
+        if (args.thread is None) != (args.db is None):
+            raise CommandError("--thread and --db go together", EXIT_USAGE)
+        compiled = graph.compile() if not hasattr(graph, "stream") else graph
+        final = _stream(compiled, values, args, progress)
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.code
+    except GraphnbError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    out.write(_json(final) + "\n")
+    out.flush()
+    return EXIT_OK
+
+
+def _stream(
+    compiled: Any, values: dict[str, Any] | None, args: argparse.Namespace, progress: TextIO
+) -> Any:
+    from ..engine.events import Chunk, NodeFailed, NodeFinished, NodeStarted, StepFinished
+
+    options: dict[str, Any] = {}
+    if args.thread is not None:
+        options = _persistence(compiled, args)
+        compiled = options.pop("graph")
+    final: Any = None
+    streaming = False
+    for event in compiled.stream(values, **options):
+        if isinstance(event, StepFinished):
+            final = event.state
+            continue
+        if args.quiet:
+            continue
+        if isinstance(event, NodeStarted):
+            progress.write(f"> {event.node} (step {event.step})\n")
+        elif isinstance(event, Chunk):
+            streaming = True
+            progress.write(str(event.value))
+        elif isinstance(event, NodeFinished):
+            if streaming:
+                progress.write("\n")
+                streaming = False
+            fields = ", ".join(event.update) or "nothing"
+            progress.write(f"< {event.node} wrote {fields} in {event.duration * 1000:.1f} ms\n")
+        elif isinstance(event, NodeFailed):
+            progress.write(f"! {event.node} failed: {event.message}\n")
+        progress.flush()
+    return final
+
+
+def _persistence(compiled: Any, args: argparse.Namespace) -> dict[str, Any]:
+    raise CommandError("--thread/--db need graphnb.checkpoint, which is not available", EXIT_USAGE)
+
+
+def _json(state: Any) -> str:
+    from pydantic import BaseModel
+    from pydantic_core import to_jsonable_python
+
+    if isinstance(state, BaseModel):
+        data = state.model_dump(mode="json", fallback=repr)
+    else:
+        data = to_jsonable_python(state, fallback=repr)
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``graphnb run``."""
+    try:
+        _, graph = load_target(args.target)
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.code
+    return run_loaded(graph, args)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``run`` to the command line."""
+    command = subparsers.add_parser(
+        "run",
+        help="run a graph from a .py file or notebook, streaming its progress",
+        description="Run the graph FILE defines (FILE:GRAPH picks one of several). "
+        "Progress goes to stderr, the final state to stdout as JSON.",
+    )
+    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook")
+    add_run_options(command)
+    command.set_defaults(handler=run)

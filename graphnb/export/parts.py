@@ -1,0 +1,161 @@
+"""What an export needs from a graph, whatever form the graph comes in.
+
+A :class:`~graphnb.StateGraph`, a :class:`~graphnb.CompiledGraph`, a
+:class:`~graphnb.GraphSpec` with the namespace its bindings live in, or any object with a
+``spec`` (the widget's builder) and a ``namespace`` or ``callables`` mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..binding import resolve
+from ..engine.compiled import CompiledGraph
+from ..errors import BindingError
+from ..graph import StateGraph
+from ..reducers import Reducer, add, append, merge, replace
+from ..schema import StateSchema
+from ..spec import GraphSpec
+from .errors import ExportError, ExportProblem
+
+__all__ = ["GraphParts", "graph_parts"]
+
+_BUILTIN_REDUCERS: dict[str, Reducer] = {r.name: r for r in (replace, append, add, merge)}
+
+
+@dataclass(slots=True)
+class GraphParts:
+    """A graph's spec and the live objects its bindings name.
+
+    Attributes:
+        spec: the graph's structure.
+        state_type: the state model, TypedDict, or ``dict``.
+        reducers: reducers of ``dict``/``TypedDict`` keys that the type itself does not
+            declare (what ``StateGraph(state, reducers=...)`` was given).
+        streaming: the streaming key given as ``StateGraph(state, streaming=...)``.
+        callables: each node's callable (``None`` when it has none).
+        routers: each router's callable, by source node.
+    """
+
+    spec: GraphSpec
+    state_type: Any
+    reducers: dict[str, Reducer] = field(default_factory=dict)
+    streaming: str | None = None
+    callables: dict[str, Callable[..., Any] | None] = field(default_factory=dict)
+    routers: dict[str, Callable[..., Any] | None] = field(default_factory=dict)
+
+
+def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphParts:
+    """Gather the parts of ``obj``: a builder, a compiled graph, a spec or a builder-like.
+
+    Args:
+        obj: the graph.
+        namespace: where bare (notebook) bindings are looked up; ``obj.namespace`` or the
+            ``__main__`` module when omitted.
+
+    Raises:
+        ExportError: a binding of the spec names nothing.
+        TypeError: ``obj`` is not a graph.
+    """
+    if isinstance(obj, StateGraph):
+        return _from_schema(obj.spec, obj.schema, obj.callables, dict(obj.routers))
+    if isinstance(obj, CompiledGraph):
+        callables = {name: node.fn for name, node in obj.nodes.items()}
+        routers = {source: router.fn for source, router in obj.routers.items()}
+        return _from_schema(obj.spec, obj.schema, callables, routers)
+    spec = obj if isinstance(obj, GraphSpec) else getattr(obj, "spec", None)
+    if not isinstance(spec, GraphSpec):
+        raise TypeError(
+            f"cannot export {obj!r}: expected a StateGraph, a CompiledGraph, a GraphSpec "
+            "or an object with a .spec"
+        )
+    if namespace is None and isinstance(getattr(obj, "namespace", None), Mapping):
+        namespace = obj.namespace
+    return _from_spec(spec, obj, namespace)
+
+
+def _from_schema(
+    spec: GraphSpec,
+    schema: StateSchema[Any],
+    callables: Mapping[str, Callable[..., Any] | None],
+    routers: Mapping[str, Callable[..., Any] | None],
+) -> GraphParts:
+    state_type = schema.state_type
+    declared: dict[str, Any] = {}
+    declared_streaming = None
+    if schema.model is None and state_type is not dict:
+        own = StateSchema.of(state_type)
+        declared = {name: f.reducer for name, f in own.fields.items()}
+        declared_streaming = own.streaming
+    reducers = {}
+    streaming = None
+    if schema.model is None:
+        reducers = {
+            name: f.reducer
+            for name, f in schema.fields.items()
+            if f.reducer is not declared.get(name, replace)
+        }
+        if schema.streaming != declared_streaming:
+            streaming = schema.streaming
+    return GraphParts(
+        spec=spec,
+        state_type=state_type,
+        reducers=reducers,
+        streaming=streaming,
+        callables={node.id: callables.get(node.id) for node in spec.nodes},
+        routers={source: routers.get(source) for source in spec.routers},
+    )
+
+
+def _from_spec(spec: GraphSpec, obj: Any, namespace: Mapping[str, Any] | None) -> GraphParts:
+    problems: list[ExportProblem] = []
+
+    def find(binding: str | None, what: str) -> Any:
+        if binding is None:
+            return None
+        try:
+            return resolve(binding, namespace)
+        except BindingError as error:
+            problems.append(ExportProblem(what, str(error)))
+            return None
+
+    given_callables = getattr(obj, "callables", None)
+    given_routers = getattr(obj, "routers", None)
+    callables: dict[str, Any] = {}
+    for node in spec.nodes:
+        if isinstance(given_callables, Mapping) and given_callables.get(node.id) is not None:
+            callables[node.id] = given_callables[node.id]
+        else:
+            callables[node.id] = find(node.binding, f"node {node.id!r}")
+    routers: dict[str, Any] = {}
+    for source, binding in spec.routers.items():
+        if isinstance(given_routers, Mapping) and given_routers.get(source) is not None:
+            routers[source] = given_routers[source]
+        else:
+            routers[source] = find(binding, f"router of {source!r}")
+    schema = getattr(obj, "schema", None)
+    if isinstance(schema, StateSchema):
+        parts = _from_schema(spec, schema, callables, routers)
+    else:
+        state_type = find(spec.state.binding, "state") if spec.state.binding else dict
+        parts = GraphParts(spec, state_type, callables=callables, routers=routers)
+        if spec.state.kind == "dict":
+            for summary in spec.state.fields:
+                reducer = _BUILTIN_REDUCERS.get(summary.reducer)
+                if reducer is None:
+                    problems.append(
+                        ExportProblem(
+                            f"field {summary.name!r}",
+                            f"its reducer {summary.reducer!r} is not a built-in one; export "
+                            "the StateGraph itself so the reducer's callable is known",
+                        )
+                    )
+                elif reducer is not replace:
+                    parts.reducers[summary.name] = reducer
+                if summary.streaming:
+                    parts.streaming = summary.name
+    if problems:
+        raise ExportError(problems, graph=spec.name)
+    return parts

@@ -1,0 +1,354 @@
+"""The namespace of an exported module: which names it defines, imports, or cannot have.
+
+Every object a graph needs (node callables, routers, the state model, custom reducers) and
+every name their source reads from its module is settled here, once:
+
+- a function or class of the user's own code (a notebook, a script, a module outside
+  site-packages) is written as source, and the names *it* reads are settled in turn;
+- a module is imported; a function, class or value of an installed library is imported
+  from the shortest public module that has it;
+- a literal constant (numbers, strings, containers of them) is written as an assignment;
+- anything else defined in a notebook (an instance, a lambda, a closure) is a problem.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import builtins
+import math
+import sys
+import sysconfig
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import ExportProblem
+from .source import Source, SourceUnavailable, free_names, source_of
+
+__all__ = ["Definition", "Resolver"]
+
+_MISSING: Any = object()
+_LITERAL_TYPES = (bool, int, str, bytes, type(None))
+_NOTEBOOK_MODULES = ("__main__", "builtins")
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A top-level statement of the exported module.
+
+    Attributes:
+        name: the name it binds.
+        kind: ``source`` (a def or class) or ``constant`` (an assignment).
+        text: the statement.
+    """
+
+    name: str
+    kind: Literal["source", "constant"]
+    text: str
+
+
+class Resolver:
+    """Settles the names of one exported module.
+
+    Args:
+        namespace: a notebook's namespace, used for the names read by objects defined in
+            the notebook (module ``__main__``).
+    """
+
+    def __init__(self, namespace: Mapping[str, Any] | None = None) -> None:
+        self.namespace = namespace
+        self.imports: dict[str, tuple[str, str | None]] = {}
+        """Local name -> (module, attribute); attribute ``None`` for ``import module``."""
+        self.definitions: list[Definition] = []
+        self.problems: list[ExportProblem] = []
+        self.future_annotations = False
+        self._bound: dict[str, Any] = {}
+        self._defined: dict[int, str] = {}
+        self._alive: list[Any] = []  # keeps objects keyed by id() alive during the export
+
+    # -- the graph's own objects -------------------------------------------------------
+
+    def reference(self, obj: Any, who: str) -> str | None:
+        """An expression for ``obj`` in the exported module (``None`` on a problem)."""
+        if id(obj) in self._defined:
+            return self._defined[id(obj)]
+        module = getattr(obj, "__module__", None)
+        if isinstance(obj, types.FunctionType | type) and _is_user_code(module):
+            try:
+                source = source_of(obj)
+            except SourceUnavailable as error:
+                return self._imported(obj, who, str(error))
+            return self._define(obj, source, who, source.name)
+        return self._imported(obj, who, _why_not_source(obj))
+
+    def scaffold(self, preferred: str, module: str, attribute: str, value: Any) -> str:
+        """Bind a name the generated code needs (``StateGraph``, ``START``...)."""
+        name = preferred
+        while name in self._bound and not _same(self._bound[name], value):
+            name += "_"
+        if name not in self._bound:
+            self._bind(name, value)
+            self.imports[name] = (module, attribute)
+        return name
+
+    def fresh(self, preferred: str) -> str:
+        """A name no definition or import uses, for the generated functions."""
+        name = preferred
+        while name in self._bound or hasattr(builtins, name):
+            name += "_"
+        self._bind(name, _MISSING)
+        return name
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _bind(self, name: str, value: Any) -> None:
+        self._bound[name] = value
+        self._alive.append(value)
+
+    def _define(self, obj: Any, source: Source, who: str, name: str) -> str | None:
+        if name in self._bound and not _same(self._bound[name], obj):
+            self.problems.append(
+                ExportProblem(
+                    who, f"its name {name!r} is already used by another object in the export"
+                )
+            )
+            return None
+        self._bind(name, obj)
+        self._defined[id(obj)] = name
+        scope = self._globals_of(obj)
+        if scope.get("annotations") is __future__.annotations:
+            self.future_annotations = True
+        for free in free_names(source):
+            self._use(free, scope.get(free, _MISSING), scope, f"{who} (uses {free!r})")
+        self.definitions.append(Definition(name, "source", source.text))
+        return name
+
+    def _globals_of(self, obj: Any) -> Mapping[str, Any]:
+        target = obj
+        if isinstance(obj, types.FunctionType):
+            target = _unwrap(obj)
+            if isinstance(target, types.FunctionType):
+                if target.__module__ == "__main__" and self.namespace is not None:
+                    return self.namespace
+                return target.__globals__
+        module_name = getattr(target, "__module__", None)
+        if module_name == "__main__" and self.namespace is not None:
+            return self.namespace
+        module = sys.modules.get(module_name or "")
+        return vars(module) if module is not None else {}
+
+    def _use(self, name: str, value: Any, scope: Mapping[str, Any], who: str) -> None:
+        """Make ``name`` mean ``value`` in the exported module, as it does in ``scope``."""
+        if name in self._bound:
+            if not _same(self._bound[name], value):
+                self.problems.append(
+                    ExportProblem(who, f"{name!r} means different objects in different places")
+                )
+            return
+        if value is _MISSING:
+            if not hasattr(builtins, name):
+                self.problems.append(ExportProblem(who, f"{name!r} is not defined"))
+            return
+        if getattr(builtins, name, _MISSING) is value:
+            return
+        if isinstance(value, types.ModuleType):
+            self._import_module(name, value, who)
+            return
+        module = getattr(value, "__module__", None)
+        if isinstance(value, types.FunctionType | type) and _is_user_code(module):
+            try:
+                source = source_of(value)
+            except SourceUnavailable:
+                pass
+            else:
+                defined = self._define(value, source, who, source.name)
+                if defined is not None and defined != name:
+                    self._bind(name, value)
+                    self.definitions.append(Definition(name, "constant", f"{name} = {defined}"))
+                return
+        literal = _literal(value)
+        if literal is not None and not self._import_constant(name, value):
+            self._bind(name, value)
+            self.definitions.append(Definition(name, "constant", f"{name} = {literal}"))
+            return
+        if literal is not None:
+            return
+        path = _import_path(value)
+        if path is not None:
+            self._bind(name, value)
+            self.imports[name] = (path[0], path[1])
+            return
+        owner = scope.get("__name__")
+        if isinstance(owner, str) and _importable(owner) and scope.get(name) is value:
+            self._bind(name, value)
+            self.imports[name] = (owner, name)
+            return
+        self.problems.append(ExportProblem(who, f"{name!r} {_describe(value, module)}"))
+
+    def _import_constant(self, name: str, value: Any) -> bool:
+        """Import a constant from graphnb or an imported module that has it by that name."""
+        candidates = ["graphnb", *sorted({m for m, _ in self.imports.values()})]
+        for module_name in candidates:
+            module = sys.modules.get(module_name)
+            found = getattr(module, name, _MISSING) if module is not None else _MISSING
+            if found is not _MISSING and type(found) is type(value) and found == value:
+                self._bind(name, value)
+                self.imports[name] = (module_name, name)
+                return True
+        return False
+
+    def _import_module(self, name: str, module: types.ModuleType, who: str) -> None:
+        full = module.__name__
+        if not _importable(full):
+            self.problems.append(ExportProblem(who, f"module {full!r} cannot be imported"))
+            return
+        self._bind(name, module)
+        if name == full:
+            self.imports[name] = (full, None)
+        elif full.endswith("." + name):
+            self.imports[name] = (full.rpartition(".")[0], name)
+        else:
+            self.imports[name] = (full, "")  # "" means `import full as name`
+
+    def _imported(self, obj: Any, who: str, why: str) -> str | None:
+        """Reference ``obj`` by importing it; a problem naming ``why`` when impossible."""
+        if getattr(builtins, getattr(obj, "__name__", "") or "", _MISSING) is obj:
+            return str(obj.__name__)
+        path = _import_path(obj)
+        if path is None:
+            self.problems.append(ExportProblem(who, f"{why}, and it cannot be imported by path"))
+            return None
+        module, qualname = path
+        head, _, rest = qualname.partition(".")
+        head_value = getattr(sys.modules[module], head)
+        local = head
+        while local in self._bound and not _same(self._bound[local], head_value):
+            local += "_"
+        if local not in self._bound:
+            self._bind(local, head_value)
+            self.imports[local] = (module, head)
+        expression = f"{local}.{rest}" if rest else local
+        self._defined[id(obj)] = expression
+        self._alive.append(obj)
+        return expression
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is type(b) and type(a) in _LITERAL_TYPES:
+        return bool(a == b)
+    return False
+
+
+def _unwrap(fn: Any) -> Any:
+    import inspect
+
+    return inspect.unwrap(fn)
+
+
+@cache
+def _library_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    return tuple(sorted(str(Path(root).resolve()) for root in roots))
+
+
+def _is_user_code(module_name: str | None) -> bool:
+    """Whether objects of this module are written as source rather than imported."""
+    if not module_name or module_name in _NOTEBOOK_MODULES or not _importable(module_name):
+        return module_name != "builtins"
+    if module_name.partition(".")[0] == "graphnb":
+        return False
+    file = getattr(sys.modules.get(module_name), "__file__", None)
+    if not file:
+        return False
+    resolved = str(Path(file).resolve())
+    return not any(resolved.startswith(root) for root in _library_roots())
+
+
+def _importable(module_name: str) -> bool:
+    """Whether ``import module_name`` works outside this process (not a notebook's module)."""
+    if module_name in _NOTEBOOK_MODULES or module_name.startswith("__"):
+        return False
+    module = sys.modules.get(module_name)
+    return module is not None and getattr(module, "__spec__", None) is not None
+
+
+def _import_path(obj: Any) -> tuple[str, str] | None:
+    """``(module, qualname)`` to import ``obj`` from, preferring the shortest public module."""
+    module_name = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(module_name, str) or not _importable(module_name):
+        return None
+    if isinstance(qualname, str) and "<" not in qualname:
+        found: Any = sys.modules[module_name]
+        for part in qualname.split("."):
+            found = getattr(found, part, _MISSING)
+        if found is obj:
+            head = qualname.partition(".")[0]
+            head_value = getattr(sys.modules[module_name], head)
+            parts = module_name.split(".")
+            for end in range(1, len(parts)):
+                parent = ".".join(parts[:end])
+                if getattr(sys.modules.get(parent), head, _MISSING) is head_value:
+                    return parent, qualname
+            return module_name, qualname
+    names = sorted(name for name, value in vars(sys.modules[module_name]).items() if value is obj)
+    public = [name for name in names if not name.startswith("_")]
+    if public or names:
+        return module_name, (public or names)[0]
+    return None
+
+
+def _literal(value: Any) -> str | None:
+    """Python source for a literal constant, or ``None`` when ``value`` is not one."""
+    if not _is_literal(value, depth=0):
+        return None
+    text = repr(value)
+    try:
+        if ast.literal_eval(text) != value:
+            return None
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return text
+
+
+def _is_literal(value: Any, depth: int) -> bool:
+    if depth > 20:
+        return False
+    if type(value) in _LITERAL_TYPES:
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) in (list, tuple, set):
+        return all(_is_literal(item, depth + 1) for item in value)
+    if type(value) is dict:
+        return all(
+            _is_literal(k, depth + 1) and _is_literal(v, depth + 1) for k, v in value.items()
+        )
+    return False
+
+
+def _why_not_source(obj: Any) -> str:
+    try:
+        source_of(obj)
+    except SourceUnavailable as error:
+        return str(error)
+    return "it belongs to an installed library"
+
+
+def _describe(value: Any, module: Any) -> str:
+    kind = "a lambda" if getattr(value, "__name__", "") == "<lambda>" else None
+    if kind is None and isinstance(value, types.FunctionType) and value.__closure__:
+        kind = f"a closure over {', '.join(value.__code__.co_freevars)}"
+    kind = kind or f"a {type(value).__qualname__}"
+    where = "the notebook" if module in (None, "__main__") else f"module {module!r}"
+    return (
+        f"is {kind} defined in {where}; it is neither source, a literal, nor importable "
+        "(define it in an importable module, or inside the function that uses it)"
+    )

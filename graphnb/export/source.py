@@ -1,0 +1,142 @@
+"""Finding the source text of functions and classes, and the names that text uses.
+
+``inspect.getsource`` does most of the work. Two gaps are filled here: classes defined in
+a Jupyter kernel (Python 3.11's ``inspect`` looks for them in ``__main__.__file__``, which
+a kernel does not have), and the free names of a definition, read with :mod:`symtable` so
+that Python's own scoping rules decide what is local and what comes from the module.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import symtable
+import textwrap
+import types
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Source", "SourceUnavailable", "free_names", "source_of"]
+
+
+class SourceUnavailable(Exception):
+    """An object's source cannot be written into a module; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A top-level ``def`` or ``class`` statement, ready to be pasted into a module.
+
+    Attributes:
+        name: the name the statement binds.
+        text: the statement, decorators included, dedented, without a trailing newline.
+    """
+
+    name: str
+    text: str
+
+
+def source_of(obj: Any) -> Source:
+    """The source of a plain function or class, as one top-level statement.
+
+    Raises:
+        SourceUnavailable: ``obj`` is a lambda, a closure, a builtin, an instance, or its
+            source cannot be found.
+    """
+    if isinstance(obj, type):
+        text = _class_source(obj)
+    elif isinstance(obj, types.FunctionType):
+        target = inspect.unwrap(obj)
+        if not isinstance(target, types.FunctionType):
+            raise SourceUnavailable(f"it wraps {type(target).__name__}, which has no source")
+        if target.__name__ == "<lambda>":
+            raise SourceUnavailable("it is a lambda")
+        if target.__closure__:
+            names = ", ".join(target.__code__.co_freevars)
+            raise SourceUnavailable(f"it is a closure over {names}")
+        try:
+            text = inspect.getsource(target)
+        except (OSError, TypeError) as error:
+            raise SourceUnavailable(f"its source is not available ({error})") from None
+    elif isinstance(obj, (types.BuiltinFunctionType, types.MethodWrapperType)):
+        raise SourceUnavailable("it is a builtin")
+    elif isinstance(obj, types.MethodType):
+        raise SourceUnavailable("it is a bound method")
+    else:
+        raise SourceUnavailable(f"it is an instance of {type(obj).__qualname__}")
+    text = textwrap.dedent(text).strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise SourceUnavailable(f"its source does not parse on its own ({error.msg})") from None
+    if len(tree.body) != 1 or not isinstance(
+        tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    ):
+        raise SourceUnavailable("its source is not a single def or class statement")
+    return Source(tree.body[0].name, text)
+
+
+def _class_source(cls: type) -> str:
+    try:
+        return inspect.getsource(cls)
+    except (OSError, TypeError):
+        pass
+    # A class typed in a notebook cell: look through the cells the kernel registered in
+    # linecache (never-checked entries, mtime None) for the last top-level definition.
+    found: str | None = None
+    for filename, entry in list(linecache.cache.items()):
+        if len(entry) != 4 or entry[1] is not None:
+            continue
+        text = "".join(entry[2])
+        if f"class {cls.__name__}" not in text:
+            continue
+        try:
+            tree = ast.parse(text, filename)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == cls.__qualname__:
+                found = ast.get_source_segment(text, node, padded=False)
+                if node.decorator_list:
+                    lines = text.splitlines()
+                    first = node.decorator_list[0].lineno - 1
+                    found = "\n".join(lines[first : node.end_lineno])
+    if found is None:
+        raise SourceUnavailable("its source is not available (no file or notebook cell)")
+    return found
+
+
+def free_names(source: Source) -> list[str]:
+    r"""Names a definition reads from its module, in order of first use.
+
+    The name the statement itself binds is left out. Names a nested scope takes from an
+    enclosing function are not free.
+
+    >>> free_names(Source("f", "def f(x: Item) -> int:\n    return len(helper(x)) + LIMIT"))
+    ['Item', 'int', 'len', 'helper', 'LIMIT']
+    """
+    table = symtable.symtable(source.text, "<export>", "exec")
+    found: dict[str, None] = {}
+    for symbol in table.get_symbols():
+        if symbol.is_referenced() and symbol.get_name() != source.name:
+            found[symbol.get_name()] = None
+    stack = list(table.get_children())
+    while stack:
+        scope = stack.pop(0)
+        for symbol in scope.get_symbols():
+            name = symbol.get_name()
+            if symbol.is_global() and name != source.name:
+                found[name] = None
+        stack.extend(scope.get_children())
+    return sorted(found, key=_first_use(source.text))
+
+
+def _first_use(text: str) -> Any:
+    positions: dict[str, tuple[int, int]] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Name):
+            key = (node.lineno, node.col_offset)
+            if node.id not in positions or key < positions[node.id]:
+                positions[node.id] = key
+    return lambda name: (positions.get(name, (1 << 30, 0)), name)
