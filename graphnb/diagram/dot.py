@@ -1,0 +1,84 @@
+"""The DOT renderer: Graphviz text, for users who have Graphviz or an online viewer."""
+
+from __future__ import annotations
+
+from .model import Diagram, DiagramNode
+
+__all__ = ["render_dot"]
+
+
+def render_dot(diagram: Diagram) -> str:
+    """Write ``diagram`` as a Graphviz ``digraph``.
+
+    Example:
+        >>> from graphnb.diagram.model import Diagram, DiagramEdge, DiagramNode
+        >>> d = Diagram("g", "graph", (DiagramNode("a", "A"), DiagramNode("b", "b")),
+        ...             (DiagramEdge(0, "a", "b"),))
+        >>> print(render_dot(d), end="")  # doctest: +NORMALIZE_WHITESPACE
+        digraph "g" {
+            graph [rankdir=TB];
+            node [shape=box, style=rounded, fontname="Helvetica", fontsize=12];
+            edge [fontname="Helvetica", fontsize=10];
+            "a" [label="A"];
+            "b" [label="b"];
+            "a" -> "b";
+        }
+    """
+    machine = diagram.kind == "machine"
+    lines = [
+        f"digraph {_q(diagram.name)} {{",
+        "    graph [rankdir=TB];",
+        '    node [shape=box, style=rounded, fontname="Helvetica", fontsize=12];',
+        '    edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for node in diagram.nodes:
+        lines.append(f"    {_q(node.id)} [{_node_attrs(node, machine)}];")
+    names = {node.id for node in diagram.nodes}
+    bars: dict[str, str] = {}
+    for target in diagram.joins():
+        bar = f"__join__{target}"
+        while bar in names:
+            bar += "_"
+        names.add(bar)
+        bars[target] = bar
+        lines.append(
+            f'    {_q(bar)} [shape=box, style=filled, fillcolor=black, label="", '
+            "height=0.06, width=0.8, fixedsize=true];"
+        )
+    for edge in diagram.edges:
+        attrs = []
+        if edge.kind == "conditional":
+            attrs.append("style=dashed")
+        if edge.label:
+            attrs.append(f"label={_q(edge.label)}")
+        target = edge.target
+        if edge.kind == "join":
+            target = bars[edge.target]
+            attrs.append("arrowhead=none")
+        suffix = f" [{', '.join(attrs)}]" if attrs else ""
+        lines.append(f"    {_q(edge.source)} -> {_q(target)}{suffix};")
+    for target, bar in bars.items():
+        lines.append(f"    {_q(bar)} -> {_q(target)};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _node_attrs(node: DiagramNode, machine: bool) -> str:
+    if machine and node.kind == "start":
+        return 'shape=circle, style=filled, fillcolor=black, label="", width=0.2'
+    if machine and node.kind == "end":
+        return 'shape=doublecircle, style=filled, fillcolor=black, label="", width=0.15'
+    attrs = [f"label={_q(node.label)}"]
+    if node.kind in ("start", "end"):
+        attrs.append("shape=oval")
+    elif node.kind == "missing":
+        attrs.append('style="rounded,dashed"')
+    if node.tooltip and node.tooltip != node.label:
+        attrs.append(f"tooltip={_q(node.tooltip)}")
+    return ", ".join(attrs)
+
+
+def _q(text: str) -> str:
+    """A DOT quoted string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'

@@ -1,0 +1,612 @@
+"""Layered layout of a diagram (Sugiyama style), computed with networkx.
+
+The steps are the classic ones:
+
+1. **Cycles.** A depth-first search from START, following edges in spec order, marks the
+   edges that close a cycle (edges back to a node still on the search stack). They are
+   reversed for the layout and drawn as back edges.
+2. **Layers.** ``networkx.topological_generations`` gives every node its longest-path
+   layer from the sources; END goes alone to the bottom. Join edges go through a join bar
+   placed in a layer of its own above the joined node.
+3. **Ranks.** Nodes sit on even ranks; the odd rank after each layer holds the edge labels,
+   so a label is laid out like a node and can never overlap one. Every edge spanning more
+   than one rank gets a dummy item on each rank it crosses.
+4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) reorder
+   each rank; the order with the fewest crossings is kept.
+5. **Coordinates.** Repeated passes pull each item towards the mean position of its
+   neighbours, solving each rank exactly (weighted isotonic regression, "pool adjacent
+   violators") under minimum separations, so nothing ever overlaps.
+
+Everything iterates in insertion order (never over sets), so the same diagram always
+gives the same layout, to the last bit.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Diagram, DiagramEdge, DiagramNode
+
+__all__ = ["Box", "Layout", "Point", "Route", "Sizes", "compute_layout"]
+
+Point = tuple[float, float]
+
+_SWEEPS = 8
+_PASSES = 4
+_DUMMY_WEIGHT = 4.0
+_LOOP_STEP = 12.0
+_LOOP_BASE = 26.0
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """A rectangle given by its center and size (px, y pointing down)."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def left(self) -> float:
+        """The left side's x."""
+        return self.x - self.width / 2
+
+    @property
+    def right(self) -> float:
+        """The right side's x."""
+        return self.x + self.width / 2
+
+    @property
+    def top(self) -> float:
+        """The top side's y."""
+        return self.y - self.height / 2
+
+    @property
+    def bottom(self) -> float:
+        """The bottom side's y."""
+        return self.y + self.height / 2
+
+    def overlaps(self, other: Box) -> bool:
+        """Whether the two rectangles share any interior point."""
+        return (
+            self.left < other.right
+            and other.left < self.right
+            and self.top < other.bottom
+            and other.top < self.bottom
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where one edge is drawn.
+
+    Attributes:
+        edge: the edge.
+        points: from the source to the target. Consecutive points with the same x are
+            joined by a straight line, others by a vertical S curve; a self-loop has the
+            four points of one cubic Bezier curve.
+        label: where the edge's label sits, if it has one.
+        back: the edge closes a cycle and runs against the layout's direction.
+    """
+
+    edge: DiagramEdge
+    points: tuple[Point, ...]
+    label: Box | None = None
+    back: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Positions of everything in a diagram.
+
+    Attributes:
+        nodes: each node's box, by node id.
+        joins: each join bar's box, by the id of the node it joins into.
+        routes: one route per diagram edge, in edge order (join edges end at their bar).
+        connectors: for each join bar, the route from the bar to its node.
+        width: the drawing's width, margins included.
+        height: the drawing's height, margins included.
+    """
+
+    nodes: Mapping[str, Box]
+    joins: Mapping[str, Box]
+    routes: tuple[Route, ...]
+    connectors: Mapping[str, tuple[Point, ...]]
+    width: float
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """How big things are; renderers and the widget pass their own.
+
+    Attributes:
+        node: the (width, height) of a node's box.
+        label: the (width, height) of an edge label's box, given its text.
+        node_gap: the least horizontal gap between two nodes.
+        dummy_gap: the least horizontal gap next to an edge passing by.
+        rank_gap: the vertical gap between two ranks (a layer and its label rank).
+        margin: the empty border around the drawing.
+    """
+
+    node: Callable[[DiagramNode], tuple[float, float]]
+    label: Callable[[str], tuple[float, float]]
+    node_gap: float = 28.0
+    dummy_gap: float = 10.0
+    rank_gap: float = 16.0
+    margin: float = 12.0
+
+
+def loop_label_offset(count: int) -> float:
+    """How far right of a node's box the labels of its ``count`` self-loops start."""
+    return _LOOP_BASE * 0.75 + _LOOP_STEP * 0.75 * (count - 1) + 6.0
+
+
+def compute_layout(diagram: Diagram, sizes: Sizes) -> Layout:
+    """Lay ``diagram`` out, top (START) to bottom (END).
+
+    Args:
+        diagram: what to lay out.
+        sizes: the size of each box and the gaps between them.
+    """
+    return _Builder(diagram, sizes).run()
+
+
+class _Builder:
+    """One layout computation; items are ints: nodes, then join bars, then dummies."""
+
+    def __init__(self, diagram: Diagram, sizes: Sizes) -> None:
+        self.diagram = diagram
+        self.sizes = sizes
+        self.index = {node.id: i for i, node in enumerate(diagram.nodes)}
+        self.count_real = len(diagram.nodes)
+        # Per item: half widths left/right of its center line, height, rank, is-dummy.
+        self.left: list[float] = []
+        self.right: list[float] = []
+        self.height: list[float] = []
+        self.dummy: list[bool] = []
+        self.loops: dict[int, list[DiagramEdge]] = {}
+        for edge in diagram.edges:
+            if edge.is_loop:
+                self.loops.setdefault(self.index[edge.source], []).append(edge)
+        self.loop_labels: dict[int, list[tuple[DiagramEdge, float, float]]] = {}
+        for i, node in enumerate(diagram.nodes):
+            width, height = sizes.node(node)
+            right = width / 2
+            loops = self.loops.get(i, [])
+            if loops:
+                labels = [
+                    (edge, *sizes.label(edge.label)) if edge.label else (edge, 0.0, 0.0)
+                    for edge in loops
+                ]
+                self.loop_labels[i] = labels
+                widest = max(w for _, w, _ in labels)
+                right += loop_label_offset(len(loops)) + widest
+                height = max(height, sum(h for _, _, h in labels))
+            self._add(width / 2, right, height, dummy=False)
+        self.joins = diagram.joins()
+        self.bar_of: dict[str, int] = {}
+        for target, edges in self.joins.items():
+            self.bar_of[target] = len(self.left)
+            width = max(40.0, 16.0 * len(edges))
+            self._add(width / 2, width / 2, 6.0, dummy=False)
+        self.count_fixed = len(self.left)
+        # Links: the layout's edges between fixed items; None edge = a bar's connector.
+        self.links: list[tuple[int, int, DiagramEdge | None]] = []
+        for edge in diagram.edges:
+            if edge.is_loop:
+                continue
+            end = self.bar_of[edge.target] if edge.kind == "join" else self.index[edge.target]
+            self.links.append((self.index[edge.source], end, edge))
+        for target, bar in self.bar_of.items():
+            self.links.append((bar, self.index[target], None))
+
+    def _add(self, left: float, right: float, height: float, *, dummy: bool) -> int:
+        self.left.append(left)
+        self.right.append(right)
+        self.height.append(height)
+        self.dummy.append(dummy)
+        return len(self.left) - 1
+
+    # -- 1. cycles ---------------------------------------------------------------------
+
+    def _back_links(self) -> list[bool]:
+        successors: list[list[tuple[int, int]]] = [[] for _ in range(self.count_fixed)]
+        for k, (u, v, _) in enumerate(self.links):
+            successors[u].append((v, k))
+        state = [0] * self.count_fixed  # 0 new, 1 on the stack, 2 done
+        back = [False] * len(self.links)
+        roots = list(range(self.count_fixed))
+        start = self.index.get("__start__")
+        if start is not None:
+            roots.remove(start)
+            roots.insert(0, start)
+        for root in roots:
+            if state[root]:
+                continue
+            state[root] = 1
+            stack = [(root, 0)]
+            while stack:
+                node, at = stack[-1]
+                if at == len(successors[node]):
+                    state[node] = 2
+                    stack.pop()
+                    continue
+                stack[-1] = (node, at + 1)
+                nxt, k = successors[node][at]
+                if state[nxt] == 1:
+                    back[k] = True
+                elif state[nxt] == 0:
+                    state[nxt] = 1
+                    stack.append((nxt, 0))
+        return back
+
+    # -- 2. layers ---------------------------------------------------------------------
+
+    def _layers(self, oriented: list[tuple[int, int]]) -> list[int]:
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(self.count_fixed))
+        graph.add_edges_from(oriented)
+        layer = [0] * self.count_fixed
+        for depth, generation in enumerate(nx.topological_generations(graph)):
+            for item in generation:
+                layer[item] = depth
+        end = self.index.get("__end__")
+        if end is not None and graph.out_degree(end) == 0 and self.count_fixed > 1:
+            others = [layer[i] for i in range(self.count_fixed) if i != end]
+            layer[end] = max(others) + 1
+        return layer
+
+    # -- the whole computation ---------------------------------------------------------
+
+    def run(self) -> Layout:
+        back = self._back_links()
+        oriented = [(v, u) if back[k] else (u, v) for k, (u, v, _) in enumerate(self.links)]
+        layer = self._layers(oriented)
+        rank = [2 * layer[i] for i in range(self.count_fixed)]
+
+        # 3. chains of dummies, one per link, top to bottom.
+        chains: list[list[int]] = []
+        label_item: dict[int, int] = {}
+        for k, (top, bottom) in enumerate(oriented):
+            edge = self.links[k][2]
+            label = self.sizes.label(edge.label) if edge is not None and edge.label else None
+            label_rank = rank[bottom] - 1 if back[k] else rank[top] + 1
+            chain = [top]
+            for r in range(rank[top] + 1, rank[bottom]):
+                if label is not None and r == label_rank:
+                    item = self._add(label[0] / 2, label[0] / 2, label[1], dummy=True)
+                    label_item[k] = item
+                else:
+                    item = self._add(0.0, 0.0, 0.0, dummy=True)
+                rank.append(r)
+                chain.append(item)
+            chain.append(bottom)
+            chains.append(chain)
+        total = len(self.left)
+        up: list[list[int]] = [[] for _ in range(total)]
+        down: list[list[int]] = [[] for _ in range(total)]
+        for chain in chains:
+            for a, b in itertools.pairwise(chain):
+                down[a].append(b)
+                up[b].append(a)
+
+        ranks = self._initial_order(rank, down, total)
+        ranks = self._reduce_crossings(ranks, up, down, total)
+        xs = self._coordinates(ranks, up, down, total)
+        ys, row_top, row_bottom = self._rows(ranks, rank, total)
+        return self._result(ranks, rank, chains, back, label_item, xs, ys, row_top, row_bottom)
+
+    # -- 4. order ----------------------------------------------------------------------
+
+    def _initial_order(self, rank: list[int], down: list[list[int]], total: int) -> list[list[int]]:
+        seen = [False] * total
+        order: list[int] = []
+        for root in sorted(range(total), key=lambda i: (rank[i], i)):
+            if seen[root]:
+                continue
+            seen[root] = True
+            stack = [root]
+            while stack:
+                item = stack.pop()
+                order.append(item)
+                for nxt in reversed(down[item]):
+                    if not seen[nxt]:
+                        seen[nxt] = True
+                        stack.append(nxt)
+        ranks: list[list[int]] = [[] for _ in range(max(rank, default=-1) + 1)]
+        for item in order:
+            ranks[rank[item]].append(item)
+        return ranks
+
+    def _reduce_crossings(
+        self,
+        ranks: list[list[int]],
+        up: list[list[int]],
+        down: list[list[int]],
+        total: int,
+    ) -> list[list[int]]:
+        pos = [0] * total
+
+        def number(row: list[int]) -> None:
+            for p, item in enumerate(row):
+                pos[item] = p
+
+        for row in ranks:
+            number(row)
+        best = [list(row) for row in ranks]
+        fewest = _crossings(ranks, down, pos)
+        stale = 0
+        for _ in range(_SWEEPS):
+            if fewest == 0 or stale >= 2:
+                break
+            for r in range(1, len(ranks)):
+                ranks[r] = _by_barycenter(ranks[r], up, pos)
+                number(ranks[r])
+            for r in range(len(ranks) - 2, -1, -1):
+                ranks[r] = _by_barycenter(ranks[r], down, pos)
+                number(ranks[r])
+            for row in ranks:
+                _transpose(row, up, down, pos)
+            count = _crossings(ranks, down, pos)
+            if count < fewest:
+                fewest, best, stale = count, [list(row) for row in ranks], 0
+            else:
+                stale += 1
+        return best
+
+    # -- 5. coordinates ----------------------------------------------------------------
+
+    def _coordinates(
+        self,
+        ranks: list[list[int]],
+        up: list[list[int]],
+        down: list[list[int]],
+        total: int,
+    ) -> list[float]:
+        xs = [0.0] * total
+        weight = [_DUMMY_WEIGHT if self.dummy[i] else 1.0 for i in range(total)]
+        gaps: list[list[float]] = []
+        for row in ranks:
+            row_gaps = [self._gap(a, b) for a, b in itertools.pairwise(row)]
+            gaps.append(row_gaps)
+            x = 0.0
+            for i, item in enumerate(row):
+                xs[item] = x
+                if i < len(row_gaps):
+                    x += row_gaps[i]
+
+        def place(r: int, neighbours: Sequence[list[list[int]]]) -> None:
+            row = ranks[r]
+            desired = []
+            for item in row:
+                around = [n for side in neighbours for n in side[item]]
+                desired.append(sum(xs[n] for n in around) / len(around) if around else xs[item])
+            for item, x in zip(
+                row, _isotonic(desired, [weight[i] for i in row], gaps[r]), strict=True
+            ):
+                xs[item] = x
+
+        for _ in range(_PASSES):
+            for r in range(1, len(ranks)):
+                place(r, (up,))
+            for r in range(len(ranks) - 2, -1, -1):
+                place(r, (down,))
+        for r in range(len(ranks)):
+            place(r, (up, down))
+        return xs
+
+    def _gap(self, a: int, b: int) -> float:
+        space = self.sizes.dummy_gap if self.dummy[a] or self.dummy[b] else self.sizes.node_gap
+        return self.right[a] + space + self.left[b]
+
+    def _rows(
+        self, ranks: list[list[int]], rank: list[int], total: int
+    ) -> tuple[list[float], list[float], list[float]]:
+        ys = [0.0] * total
+        row_top: list[float] = []
+        row_bottom: list[float] = []
+        y = self.sizes.margin
+        for r, row in enumerate(ranks):
+            height = max((self.height[i] for i in row), default=0.0)
+            if r:
+                y += self.sizes.rank_gap
+            row_top.append(y)
+            row_bottom.append(y + height)
+            for item in row:
+                ys[item] = y + height / 2
+            y += height
+        return ys, row_top, row_bottom
+
+    # -- output ------------------------------------------------------------------------
+
+    def _result(
+        self,
+        ranks: list[list[int]],
+        rank: list[int],
+        chains: list[list[int]],
+        back: list[bool],
+        label_item: dict[int, int],
+        xs: list[float],
+        ys: list[float],
+        row_top: list[float],
+        row_bottom: list[float],
+    ) -> Layout:
+        margin = self.sizes.margin
+        items = [i for row in ranks for i in row]
+        shift = margin - min((xs[i] - self.left[i] for i in items), default=0.0)
+        xs = [x + shift for x in xs]
+        width = max((xs[i] + self.right[i] for i in items), default=0.0) + margin
+        height = (row_bottom[-1] if row_bottom else 0.0) + margin
+
+        node_sizes = [self.sizes.node(node) for node in self.diagram.nodes]
+        boxes: dict[str, Box] = {}
+        for i, node in enumerate(self.diagram.nodes):
+            boxes[node.id] = Box(xs[i], ys[i], node_sizes[i][0], node_sizes[i][1])
+        bars = {
+            target: Box(xs[bar], ys[bar], self.left[bar] * 2, self.height[bar])
+            for target, bar in self.bar_of.items()
+        }
+
+        def box_of(item: int) -> Box:
+            if item < self.count_real:
+                return boxes[self.diagram.nodes[item].id]
+            return Box(xs[item], ys[item], self.left[item] * 2, self.height[item])
+
+        # Ports: spread the ends meeting one side of a box, ordered by where they go.
+        ends: dict[tuple[int, str], list[tuple[float, int]]] = {}
+        for k, chain in enumerate(chains):
+            ends.setdefault((chain[0], "bottom"), []).append((xs[chain[1]], k))
+            ends.setdefault((chain[-1], "top"), []).append((xs[chain[-2]], k))
+        port: dict[tuple[int, str, int], float] = {}
+        for (item, side), attached in ends.items():
+            attached.sort()
+            box = box_of(item)
+            count = len(attached)
+            step = min(12.0, box.width * 0.8 / (count - 1)) if count > 1 else 0.0
+            for j, (_, k) in enumerate(attached):
+                port[(item, side, k)] = box.x + (j - (count - 1) / 2) * step
+
+        routes: dict[int, Route] = {}
+        connectors: dict[str, tuple[Point, ...]] = {}
+        for k, chain in enumerate(chains):
+            top, bottom = chain[0], chain[-1]
+            points: list[Point] = [(port[(top, "bottom", k)], box_of(top).bottom)]
+            for item in chain[1:-1]:
+                r = rank[item]
+                if row_bottom[r] > row_top[r]:
+                    points.append((xs[item], row_top[r]))
+                    points.append((xs[item], row_bottom[r]))
+                else:
+                    points.append((xs[item], ys[item]))
+            points.append((port[(bottom, "top", k)], box_of(bottom).top))
+            edge = self.links[k][2]
+            if edge is None:
+                connectors[self.diagram.nodes[bottom].id] = tuple(points)
+                continue
+            label = label_item.get(k)
+            routes[edge.index] = Route(
+                edge,
+                tuple(reversed(points)) if back[k] else tuple(points),
+                box_of(label) if label is not None else None,
+                back[k],
+            )
+        for i, loops in self.loop_labels.items():
+            box = boxes[self.diagram.nodes[i].id]
+            offset = loop_label_offset(len(loops))
+            label_top = box.y - sum(h for _, _, h in loops) / 2
+            for j, (edge, w, h) in enumerate(loops):
+                reach = _LOOP_BASE + _LOOP_STEP * j
+                spread = 6.0 + 2.0 * j
+                loop_points = (
+                    (box.right, box.y - spread),
+                    (box.right + reach, box.y - spread - reach * 0.6),
+                    (box.right + reach, box.y + spread + reach * 0.6),
+                    (box.right, box.y + spread),
+                )
+                label_box = Box(box.right + offset + w / 2, label_top + h / 2, w, h) if w else None
+                label_top += h
+                routes[edge.index] = Route(edge, loop_points, label_box)
+        return Layout(
+            boxes,
+            bars,
+            tuple(routes[edge.index] for edge in self.diagram.edges),
+            connectors,
+            width,
+            height,
+        )
+
+
+def _by_barycenter(row: list[int], neighbours: list[list[int]], pos: list[int]) -> list[int]:
+    """``row`` reordered by the mean position of each item's neighbours.
+
+    Items without neighbours keep their slot; ties keep their current order.
+    """
+    keyed: list[tuple[float, int, int]] = []
+    free: list[int] = []
+    for p, item in enumerate(row):
+        around = neighbours[item]
+        if around:
+            keyed.append((sum(pos[n] for n in around) / len(around), p, item))
+        else:
+            free.append(p)
+    if not free:
+        return [item for _, _, item in sorted(keyed)]
+    moved = iter(item for _, _, item in sorted(keyed))
+    kept = set(free)
+    return [row[p] if p in kept else next(moved) for p in range(len(row))]
+
+
+def _transpose(row: list[int], up: list[list[int]], down: list[list[int]], pos: list[int]) -> None:
+    """Swap neighbours of ``row`` (in place) while a swap removes crossings."""
+    for _ in range(4):
+        improved = False
+        for p in range(len(row) - 1):
+            a, b = row[p], row[p + 1]
+            before = after = 0
+            for side in (up, down):
+                for x in side[a]:
+                    for y in side[b]:
+                        if pos[x] > pos[y]:
+                            before += 1
+                        elif pos[x] < pos[y]:
+                            after += 1
+            if after < before:
+                row[p], row[p + 1] = b, a
+                pos[a], pos[b] = p + 1, p
+                improved = True
+        if not improved:
+            return
+
+
+def _crossings(ranks: list[list[int]], down: list[list[int]], pos: list[int]) -> int:
+    """How many pairs of segments cross between consecutive ranks (inversion count)."""
+    total = 0
+    for r in range(len(ranks) - 1):
+        size = len(ranks[r + 1])
+        tree = [0] * (size + 1)
+        seen = 0
+        for item in ranks[r]:
+            for p in sorted(pos[n] for n in down[item]):
+                # Count earlier segments ending strictly right of p (Fenwick tree).
+                i, before = p + 1, 0
+                while i > 0:
+                    before += tree[i]
+                    i -= i & -i
+                total += seen - before
+                i = p + 1
+                while i <= size:
+                    tree[i] += 1
+                    i += i & -i
+                seen += 1
+    return total
+
+
+def _isotonic(desired: list[float], weights: list[float], gaps: list[float]) -> list[float]:
+    """Positions closest to ``desired`` (weighted least squares) with ``x[i+1] - x[i] >= gaps[i]``.
+
+    Shifting out the gaps turns this into isotonic regression, solved exactly by the pool
+    adjacent violators algorithm in linear time.
+    """
+    offsets = [0.0]
+    for gap in gaps:
+        offsets.append(offsets[-1] + gap)
+    blocks: list[list[Any]] = []  # [weight, weighted sum, count]
+    for want, weight, offset in zip(desired, weights, offsets, strict=True):
+        blocks.append([weight, weight * (want - offset), 1])
+        while len(blocks) > 1 and blocks[-2][1] / blocks[-2][0] >= blocks[-1][1] / blocks[-1][0]:
+            w, s, c = blocks.pop()
+            blocks[-1][0] += w
+            blocks[-1][1] += s
+            blocks[-1][2] += c
+    out: list[float] = []
+    for w, s, c in blocks:
+        value = s / w
+        out.extend([value] * c)
+    return [value + offset for value, offset in zip(out, offsets, strict=True)]

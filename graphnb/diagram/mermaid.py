@@ -1,0 +1,122 @@
+"""The Mermaid renderer: ``flowchart`` for graphs, ``stateDiagram-v2`` for machines."""
+
+from __future__ import annotations
+
+import re
+
+from .model import Diagram, DiagramEdge, DiagramNode
+
+__all__ = ["render_mermaid"]
+
+_SAFE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Words Mermaid's grammars read as keywords, never usable as bare ids.
+_KEYWORDS = frozenset(
+    {
+        "end", "graph", "flowchart", "subgraph", "style", "class", "classdef", "click",
+        "linkstyle", "direction", "call", "href", "default", "state", "note", "as",
+        "statediagram", "statediagram-v2", "left", "right", "of", "td", "tb", "bt", "lr", "rl",
+    }
+)  # fmt: skip
+
+
+_CODES = {"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;", ";": "#59;"}
+
+
+def render_mermaid(diagram: Diagram) -> str:
+    """Write ``diagram`` as Mermaid text.
+
+    Example:
+        >>> from graphnb.diagram.model import Diagram, DiagramEdge, DiagramNode
+        >>> d = Diagram("g", "graph", (DiagramNode("a", "A"), DiagramNode("b", "b")),
+        ...             (DiagramEdge(0, "a", "b", "conditional", "yes"),))
+        >>> print(render_mermaid(d), end="")
+        ---
+        title: g
+        ---
+        flowchart TD
+            a["A"]
+            b["b"]
+            a -.->|"yes"| b
+    """
+    ids = _ids(diagram.nodes)
+    lines = ["---", f"title: {_title(diagram.name)}", "---"]
+    if diagram.kind == "machine":
+        lines.append("stateDiagram-v2")
+        lines.extend(_machine(diagram, ids))
+    else:
+        lines.append("flowchart TD")
+        lines.extend(_flowchart(diagram, ids))
+    return "\n".join(lines) + "\n"
+
+
+def _flowchart(diagram: Diagram, ids: dict[str, str]) -> list[str]:
+    lines = []
+    for node in diagram.nodes:
+        text = _text(node.label)
+        shape = f'(["{text}"])' if node.kind in ("start", "end") else f'["{text}"]'
+        lines.append(f"    {ids[node.id]}{shape}")
+    for edge in diagram.edges:
+        arrow = {"direct": "-->", "conditional": "-.->", "join": "==>"}[edge.kind]
+        label = f'|"{_text(edge.label)}"|' if edge.label else ""
+        lines.append(f"    {ids[edge.source]} {arrow}{label} {ids[edge.target]}")
+    if any(node.kind == "missing" for node in diagram.nodes):
+        lines.append("    classDef missing stroke-dasharray: 4 4")
+        missing = ",".join(ids[n.id] for n in diagram.nodes if n.kind == "missing")
+        lines.append(f"    class {missing} missing")
+    return lines
+
+
+def _machine(diagram: Diagram, ids: dict[str, str]) -> list[str]:
+    lines = []
+    for node in diagram.nodes:
+        if node.kind in ("start", "end"):
+            continue
+        if ids[node.id] != node.label:
+            lines.append(f'    state "{_text(node.label)}" as {ids[node.id]}')
+    for edge in diagram.edges:
+        lines.append(
+            f"    {_state(edge.source, diagram, ids)} --> {_state(edge.target, diagram, ids)}"
+            + _transition_label(edge)
+        )
+    return lines
+
+
+def _state(node_id: str, diagram: Diagram, ids: dict[str, str]) -> str:
+    kind = diagram.node(node_id).kind
+    return "[*]" if kind in ("start", "end") else ids[node_id]
+
+
+def _transition_label(edge: DiagramEdge) -> str:
+    if not edge.label:
+        return ""
+    return f" : {_text(edge.label)}"
+
+
+def _ids(nodes: tuple[DiagramNode, ...]) -> dict[str, str]:
+    """A Mermaid id per node: the node's own id when Mermaid accepts it, else ``n<i>``."""
+    taken = {n.id for n in nodes if _safe(n.id)}
+    ids: dict[str, str] = {}
+    counter = 0
+    for node in nodes:
+        if _safe(node.id):
+            ids[node.id] = node.id
+            continue
+        while f"n{counter}" in taken:
+            counter += 1
+        ids[node.id] = f"n{counter}"
+        taken.add(ids[node.id])
+    return ids
+
+
+def _safe(node_id: str) -> bool:
+    return bool(_SAFE_ID.fullmatch(node_id)) and node_id.lower() not in _KEYWORDS
+
+
+def _text(text: str | None) -> str:
+    """Text Mermaid shows literally: entity codes for its special characters."""
+    flat = " ".join((text or "").split())
+    return "".join(_CODES.get(char, char) for char in flat)
+
+
+def _title(name: str) -> str:
+    return " ".join(name.split()).replace(":", "-") or "graph"
