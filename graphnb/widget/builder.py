@@ -1,0 +1,418 @@
+"""The visual builder: a canvas in the notebook whose drawing *is* the graph.
+
+Example:
+    >>> from graphnb.widget import Builder
+    >>> builder = Builder(name="hello")
+    >>> builder.spec.name, builder.spec.nodes
+    ('hello', [])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import types
+from collections import ChainMap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from ..engine.compiled import CompiledGraph
+from ..errors import BindingError
+from ..graph import StateGraph
+from ..spec import GraphSpec, StateSpec
+from ..validate import check_spec
+from . import namespace as ns
+from ._deps import anywidget, traitlets
+from .layout import apply_layout, layout
+from .messages import ClientMessage, InspectedMessage, ProblemInfo, RunState, ServerMessage
+from .runner import RunController, idle_run, supports_threads
+
+__all__ = ["Builder"]
+
+log = logging.getLogger("graphnb.widget")
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+"""Where the built front end lives (``widget.js``, ``widget.css``)."""
+
+GraphSource = (
+    GraphSpec | StateGraph[Any] | CompiledGraph[Any] | types.ModuleType | Mapping[str, Any]
+)
+
+
+def _spec_to_json(spec: GraphSpec, widget: Any) -> dict[str, Any]:
+    return spec.to_dict()
+
+
+def _spec_from_json(data: Any, widget: Any) -> GraphSpec:
+    return GraphSpec.model_validate(data)
+
+
+class Builder(anywidget.AnyWidget):
+    """Draw, bind, run and export a graph in a notebook.
+
+    Args:
+        source: what to open: a :class:`~graphnb.StateGraph`, a compiled graph, a
+            :class:`~graphnb.GraphSpec` (or its dict), or a module holding a graph. An empty
+            canvas when omitted.
+        name: the graph's name (the exported module is called after it).
+        namespace: where bare bindings (names defined in the notebook) are looked up;
+            IPython's ``user_ns`` when omitted, else ``__main__``.
+        path: a JSON file the drawing is saved to on every change (and loaded from, when
+            it exists and no source is given), so it outlives kernel restarts.
+        height: the canvas height in pixels.
+    """
+
+    _esm = STATIC / "widget.js"
+    _css = STATIC / "widget.css"
+
+    spec = traitlets.Instance(
+        GraphSpec,
+        args=(),
+        help="The graph as drawn: a GraphSpec, synced as its JSON. Assign a new one to change it.",
+    ).tag(sync=True, to_json=_spec_to_json, from_json=_spec_from_json)
+    problems = traitlets.List(traitlets.Dict(), help="Live validation problems.").tag(sync=True)
+    callables = traitlets.List(
+        traitlets.Dict(), help="Callables defined in the notebook, for the binding panel."
+    ).tag(sync=True)
+    models = traitlets.List(
+        traitlets.Dict(), help="State models in the notebook, for the state-model panel."
+    ).tag(sync=True)
+    run_state = traitlets.Dict(help="The current run, as the run panel shows it.").tag(sync=True)
+    threads = traitlets.Bool(
+        False, help="Whether runs accept a thread id (persistence is available)."
+    ).tag(sync=True)
+    export_status = traitlets.Unicode("", help="Where the last export was written.").tag(sync=True)
+    height = traitlets.Int(560, help="Canvas height in pixels.").tag(sync=True)
+
+    def __init__(
+        self,
+        source: GraphSource | None = None,
+        *,
+        name: str | None = None,
+        namespace: Mapping[str, Any] | None = None,
+        path: str | Path | None = None,
+        height: int = 560,
+    ) -> None:
+        self._namespace = namespace
+        self._path = Path(path) if path is not None else None
+        self._known: dict[str, Callable[..., Any]] = {}
+        self._known_routers: dict[str, Callable[..., Any]] = {}
+        self._state_type: type[Any] | None = None
+        if source is None and self._path is not None and self._path.exists():
+            source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
+        spec = self._open(source)
+        if name is not None:
+            spec.name = name
+        if spec.nodes and all(node.position is None for node in spec.nodes):
+            spec = apply_layout(spec, layout(spec))
+        super().__init__(spec=spec, height=height)
+        self._runner = RunController(self._publish_run, self._send_message)
+        self.on_msg(self._on_message)
+        self.refresh()
+        self.run_state = cast("dict[str, Any]", idle_run([node.id for node in spec.nodes]))
+        self._hook = self._watch_cells()
+
+    # -- opening and saving ------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path, **options: Any) -> Builder:
+        """Open the drawing saved at ``path`` (and keep saving to it)."""
+        return cls(path=path, **options)
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the spec as JSON to ``path`` (default: the builder's own path).
+
+        Raises:
+            ValueError: no path given and the builder has none.
+        """
+        target = Path(path) if path is not None else self._path
+        if target is None:
+            raise ValueError("Builder.save() needs a path: the builder was opened without one")
+        target.write_text(self.spec.to_json(), encoding="utf-8")
+        return target
+
+    def _open(self, source: GraphSource | None) -> GraphSpec:
+        if source is None:
+            return GraphSpec()
+        if isinstance(source, GraphSpec):
+            return source.model_copy(deep=True)
+        if isinstance(source, StateGraph):
+            self._known = {k: v for k, v in source.callables.items() if v is not None}
+            self._known_routers = source.routers
+            self._state_type = source.schema.state_type
+            return source.spec
+        if isinstance(source, CompiledGraph):
+            self._known = {name: node.fn for name, node in source.nodes.items()}
+            self._known_routers = {name: router.fn for name, router in source.routers.items()}
+            self._state_type = source.schema.state_type
+            return source.spec.model_copy(deep=True)
+        if isinstance(source, types.ModuleType):
+            return self._open(_graph_in(source))
+        if isinstance(source, Mapping):
+            return GraphSpec.model_validate(source)
+        raise TypeError(
+            "Builder() opens a StateGraph, a CompiledGraph, a GraphSpec (or its dict) or a "
+            f"module holding a graph; got {type(source).__name__}"
+        )
+
+    # -- the notebook ------------------------------------------------------------------
+
+    @property
+    def namespace(self) -> Mapping[str, Any]:
+        """Where bindings resolve: the given namespace, or the notebook's."""
+        return self._namespace if self._namespace is not None else ns.notebook_namespace()
+
+    def refresh(self) -> None:
+        """Scan the namespace again for callables and state models, and revalidate."""
+        space = self.namespace
+        self.callables = [dict(info) for info in ns.find_callables(space)]
+        self.models = [dict(info) for info in ns.find_models(space)]
+        self._validate()
+
+    def _watch_cells(self) -> Callable[..., None] | None:
+        """Rescan after every executed cell, so new functions appear in the panels."""
+        if self._namespace is not None:
+            return None
+        shell = ns.ipython_shell()
+        if shell is None:
+            return None
+
+        def after_cell(*_: Any) -> None:
+            if self.comm is not None:
+                self.refresh()
+
+        shell.events.register("post_run_cell", after_cell)
+        return after_cell
+
+    def close(self) -> None:
+        """Stop any run, stop watching cells and close the widget."""
+        self._runner.stop()
+        if self._hook is not None:
+            shell = ns.ipython_shell()
+            if shell is not None:
+                shell.events.unregister("post_run_cell", self._hook)
+            self._hook = None
+        super().close()
+
+    # -- the graph ---------------------------------------------------------------------
+
+    def _scope(self) -> tuple[GraphSpec, Mapping[str, Any]]:
+        """The spec with code-given callables bound under private names, and its namespace.
+
+        A graph opened from code may hold callables no binding can name (lambdas,
+        closures); they stay usable until the user binds the node to something else.
+        """
+        spec = self.spec.model_copy(deep=True)
+        overlay: dict[str, Any] = {}
+        for node in spec.nodes:
+            if node.binding is None and node.id in self._known:
+                node.binding = f"_graphnb_node_{len(overlay)}"
+                overlay[node.binding] = self._known[node.id]
+        for source, binding in list(spec.routers.items()):
+            if binding is None and source in self._known_routers:
+                private = f"_graphnb_router_{len(overlay)}"
+                spec.routers[source] = private
+                overlay[private] = self._known_routers[source]
+        if self._state_type is not None and spec.state.binding:
+            overlay.setdefault(spec.state.binding, self._state_type)
+        return spec, ChainMap(overlay, cast("dict[str, Any]", self.namespace))
+
+    def to_graph(self) -> StateGraph[Any]:
+        """The drawing as a :class:`~graphnb.StateGraph`, every binding resolved.
+
+        Raises:
+            BindingError: a binding names nothing in the notebook or its module.
+        """
+        spec, scope = self._scope()
+        return StateGraph.from_spec(spec, namespace=scope)
+
+    def compile(self, **options: Any) -> CompiledGraph[Any]:
+        """Compile the drawing (options as :meth:`StateGraph.compile`).
+
+        Raises:
+            BindingError: a binding names nothing.
+            GraphValidationError: listing every problem of the graph.
+        """
+        return self.to_graph().compile(**options)
+
+    @traitlets.observe("spec")
+    def _spec_changed(self, change: dict[str, Any]) -> None:
+        if not hasattr(self, "_runner"):  # still in __init__
+            return
+        self._validate()
+        old, new = change["old"], change["new"]
+        if old is None or [n.id for n in old.nodes] != [n.id for n in new.nodes]:
+            self._runner.reset([node.id for node in new.nodes])
+        if self._path is not None:
+            self.save()
+
+    def _validate(self) -> None:
+        spec, scope = self._scope()
+        found = [
+            ProblemInfo(code=p.code, message=p.message, nodes=list(p.nodes))
+            for p in check_spec(spec, require_bindings=True)
+        ]
+        for node in spec.nodes:
+            if node.binding is not None:
+                _, why = ns.try_lookup(node.binding, scope)
+                if why is not None:
+                    found.append(ProblemInfo(code="unresolved", message=why, nodes=[node.id]))
+        for source, binding in spec.routers.items():
+            if binding is not None:
+                _, why = ns.try_lookup(binding, scope)
+                if why is not None:
+                    found.append(ProblemInfo(code="unresolved", message=why, nodes=[source]))
+        if spec.state.binding:
+            _, why = ns.try_lookup(spec.state.binding, scope)
+            if why is not None:
+                found.append(ProblemInfo(code="unresolved", message=why, nodes=[]))
+        self.problems = [dict(problem) for problem in found]
+
+    def use_model(self, binding: str | None) -> None:
+        """Run the graph on the state model ``binding`` names (``None``: a dict state).
+
+        Raises:
+            BindingError: ``binding`` names nothing.
+            TypeError: it names something that is not a state model.
+        """
+        if binding is None:
+            state = StateSpec()
+        else:
+            model = ns.try_lookup(binding, self._scope()[1])
+            if model[1] is not None:
+                raise BindingError(model[1], binding=binding)
+            info = ns.describe_model(model[0], binding=binding)
+            state = StateSpec.model_validate(
+                {"kind": info["kind"], "binding": binding, "fields": info["fields"]}
+            )
+            self._state_type = model[0]
+        spec = self.spec.model_copy(deep=True)
+        spec.state = state
+        self.spec = spec
+
+    def layout(self) -> None:
+        """Place every node (and START, END) with the diagrams' layout."""
+        self.spec = apply_layout(self.spec, layout(self.spec))
+
+    # -- running -----------------------------------------------------------------------
+
+    @property
+    def last_run(self) -> RunState:
+        """The current or last run, as the run panel shows it."""
+        return self._runner.state
+
+    def run(
+        self, input: Mapping[str, Any] | None = None, *, thread_id: str | None = None
+    ) -> asyncio.Task[Any]:
+        """Start a run in the background, as the Run button does; returns its task.
+
+        ``await builder.run({...})`` gives the final state (``None`` if the run failed;
+        see :attr:`last_run`). Needs a running event loop, as in a notebook.
+
+        Raises:
+            RuntimeError: a run is already going on, or no event loop runs here.
+        """
+        try:
+            graph = self.compile()
+        except Exception as error:
+            self._runner.fail([node.id for node in self.spec.nodes], error)
+            loop = asyncio.get_running_loop()
+            failed: asyncio.Future[Any] = loop.create_future()
+            failed.set_result(None)
+            return cast("asyncio.Task[Any]", failed)
+        self.threads = supports_threads(graph)
+        return self._runner.start(graph, input, thread_id=thread_id)
+
+    def stop(self) -> bool:
+        """Cancel the current run; ``False`` when none was going on."""
+        return self._runner.stop()
+
+    def _publish_run(self, state: RunState) -> None:
+        self.run_state = cast("dict[str, Any]", state)
+
+    def _send_message(self, message: ServerMessage) -> None:
+        if self.comm is not None:
+            self.send(message)
+
+    # -- exporting ---------------------------------------------------------------------
+
+    def export(self, path: str | Path | None = None) -> Path:
+        """Write the graph as a standalone Python module; returns the file written.
+
+        Args:
+            path: the file; ``<graph name>.py`` next to the notebook (or the builder's
+                JSON file) when omitted.
+        """
+        from ..export import to_module
+
+        spec, scope = self._scope()
+        text = to_module(self, namespace=dict(scope))
+        folder = self._path.parent if self._path is not None else Path.cwd()
+        target = Path(path) if path is not None else folder / f"{_module_name(spec.name)}.py"
+        target.write_text(text, encoding="utf-8")
+        self.export_status = str(target.resolve())
+        return target
+
+    # -- messages from the front end ---------------------------------------------------
+
+    def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            log.warning("[graphnb] ignoring a message without a type: %r", content)
+            return
+        message = cast("ClientMessage", content)
+        try:
+            self._dispatch(message)
+        except Exception as error:  # reported in the widget, not the cell
+            log.exception("[graphnb] %s failed", message["type"])
+            self.export_status = f"{message['type']} failed: {error}"
+
+    def _dispatch(self, message: ClientMessage) -> None:
+        if message["type"] == "run":
+            thread_id = message.get("thread_id") or None
+            self.run(message.get("input") or {}, thread_id=thread_id)
+        elif message["type"] == "stop":
+            self.stop()
+        elif message["type"] == "layout":
+            self.layout()
+        elif message["type"] == "export":
+            self.export()
+        elif message["type"] == "refresh":
+            self.refresh()
+        elif message["type"] == "use_model":
+            self.use_model(message["binding"])
+        elif message["type"] == "inspect":
+            self._inspect(message["request"], message["binding"])
+        else:
+            log.warning("[graphnb] unknown message type %r", message["type"])
+
+    def _inspect(self, request: int, binding: str) -> None:
+        found, why = ns.try_lookup(binding, self._scope()[1])
+        reply = InspectedMessage(
+            type="inspected", request=request, binding=binding, info=None, error=why
+        )
+        if why is None:
+            try:
+                reply["info"] = ns.describe_callable(found, binding=binding)
+            except TypeError as error:
+                reply["error"] = f"binding {binding!r}: {error}"
+        self._send_message(reply)
+
+
+def _graph_in(module: types.ModuleType) -> StateGraph[Any] | CompiledGraph[Any]:
+    """The graph a module defines: its ``graph`` attribute, else its only graph."""
+    preferred = getattr(module, "graph", None)
+    if isinstance(preferred, (StateGraph, CompiledGraph)):
+        return preferred
+    found = [v for v in vars(module).values() if isinstance(v, (StateGraph, CompiledGraph))]
+    if len(found) != 1:
+        raise TypeError(
+            f"module {module.__name__!r} defines {len(found)} graphs; Builder() needs exactly "
+            "one, or one named `graph`"
+        )
+    return found[0]
+
+
+def _module_name(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() else "_" for c in name.strip()) or "graph"
+    return cleaned if not cleaned[0].isdigit() else f"graph_{cleaned}"

@@ -1,0 +1,218 @@
+"""The widget protocol: every message and synced payload, typed.
+
+Two channels join the Python :class:`~graphnb.widget.Builder` and its front end:
+
+- *traits* (``spec``, ``problems``, ``callables``, ``models``, ``run`` ...) hold everything a
+  view needs to draw itself, so a view opened late, or reopened after the notebook was
+  saved, shows the current picture;
+- *custom messages* carry requests from the front end (:data:`ClientMessage`) and the few
+  replies and streams that need not survive (:data:`ServerMessage`).
+
+Every message has a ``type`` literal. The TypeScript twins live in
+``widgets/src/protocol.ts``; keep the two files in step.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias, TypedDict
+
+__all__ = [
+    "CallableInfo",
+    "ChunksMessage",
+    "ClientMessage",
+    "ExportRequest",
+    "FieldInfo",
+    "InspectedMessage",
+    "InspectRequest",
+    "LayoutRequest",
+    "ModelInfo",
+    "NodeRun",
+    "NodeStatus",
+    "ProblemInfo",
+    "RefreshRequest",
+    "RunError",
+    "RunRequest",
+    "RunState",
+    "RunStatus",
+    "ServerMessage",
+    "StepRecord",
+    "StopRequest",
+    "UseModelRequest",
+]
+
+NodeStatus = Literal["idle", "pending", "running", "done", "error"]
+"""What a node is doing in the current run."""
+
+RunStatus = Literal["idle", "running", "done", "error", "stopped"]
+"""Where the current run is."""
+
+
+# -- trait payloads ----------------------------------------------------------------------
+
+
+class ProblemInfo(TypedDict):
+    """A validation problem, pinned on the nodes it names (``problems`` trait)."""
+
+    code: str
+    message: str
+    nodes: list[str]
+
+
+class CallableInfo(TypedDict):
+    """A callable the binding panel offers (``callables`` trait, and inspect replies)."""
+
+    name: str
+    binding: str
+    kind: Literal["function", "async", "generator", "async-generator", "callable"]
+    signature: str
+    doc: str
+    source: str
+
+
+class FieldInfo(TypedDict):
+    """One field of a state model, as the state-model panel shows it."""
+
+    name: str
+    type: str
+    reducer: str
+    alias: str | None
+    streaming: bool
+    required: bool
+
+
+class ModelInfo(TypedDict):
+    """A state model the state-model panel offers (``models`` trait)."""
+
+    name: str
+    binding: str
+    kind: Literal["model", "typeddict", "dict"]
+    doc: str
+    fields: list[FieldInfo]
+    json_schema: dict[str, Any]
+
+
+class NodeRun(TypedDict):
+    """One node's part in the current run."""
+
+    status: NodeStatus
+    duration: float | None
+    runs: int
+
+
+class StepRecord(TypedDict):
+    """The state after one super-step, and which fields that step changed."""
+
+    step: int
+    nodes: list[str]
+    state: dict[str, Any]
+    changed: list[str]
+
+
+class RunError(TypedDict):
+    """Why a run failed: the node (if any), the message and the formatted traceback."""
+
+    node: str | None
+    message: str
+    traceback: str
+
+
+class RunState(TypedDict):
+    """The ``run`` trait: everything the run panel and the canvas show about a run."""
+
+    id: str | None
+    status: RunStatus
+    thread_id: str | None
+    nodes: dict[str, NodeRun]
+    active: list[str]
+    steps: list[StepRecord]
+    chunks: str
+    field: str | None
+    error: RunError | None
+    elapsed: float | None
+
+
+# -- front end -> Python -----------------------------------------------------------------
+
+
+class RunRequest(TypedDict):
+    """Start a run with this input (field names or aliases) and optional thread."""
+
+    type: Literal["run"]
+    input: dict[str, Any]
+    thread_id: str | None
+
+
+class StopRequest(TypedDict):
+    """Cancel the current run."""
+
+    type: Literal["stop"]
+
+
+class LayoutRequest(TypedDict):
+    """Place every node with the diagrams' layout."""
+
+    type: Literal["layout"]
+
+
+class ExportRequest(TypedDict):
+    """Write the graph as a Python module next to the notebook."""
+
+    type: Literal["export"]
+
+
+class InspectRequest(TypedDict):
+    """Describe the callable a typed-in binding names."""
+
+    type: Literal["inspect"]
+    request: int
+    binding: str
+
+
+class RefreshRequest(TypedDict):
+    """Scan the notebook's namespace again for callables and models."""
+
+    type: Literal["refresh"]
+
+
+class UseModelRequest(TypedDict):
+    """Run the graph on this state model (``None``: a plain dict state)."""
+
+    type: Literal["use_model"]
+    binding: str | None
+
+
+ClientMessage: TypeAlias = (
+    RunRequest
+    | StopRequest
+    | LayoutRequest
+    | ExportRequest
+    | InspectRequest
+    | RefreshRequest
+    | UseModelRequest
+)
+
+
+# -- Python -> front end -----------------------------------------------------------------
+
+
+class ChunksMessage(TypedDict):
+    """A batch of streamed text; ``offset`` is the length of the text before it."""
+
+    type: Literal["chunks"]
+    run: str
+    node: str
+    offset: int
+    text: str
+
+
+class InspectedMessage(TypedDict):
+    """The reply to an :class:`InspectRequest`: the callable, or why it was not found."""
+
+    type: Literal["inspected"]
+    request: int
+    binding: str
+    info: CallableInfo | None
+    error: str | None
+
+
+ServerMessage: TypeAlias = ChunksMessage | InspectedMessage

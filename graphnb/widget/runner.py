@@ -1,0 +1,293 @@
+"""The run controller: runs a compiled graph as an asyncio task and reports on it.
+
+The run goes on as a task on the kernel's event loop, so the kernel keeps reading the
+front end's messages (Stop cancels the task). What the run panel shows is kept in a
+:class:`~graphnb.widget.messages.RunState` that is published as a whole, at most every
+``interval`` seconds; streamed text goes out as small ``chunks`` messages, batched at the
+same pace, never one message per chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from ..engine.compiled import CompiledGraph
+from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
+from .messages import ChunksMessage, NodeRun, RunError, RunState, ServerMessage, StepRecord
+
+__all__ = ["RunController", "idle_run", "supports_threads"]
+
+STEP_LIMIT = 500
+"""Steps kept for the state panel; a run that loops longer keeps the last ones."""
+
+
+def idle_run(nodes: list[str] | tuple[str, ...] = ()) -> RunState:
+    """The run state before any run: every node idle."""
+    return RunState(
+        id=None,
+        status="idle",
+        thread_id=None,
+        nodes={name: NodeRun(status="idle", duration=None, runs=0) for name in nodes},
+        active=[],
+        steps=[],
+        chunks="",
+        field=None,
+        error=None,
+        elapsed=None,
+    )
+
+
+def supports_threads(graph: CompiledGraph[Any]) -> bool:
+    """Whether this engine's runs accept a ``thread_id`` (persistence is there)."""
+    return "thread_id" in inspect.signature(graph.astream).parameters
+
+
+def _jsonable(value: Any) -> Any:
+    return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
+
+
+def _error_info(node: str | None, error: BaseException) -> RunError:
+    return RunError(
+        node=node,
+        message=f"{type(error).__name__}: {error}",
+        traceback="".join(traceback.format_exception(error)),
+    )
+
+
+class RunController:
+    """Runs one graph at a time for a widget and keeps the run panel's picture current.
+
+    Args:
+        publish: called with a fresh :class:`RunState` whenever the picture changed (at
+            most every ``interval`` seconds while a run goes on, and once at its end).
+        send: sends a message to the front end (streamed text).
+        interval: the least time between two publications, in seconds.
+        clock: a monotonic clock (injected by tests).
+    """
+
+    def __init__(
+        self,
+        publish: Callable[[RunState], None],
+        send: Callable[[ServerMessage], None],
+        *,
+        interval: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._publish = publish
+        self._send = send
+        self.interval = interval
+        self._clock = clock
+        self.state: RunState = idle_run()
+        self.task: asyncio.Task[Any] | None = None
+        self._pending: list[str] = []
+        self._pending_node = ""
+        self._dirty = False
+        self._last = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._started = 0.0
+        self.messages_sent = 0
+
+    @property
+    def running(self) -> bool:
+        """Whether a run is going on."""
+        return self.task is not None and not self.task.done()
+
+    def reset(self, nodes: list[str]) -> None:
+        """Show every node idle (after the graph changed, when no run goes on)."""
+        if not self.running:
+            self.state = idle_run(nodes)
+            self._publish(self.state)
+
+    # -- starting and stopping ---------------------------------------------------------
+
+    def start(
+        self,
+        graph: CompiledGraph[Any],
+        input: Mapping[str, Any] | None,
+        *,
+        thread_id: str | None = None,
+    ) -> asyncio.Task[Any]:
+        """Start a run as a task on the running event loop and return the task.
+
+        Raises:
+            RuntimeError: a run is already going on, or no event loop runs in this thread.
+        """
+        if self.running:
+            raise RuntimeError("a run is already going on; stop it before starting another")
+        loop = asyncio.get_running_loop()
+        self.task = loop.create_task(self._drive(graph, input, thread_id))
+        return self.task
+
+    def fail(self, nodes: list[str], error: BaseException) -> None:
+        """Show a run that could not start (the graph did not compile, say)."""
+        self.state = idle_run(nodes)
+        self.state["status"] = "error"
+        self.state["error"] = _error_info(None, error)
+        self._publish(self.state)
+
+    def stop(self) -> bool:
+        """Cancel the current run; ``False`` when none was going on."""
+        if not self.running:
+            return False
+        assert self.task is not None
+        self.task.cancel()
+        return True
+
+    # -- the run -----------------------------------------------------------------------
+
+    async def _drive(
+        self, graph: CompiledGraph[Any], input: Mapping[str, Any] | None, thread_id: str | None
+    ) -> Any:
+        state = idle_run([node.id for node in graph.spec.nodes])
+        state["id"] = uuid.uuid4().hex
+        state["status"] = "running"
+        state["thread_id"] = thread_id
+        state["field"] = graph.schema.streaming
+        self.state = state
+        self._pending, self._pending_node = [], ""
+        self._started = self._clock()
+        self._publish_now(force=True)
+        options: dict[str, Any] = {"mode": "events"}
+        if thread_id and supports_threads(graph):
+            options["thread_id"] = thread_id
+        final: Any = None
+        try:
+            async for event in graph.astream(input, **options):
+                if isinstance(event, StepFinished):
+                    final = event.state
+                self._on_event(event)
+                self._tick()
+                # Let the kernel read the front end's messages (Stop) between events,
+                # even when every node is synchronous.
+                await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            self._finish("stopped")
+            raise
+        except Exception as error:  # shown in the run panel, not raised
+            if state["error"] is None:
+                state["error"] = _error_info(getattr(error, "node", None), error)
+            self._finish("error")
+            return None
+        self._finish("done")
+        return final
+
+    def _on_event(self, event: Event) -> None:
+        state = self.state
+        nodes = state["nodes"]
+        if isinstance(event, Chunk):
+            if event.field is not None:
+                if self._pending and event.node != self._pending_node:
+                    self._flush_chunks()
+                self._pending_node = event.node
+                self._pending.append(str(event.value))
+            return
+        if isinstance(event, NodeStarted):
+            nodes.setdefault(event.node, NodeRun(status="idle", duration=None, runs=0))
+            nodes[event.node]["status"] = "running"
+            state["active"] = [*state["active"], event.node]
+        elif isinstance(event, NodeFinished):
+            record = nodes.setdefault(event.node, NodeRun(status="idle", duration=None, runs=0))
+            record["status"] = "done"
+            record["duration"] = event.duration
+            record["runs"] += 1
+            state["active"] = [name for name in state["active"] if name != event.node]
+        elif isinstance(event, NodeFailed):
+            if event.node in nodes:
+                nodes[event.node]["status"] = "error"
+            state["active"] = [name for name in state["active"] if name != event.node]
+            state["error"] = _error_info(event.node, event.error)
+        elif isinstance(event, StepFinished):
+            self._flush_chunks()
+            values = _jsonable(event.state)
+            if not isinstance(values, dict):
+                values = {"value": values}
+            previous = state["steps"][-1]["state"] if state["steps"] else {}
+            changed = [key for key, value in values.items() if previous.get(key) != value]
+            state["steps"].append(
+                StepRecord(step=event.step, nodes=list(event.nodes), state=values, changed=changed)
+            )
+            del state["steps"][:-STEP_LIMIT]
+            for name in event.next:
+                if name in nodes and nodes[name]["status"] != "running":
+                    nodes[name]["status"] = "pending"
+        self._dirty = True
+
+    def _finish(self, status: str) -> None:
+        state = self.state
+        self._flush_chunks()
+        if status == "stopped":
+            for record in state["nodes"].values():
+                if record["status"] in ("pending", "running"):
+                    record["status"] = "idle"
+        elif status == "done":
+            for record in state["nodes"].values():
+                if record["status"] == "pending":
+                    record["status"] = "idle"
+        state["active"] = []
+        state["status"] = status  # type: ignore[typeddict-item]
+        state["elapsed"] = self._clock() - self._started
+        self._publish_now(force=True)
+
+    # -- batching ----------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        """Publish if the interval has passed; otherwise make sure a timer will."""
+        if not (self._dirty or self._pending):
+            return
+        if self._clock() - self._last >= self.interval:
+            self._publish_now()
+        elif self._timer is None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.interval, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self.running and (self._dirty or self._pending):
+            self._publish_now()
+
+    def _flush_chunks(self) -> None:
+        if not self._pending:
+            return
+        text = "".join(self._pending)
+        offset = len(self.state["chunks"])
+        self._pending = []
+        self.state["chunks"] += text
+        run = self.state["id"] or ""
+        node = self._pending_node
+        self._send(ChunksMessage(type="chunks", run=run, node=node, offset=offset, text=text))
+        self.messages_sent += 1
+
+    def _publish_now(self, *, force: bool = False) -> None:
+        self._flush_chunks()
+        self._last = self._clock()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._dirty or force:
+            self._dirty = False
+            self._publish(_copy(self.state))
+            self.messages_sent += 1
+
+
+def _copy(state: RunState) -> RunState:
+    """A fresh copy, so a synced trait sees a new value (and later edits stay ours)."""
+    return RunState(
+        id=state["id"],
+        status=state["status"],
+        thread_id=state["thread_id"],
+        nodes={name: NodeRun(**record) for name, record in state["nodes"].items()},
+        active=list(state["active"]),
+        steps=list(state["steps"]),
+        chunks=state["chunks"],
+        field=state["field"],
+        error=state["error"],
+        elapsed=state["elapsed"],
+    )

@@ -1,0 +1,127 @@
+// The node components the canvas draws: a step (a graph node) and the START/END terminals.
+
+import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
+import { createContext, memo, useContext, useEffect, useRef, useState } from "react";
+import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
+import { type Store, useSelect } from "./store";
+
+export type StepData = { label: string; binding: string | null };
+export type StepNode = Node<StepData, "step">;
+export type TerminalNode = Node<{ label: string }, "terminal">;
+
+/** What nodes read besides their own data: run state, problems, and how to rename. */
+export type CanvasContext = {
+  run: Store<RunState>;
+  problems: Store<Record<string, ProblemInfo[]>>;
+  rename(from: string, to: string): boolean;
+};
+
+export const Canvas = createContext<CanvasContext | null>(null);
+
+function useCanvas(): CanvasContext {
+  const context = useContext(Canvas);
+  if (!context) throw new Error("[graphnb] node rendered outside the canvas");
+  return context;
+}
+
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds == null) return "";
+  if (seconds < 1) return `${(seconds * 1000).toFixed(seconds < 0.01 ? 1 : 0)} ms`;
+  return `${seconds.toFixed(2)} s`;
+}
+
+function Step({ id, data, selected }: NodeProps<StepNode>) {
+  const canvas = useCanvas();
+  const status = useSelect(canvas.run, (r) => (r.nodes[id]?.status ?? "idle") as NodeStatus);
+  const duration = useSelect(canvas.run, (r) => r.nodes[id]?.duration ?? null);
+  const runs = useSelect(canvas.run, (r) => r.nodes[id]?.runs ?? 0);
+  const failed = useSelect(canvas.run, (r) => (r.error?.node === id ? r.error.message : null));
+  const problem = useSelect(canvas.problems, (p) => {
+    const found = p[id];
+    return found?.length ? `${found[0].code}\u0000${found.map((x) => x.message).join("\n")}` : null;
+  });
+  const [code, message] = problem ? problem.split("\u0000") : [null, null];
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(data.label);
+  const [rejected, setRejected] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (editing) input.current?.select();
+  }, [editing]);
+
+  const commit = () => {
+    if (canvas.rename(id, draft)) {
+      setEditing(false);
+      setRejected(false);
+    } else setRejected(true);
+  };
+
+  const classes = ["graphnb-node", `graphnb-status-${status}`];
+  if (status === "running") classes.push("graphnb-active");
+  if (code) classes.push("graphnb-has-problem");
+  if (selected) classes.push("graphnb-selected");
+  return (
+    <div
+      className={classes.join(" ")}
+      data-testid={`node-${id}`}
+      data-status={status}
+      data-problem={code ?? undefined}
+      title={message ?? failed ?? data.binding ?? "not bound: select the node and pick a callable"}
+    >
+      <Handle type="target" position={Position.Top} />
+      {editing ? (
+        <input
+          ref={input}
+          className={`graphnb-rename nodrag${rejected ? " graphnb-invalid" : ""}`}
+          data-testid="node-rename-input"
+          value={draft}
+          autoFocus
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            e.stopPropagation();
+            if (e.key === "Enter") commit();
+            if (e.key === "Escape") setEditing(false);
+          }}
+          onBlur={() => setEditing(false)}
+        />
+      ) : (
+        <div
+          className="graphnb-node-label"
+          data-testid={`node-label-${id}`}
+          onDoubleClick={(e) => {
+            e.stopPropagation();
+            setDraft(data.label);
+            setRejected(false);
+            setEditing(true);
+          }}
+        >
+          {data.label}
+        </div>
+      )}
+      <div className="graphnb-node-meta">
+        <span className="graphnb-node-binding">{data.binding ?? "unbound"}</span>
+        {duration != null && (
+          <span className="graphnb-node-duration" data-testid={`node-duration-${id}`}>
+            {formatDuration(duration)}
+            {runs > 1 ? ` ×${runs}` : ""}
+          </span>
+        )}
+      </div>
+      {code && <span className="graphnb-node-badge" aria-label={message ?? ""}>!</span>}
+      <Handle type="source" position={Position.Bottom} />
+    </div>
+  );
+}
+
+function Terminal({ id, data }: NodeProps<TerminalNode>) {
+  const isStart = data.label === "START";
+  return (
+    <div className={`graphnb-terminal ${isStart ? "graphnb-start" : "graphnb-end"}`} data-testid={`node-${id}`}>
+      {!isStart && <Handle type="target" position={Position.Top} />}
+      {data.label}
+      {isStart && <Handle type="source" position={Position.Bottom} />}
+    </div>
+  );
+}
+
+export const nodeTypes = { step: memo(Step), terminal: memo(Terminal) };

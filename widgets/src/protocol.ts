@@ -1,0 +1,157 @@
+// The widget protocol, mirrored from graphnb/widget/messages.py (keep the two in step)
+// and the GraphSpec JSON of graphnb/spec.py.
+
+export const START = "__start__";
+export const END = "__end__";
+/** Spec metadata key holding the canvas positions of START and END. */
+export const POSITIONS_KEY = "graphnb.widget.positions";
+
+export type XY = { x: number; y: number };
+export type EdgeKind = "direct" | "conditional" | "join";
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export type NodeSpec = {
+  id: string;
+  label: string | null;
+  binding: string | null;
+  position: XY | null;
+  metadata: Record<string, Json>;
+};
+
+export type EdgeSpec = {
+  source: string;
+  target: string;
+  kind: EdgeKind;
+  route: string | null;
+  label: string | null;
+  metadata: Record<string, Json>;
+};
+
+export type FieldSpec = {
+  name: string;
+  type: string;
+  reducer: string;
+  alias: string | null;
+  streaming: boolean;
+  required: boolean;
+};
+
+export type StateSpec = {
+  kind: "model" | "typeddict" | "dict";
+  binding: string | null;
+  fields: FieldSpec[];
+};
+
+export type GraphSpec = {
+  version: 1;
+  name: string;
+  nodes: NodeSpec[];
+  edges: EdgeSpec[];
+  routers: Record<string, string | null>;
+  state: StateSpec;
+  metadata: Record<string, Json>;
+};
+
+// -- trait payloads -----------------------------------------------------------------------
+
+export type NodeStatus = "idle" | "pending" | "running" | "done" | "error";
+export type RunStatus = "idle" | "running" | "done" | "error" | "stopped";
+
+export type ProblemInfo = { code: string; message: string; nodes: string[] };
+
+export type CallableInfo = {
+  name: string;
+  binding: string;
+  kind: "function" | "async" | "generator" | "async-generator" | "callable";
+  signature: string;
+  doc: string;
+  source: string;
+};
+
+export type ModelInfo = {
+  name: string;
+  binding: string;
+  kind: "model" | "typeddict" | "dict";
+  doc: string;
+  fields: FieldSpec[];
+  json_schema: JsonSchema;
+};
+
+export type JsonSchema = {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  default?: Json;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  enum?: Json[];
+  items?: JsonSchema;
+  $ref?: string;
+};
+
+export type NodeRun = { status: NodeStatus; duration: number | null; runs: number };
+export type StepRecord = {
+  step: number;
+  nodes: string[];
+  state: Record<string, Json>;
+  changed: string[];
+};
+export type RunError = { node: string | null; message: string; traceback: string };
+
+export type RunState = {
+  id: string | null;
+  status: RunStatus;
+  thread_id: string | null;
+  nodes: Record<string, NodeRun>;
+  active: string[];
+  steps: StepRecord[];
+  chunks: string;
+  field: string | null;
+  error: RunError | null;
+  elapsed: number | null;
+};
+
+/** The synced traits of graphnb.widget.Builder. */
+export type Model = {
+  spec: GraphSpec;
+  problems: ProblemInfo[];
+  callables: CallableInfo[];
+  models: ModelInfo[];
+  run_state: RunState;
+  threads: boolean;
+  export_status: string;
+  height: number;
+};
+
+// -- front end -> Python ------------------------------------------------------------------
+
+export type RunRequest = { type: "run"; input: Record<string, Json>; thread_id: string | null };
+export type StopRequest = { type: "stop" };
+export type LayoutRequest = { type: "layout" };
+export type ExportRequest = { type: "export" };
+export type InspectRequest = { type: "inspect"; request: number; binding: string };
+export type RefreshRequest = { type: "refresh" };
+export type UseModelRequest = { type: "use_model"; binding: string | null };
+
+export type ClientMessage =
+  | RunRequest
+  | StopRequest
+  | LayoutRequest
+  | ExportRequest
+  | InspectRequest
+  | RefreshRequest
+  | UseModelRequest;
+
+// -- Python -> front end ------------------------------------------------------------------
+
+export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string };
+export type InspectedMessage = {
+  type: "inspected";
+  request: number;
+  binding: string;
+  info: CallableInfo | null;
+  error: string | null;
+};
+
+export type ServerMessage = ChunksMessage | InspectedMessage;
