@@ -1,0 +1,87 @@
+"""The ReAct agent runner of seed 001, on the graphnb engine.
+
+The agent is the seed's state machine (IDLE, THINKING, TOOL_CALLING, OBSERVING,
+RESPONDING, COMPLETED, FAILED) run as a graph: tool calls run concurrently with typed
+results, failures go to FAILED which retries or resets with a friendly answer, and every
+step is recorded in a trace log. See ``docs/agent.md``.
+"""
+
+from __future__ import annotations
+
+from .batch import BatchPolicy, run_tool_calls
+from .context import AgentContext, current_context, use_context
+from .errors import (
+    MalformedToolCall,
+    ModelError,
+    ModelRateLimited,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnavailable,
+    RoundLimitExceeded,
+    ScriptExhausted,
+    ToolDefinitionError,
+    ToolRateLimited,
+)
+from .messages import Message, ModelReply, ToolCall, call
+from .model import ChatModel, TokenSink
+from .openai_model import OpenAIChatModel
+from .react import REACT_MACHINE, ReactEvent, ReactState
+from .results import Failure, RateLimited, Success, Timeout, ToolResult
+from .retry import ErrorInfo, ErrorKind, RetryDecision, RetryPolicy, classify_error
+from .runner import DEFAULT_FALLBACK, AgentResult, PhaseTimeouts, ReActAgent
+from .scripted import Hang, ScriptedModel
+from .state import AgentFailure, AgentRunState
+from .tools import Tool, Toolset, tool
+from .trace import PhaseStats, TraceLog, TraceRecord
+
+__all__ = [
+    "DEFAULT_FALLBACK",
+    "REACT_MACHINE",
+    "AgentContext",
+    "AgentFailure",
+    "AgentResult",
+    "AgentRunState",
+    "BatchPolicy",
+    "ChatModel",
+    "ErrorInfo",
+    "ErrorKind",
+    "Failure",
+    "Hang",
+    "MalformedToolCall",
+    "Message",
+    "ModelError",
+    "ModelRateLimited",
+    "ModelReply",
+    "ModelServerError",
+    "ModelTimeout",
+    "ModelUnavailable",
+    "OpenAIChatModel",
+    "PhaseStats",
+    "PhaseTimeouts",
+    "RateLimited",
+    "ReActAgent",
+    "ReactEvent",
+    "ReactState",
+    "RetryDecision",
+    "RetryPolicy",
+    "RoundLimitExceeded",
+    "ScriptExhausted",
+    "ScriptedModel",
+    "Success",
+    "Timeout",
+    "TokenSink",
+    "Tool",
+    "ToolCall",
+    "ToolDefinitionError",
+    "ToolRateLimited",
+    "ToolResult",
+    "Toolset",
+    "TraceLog",
+    "TraceRecord",
+    "call",
+    "classify_error",
+    "current_context",
+    "run_tool_calls",
+    "tool",
+    "use_context",
+]

@@ -1,0 +1,166 @@
+"""Run a batch of tool calls concurrently, under a per-call timeout and a batch deadline.
+
+Every call runs in its own task of one :class:`asyncio.TaskGroup`, so no task outlives
+its batch. Two policies:
+
+- ``"collect"``: every call runs to its own end; each gets its typed result.
+- ``"all_or_nothing"``: the first call that does not succeed cancels its siblings, which
+  get a :class:`~graphnb.agent.Failure` with reason ``"cancelled"``.
+
+Example:
+    >>> import asyncio
+    >>> from graphnb.agent import Toolset, call
+    >>> async def slow(seconds: float) -> str:
+    ...     await asyncio.sleep(seconds)
+    ...     return "done"
+    >>> calls = [call("slow", seconds=0.0), call("slow", seconds=5.0)]
+    >>> results = asyncio.run(run_tool_calls(calls, Toolset([slow]), call_timeout=0.05))
+    >>> [type(result).__name__ for result in results]
+    ['Success', 'Timeout']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import Literal
+
+from pydantic import ValidationError
+
+from .errors import ToolRateLimited
+from .messages import ToolCall
+from .results import Failure, RateLimited, Success, Timeout, ToolResult
+from .tools import Toolset, describe_validation
+
+__all__ = ["BatchPolicy", "run_tool_calls"]
+
+BatchPolicy = Literal["collect", "all_or_nothing"]
+"""How a batch treats a call that does not succeed; see the module docs."""
+
+
+class _Abort(Exception):
+    """Raised inside a task to make its TaskGroup cancel the siblings."""
+
+
+async def call_tool(
+    tool_call: ToolCall,
+    tools: Toolset,
+    *,
+    allowed: Collection[str] | None = None,
+    timeout: float | None = None,
+) -> ToolResult:
+    """Run one tool call and turn whatever happens into a typed result.
+
+    Cancellation is not turned into a result: it propagates, as it must.
+    """
+    name = tool_call.name
+    found = tools.get(name)
+    if found is None:
+        known = ", ".join(t.name for t in tools.tools) or "none"
+        return Failure(
+            tool_call.id, name, f"no tool is named `{name}` (known: {known})", "unknown-tool"
+        )
+    if allowed is not None and name not in allowed:
+        return Failure(tool_call.id, name, f"tool `{name}` is not available now", "not-allowed")
+    started = time.perf_counter()
+    scope = asyncio.timeout(timeout)
+    try:
+        async with scope:
+            value = await found.invoke(tool_call.arguments)
+    except TimeoutError as error:
+        if scope.expired():
+            return Timeout(tool_call.id, name, after=timeout or 0.0)
+        return _failure(tool_call, error, started)
+    except ValidationError as error:
+        return Failure(
+            tool_call.id,
+            name,
+            f"invalid arguments: {describe_validation(error)}",
+            "invalid-arguments",
+            time.perf_counter() - started,
+        )
+    except ToolRateLimited as error:
+        return RateLimited(tool_call.id, name, error.retry_after)
+    except Exception as error:
+        return _failure(tool_call, error, started)
+    return Success(tool_call.id, name, value, time.perf_counter() - started)
+
+
+def _failure(tool_call: ToolCall, error: BaseException, started: float) -> Failure:
+    text = str(error) or "no details"
+    return Failure(
+        tool_call.id,
+        tool_call.name,
+        f"{type(error).__name__}: {text}",
+        "error",
+        time.perf_counter() - started,
+    )
+
+
+async def run_tool_calls(
+    calls: Sequence[ToolCall],
+    tools: Toolset,
+    *,
+    policy: BatchPolicy = "collect",
+    call_timeout: float | None = None,
+    deadline: float | None = None,
+    allowed: Collection[str] | None = None,
+    on_result: Callable[[ToolCall, ToolResult], None] | None = None,
+) -> list[ToolResult]:
+    """Run ``calls`` concurrently; results come back in the order of ``calls``.
+
+    Args:
+        calls: the tool calls.
+        tools: where the tools are found.
+        policy: ``"collect"`` or ``"all_or_nothing"``.
+        call_timeout: seconds each call may take; a late call becomes ``Timeout``.
+        deadline: seconds the whole batch may take; calls still running are cancelled
+            and become ``Timeout``.
+        allowed: names of the tools callable now; others become ``Failure``.
+        on_result: called with each call and its result as soon as it is known.
+    """
+    if policy not in ("collect", "all_or_nothing"):
+        raise ValueError(f"policy must be 'collect' or 'all_or_nothing', got {policy!r}")
+    results: list[ToolResult | None] = [None] * len(calls)
+    first_failure: list[ToolCall] = []
+
+    async def one(index: int, tool_call: ToolCall) -> None:
+        result = await call_tool(tool_call, tools, allowed=allowed, timeout=call_timeout)
+        results[index] = result
+        if on_result is not None:
+            on_result(tool_call, result)
+        if policy == "all_or_nothing" and not isinstance(result, Success):
+            first_failure.append(tool_call)
+            raise _Abort
+
+    scope = asyncio.timeout(deadline)
+    try:
+        async with scope:
+            try:
+                async with asyncio.TaskGroup() as group:
+                    for index, tool_call in enumerate(calls):
+                        group.create_task(one(index, tool_call), name=f"tool {tool_call.name}")
+            except* _Abort:
+                pass
+    except TimeoutError:
+        if not scope.expired():
+            raise
+    for index, tool_call in enumerate(calls):
+        if results[index] is not None:
+            continue
+        late: ToolResult
+        if first_failure:
+            cause = first_failure[0]
+            late = Failure(
+                tool_call.id,
+                tool_call.name,
+                f"cancelled because `{cause.name}` ({cause.id}) did not succeed",
+                "cancelled",
+            )
+        else:
+            late = Timeout(tool_call.id, tool_call.name, after=deadline or 0.0)
+        results[index] = late
+        if on_result is not None:
+            on_result(tool_call, late)
+    return [result for result in results if result is not None]

@@ -1,0 +1,108 @@
+"""Errors of the agent runner, its chat models and its tools.
+
+Model errors say what kind of failure happened (rate limit, server error, timeout,
+malformed reply), so the retry policy's classifier can decide without parsing text.
+"""
+
+from __future__ import annotations
+
+from ..errors import GraphRuntimeError, GraphSetupError
+
+__all__ = [
+    "MalformedToolCall",
+    "ModelError",
+    "ModelRateLimited",
+    "ModelServerError",
+    "ModelTimeout",
+    "ModelUnavailable",
+    "RoundLimitExceeded",
+    "ScriptExhausted",
+    "ToolDefinitionError",
+    "ToolRateLimited",
+]
+
+
+class ModelError(GraphRuntimeError):
+    """A chat model call failed; ``model`` names the model."""
+
+    def __init__(self, message: str, *, model: str) -> None:
+        self.model = model
+        super().__init__(message)
+
+
+class ModelRateLimited(ModelError):
+    """The model's endpoint refused the call for now (HTTP 429).
+
+    Attributes:
+        retry_after: seconds the endpoint asked to wait (``Retry-After``), if it said.
+    """
+
+    def __init__(self, message: str, *, model: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, model=model)
+
+
+class ModelServerError(ModelError):
+    """The model's endpoint failed (HTTP 5xx); ``status`` is the status code."""
+
+    def __init__(self, message: str, *, model: str, status: int) -> None:
+        self.status = status
+        super().__init__(message, model=model)
+
+
+class ModelTimeout(ModelError, TimeoutError):
+    """The model did not answer in time; ``after`` is the timeout in seconds."""
+
+    def __init__(self, message: str, *, model: str, after: float | None) -> None:
+        self.after = after
+        super().__init__(message, model=model)
+
+
+class ModelUnavailable(ModelError, ConnectionError):
+    """The model's endpoint could not be reached."""
+
+
+class MalformedToolCall(ModelError, ValueError):
+    """The model asked for a tool call whose arguments are not a JSON object.
+
+    Attributes:
+        tool: the tool the model named.
+        arguments: the raw argument text it sent.
+    """
+
+    def __init__(self, message: str, *, model: str, tool: str, arguments: str) -> None:
+        self.tool = tool
+        self.arguments = arguments
+        super().__init__(message, model=model)
+
+
+class ScriptExhausted(ModelError, IndexError):
+    """A scripted model was called more times than its script has replies."""
+
+
+class RoundLimitExceeded(GraphRuntimeError):
+    """An agent run used all its ReAct rounds without an answer; ``limit`` is the limit."""
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        self.limit = limit
+        super().__init__(message)
+
+
+class ToolRateLimited(GraphRuntimeError):
+    """Raised by a tool whose backend is rate limited; becomes a ``RateLimited`` result.
+
+    Attributes:
+        retry_after: seconds the backend asked to wait, if known.
+    """
+
+    def __init__(self, message: str = "rate limited", *, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class ToolDefinitionError(GraphSetupError):
+    """A function cannot be a tool (e.g. a parameter without a type); ``tool`` names it."""
+
+    def __init__(self, message: str, *, tool: str) -> None:
+        self.tool = tool
+        super().__init__(message)

@@ -1,0 +1,254 @@
+"""A chat model over any OpenAI-compatible HTTP endpoint, through the official client.
+
+Needs the ``openai`` extra: ``pip install graphnb[openai]``. The client's own retries are
+switched off (``max_retries=0``): retrying is the runner's FAILED state's decision, made
+in code by :class:`~graphnb.agent.RetryPolicy`. HTTP failures become typed errors:
+
+- 429: :class:`~graphnb.agent.ModelRateLimited`, with the ``Retry-After`` seconds;
+- 5xx: :class:`~graphnb.agent.ModelServerError`;
+- no answer in time: :class:`~graphnb.agent.ModelTimeout`;
+- unreachable or broken connection: :class:`~graphnb.agent.ModelUnavailable`;
+- tool-call arguments that are not a JSON object: :class:`~graphnb.agent.MalformedToolCall`;
+- any other refusal (4xx): :class:`~graphnb.agent.ModelError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Sequence
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    MalformedToolCall,
+    ModelError,
+    ModelRateLimited,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnavailable,
+)
+from .messages import Message, ModelReply, ToolCall
+from .model import TokenSink
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["OpenAIChatModel", "retry_after_seconds"]
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Parse a ``Retry-After`` header: seconds, or an HTTP date (seconds from now).
+
+    Example:
+        >>> retry_after_seconds("2"), retry_after_seconds(None), retry_after_seconds("soon")
+        (2.0, None, None)
+    """
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    from datetime import datetime
+
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+class OpenAIChatModel:
+    """A :class:`~graphnb.agent.ChatModel` for OpenAI-compatible chat-completions endpoints.
+
+    Args:
+        model: the model's name at the endpoint.
+        base_url: the endpoint, e.g. ``http://127.0.0.1:8000/v1``; OpenAI's when omitted.
+        api_key: the key; ``OPENAI_API_KEY`` when omitted (local servers need none).
+        timeout: seconds a whole call may take, streaming included.
+        stream: stream the answer token by token.
+        client: an ``openai.AsyncOpenAI`` to use instead of making one.
+        options: extra arguments for ``chat.completions.create`` (``temperature``...).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        stream: bool = True,
+        client: AsyncOpenAI | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        try:
+            import openai
+        except ImportError as error:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "OpenAIChatModel needs the openai client. Install it with "
+                "`pip install graphnb[openai]`."
+            ) from error
+        self.model = model
+        self.timeout = timeout
+        self.stream = stream
+        self.options = dict(options or {})
+        self.client = client or openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
+            timeout=timeout,
+            max_retries=0,
+        )
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+        return self.model
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatModel({self.model!r}, base_url={str(self.client.base_url)!r})"
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self.client.close()
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Tool] = (),
+        on_token: TokenSink | None = None,
+    ) -> ModelReply:
+        """Ask the endpoint; see the module docs for the errors raised."""
+        import openai
+
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [_wire(message) for message in messages],
+            **self.options,
+        }
+        if tools:
+            request["tools"] = [t.openai_schema() for t in tools]
+        try:
+            async with asyncio.timeout(self.timeout):
+                if self.stream:
+                    return await self._streamed(request, on_token)
+                return await self._whole(request)
+        except TimeoutError:
+            raise ModelTimeout(
+                f"model {self.model!r} gave no answer within {self.timeout:g}s",
+                model=self.model,
+                after=self.timeout,
+            ) from None
+        except openai.APITimeoutError:
+            raise ModelTimeout(
+                f"model {self.model!r} gave no answer within {self.timeout:g}s",
+                model=self.model,
+                after=self.timeout,
+            ) from None
+        except openai.RateLimitError as error:
+            after = retry_after_seconds(error.response.headers.get("retry-after"))
+            raise ModelRateLimited(
+                f"model {self.model!r} is rate limited (HTTP 429)"
+                + (f"; retry after {after:g}s" if after is not None else ""),
+                model=self.model,
+                retry_after=after,
+            ) from error
+        except openai.APIStatusError as error:
+            status = error.status_code
+            if status >= 500:
+                raise ModelServerError(
+                    f"model {self.model!r} failed with HTTP {status}",
+                    model=self.model,
+                    status=status,
+                ) from error
+            raise ModelError(
+                f"model {self.model!r} refused the request with HTTP {status}", model=self.model
+            ) from error
+        except openai.APIConnectionError as error:
+            raise ModelUnavailable(
+                f"model {self.model!r} could not be reached", model=self.model
+            ) from error
+
+    async def _whole(self, request: dict[str, Any]) -> ModelReply:
+        response = await self.client.chat.completions.create(**request)
+        message = response.choices[0].message
+        calls = [
+            (c.id, c.function.name, c.function.arguments)
+            for c in (message.tool_calls or [])
+            if getattr(c, "function", None) is not None
+        ]
+        return ModelReply(message.content or "", self._calls(calls))
+
+    async def _streamed(self, request: dict[str, Any], on_token: TokenSink | None) -> ModelReply:
+        import openai
+
+        stream = await self.client.chat.completions.create(**request, stream=True)
+        text: list[str] = []
+        parts: dict[int, list[str]] = {}
+        try:
+            async for chunk in stream:
+                if not chunk.choices:
+                    continue
+                delta = chunk.choices[0].delta
+                if delta.content:
+                    text.append(delta.content)
+                    if on_token is not None:
+                        on_token(delta.content)
+                for piece in delta.tool_calls or ():
+                    slot = parts.setdefault(piece.index, ["", "", ""])
+                    if piece.id:
+                        slot[0] = piece.id
+                    if piece.function is not None:
+                        slot[1] += piece.function.name or ""
+                        slot[2] += piece.function.arguments or ""
+        except (openai.APIError, asyncio.CancelledError):
+            raise
+        except Exception as error:  # the connection broke mid-stream
+            raise ModelUnavailable(
+                f"the stream from model {self.model!r} broke: {type(error).__name__}",
+                model=self.model,
+            ) from error
+        finally:
+            await stream.close()
+        calls = [(cid, name, args) for _, (cid, name, args) in sorted(parts.items())]
+        return ModelReply("".join(text), self._calls(calls))
+
+    def _calls(self, raw: list[tuple[str, str, str]]) -> tuple[ToolCall, ...]:
+        calls = []
+        for call_id, name, arguments in raw:
+            try:
+                parsed = json.loads(arguments or "{}")
+            except json.JSONDecodeError:
+                parsed = None
+            if not isinstance(parsed, dict):
+                raise MalformedToolCall(
+                    f"model {self.model!r} called tool `{name}` with arguments that are not "
+                    "a JSON object",
+                    model=self.model,
+                    tool=name,
+                    arguments=arguments,
+                )
+            calls.append(ToolCall(name, parsed, call_id))
+        return tuple(calls)
+
+
+def _wire(message: Message) -> dict[str, Any]:
+    """A message in the chat-completions format."""
+    wire: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        wire["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+            }
+            for c in message.tool_calls
+        ]
+    if message.role == "tool":
+        wire["tool_call_id"] = message.tool_call_id
+    return wire

@@ -1,0 +1,221 @@
+"""Tools: plain typed Python functions, described to the model by a JSON schema.
+
+The schema comes from the function's signature through Pydantic, and the same Pydantic
+model validates the arguments a model sends before the function runs. Describe a
+parameter with ``Annotated[str, Field(description=...)]``; the tool's description is the
+first paragraph of its docstring.
+
+Example:
+    >>> from typing import Annotated
+    >>> from pydantic import Field
+    >>> def weather(city: Annotated[str, Field(description="City name")], days: int = 1) -> str:
+    ...     '''Forecast the weather of a city.'''
+    ...     return f"sunny in {city} for {days} day(s)"
+    >>> tool = Tool.from_function(weather)
+    >>> tool.description
+    'Forecast the weather of a city.'
+    >>> tool.parameters["required"], sorted(tool.parameters["properties"])
+    (['city'], ['city', 'days'])
+    >>> import asyncio
+    >>> asyncio.run(tool.invoke({"city": "Paris", "days": "2"}))
+    'sunny in Paris for 2 day(s)'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from .errors import ToolDefinitionError
+
+__all__ = ["Tool", "Toolset", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A function the model may call.
+
+    Attributes:
+        name: the name the model calls it by.
+        description: what it does, for the model.
+        fn: the function (sync or async).
+        parameters: the JSON schema of its arguments.
+        arguments: the Pydantic model validating its arguments.
+    """
+
+    name: str
+    description: str
+    fn: Callable[..., Any]
+    parameters: dict[str, Any]
+    arguments: type[BaseModel] = field(repr=False)
+
+    @classmethod
+    def from_function(
+        cls, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    ) -> Tool:
+        """Make a tool of ``fn``; every parameter needs a type annotation.
+
+        Raises:
+            ToolDefinitionError: a parameter has no annotation or is ``*args``/``**kwargs``.
+        """
+        tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        try:
+            hints = typing.get_type_hints(fn, include_extras=True)
+        except Exception as error:
+            raise ToolDefinitionError(
+                f"tool `{tool_name}`: cannot read its type annotations ({error})", tool=tool_name
+            ) from error
+        fields: dict[str, Any] = {}
+        for parameter in inspect.signature(fn).parameters.values():
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                raise ToolDefinitionError(
+                    f"tool `{tool_name}`: parameter {parameter.name!r} is *args/**kwargs; "
+                    "a tool needs named, typed parameters",
+                    tool=tool_name,
+                )
+            if parameter.name not in hints:
+                raise ToolDefinitionError(
+                    f"tool `{tool_name}`: parameter {parameter.name!r} has no type annotation",
+                    tool=tool_name,
+                )
+            default = ... if parameter.default is parameter.empty else parameter.default
+            fields[parameter.name] = (hints[parameter.name], default)
+        model = create_model(
+            f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        schema = model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        doc = description if description is not None else inspect.getdoc(fn) or ""
+        return cls(tool_name, doc.split("\n\n")[0].strip(), fn, schema, model)
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the function is a coroutine function."""
+        return inspect.iscoroutinefunction(self.fn)
+
+    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Check and convert the model's arguments.
+
+        Raises:
+            pydantic.ValidationError: the arguments do not fit the signature.
+        """
+        checked = self.arguments.model_validate(dict(arguments))
+        return {name: getattr(checked, name) for name in type(checked).model_fields}
+
+    async def invoke(self, arguments: Mapping[str, Any]) -> Any:
+        """Validate ``arguments`` and call the function.
+
+        A sync function runs in a worker thread (with the caller's context variables);
+        Python cannot interrupt a thread, so a timed-out sync call finishes in the
+        background while its result is discarded. Prefer async tools for slow I/O.
+        """
+        values = self.validate(arguments)
+        if self.is_async:
+            return await self.fn(**values)
+        return await asyncio.to_thread(self.fn, **values)
+
+    def openai_schema(self) -> dict[str, Any]:
+        """The tool as an OpenAI ``tools`` entry."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None
+) -> Any:
+    """Decorator form of :meth:`Tool.from_function`: ``@tool`` or ``@tool(name=...)``."""
+    if fn is None:
+        return lambda inner: Tool.from_function(inner, name=name, description=description)
+    return Tool.from_function(fn, name=name, description=description)
+
+
+class Toolset:
+    """The tools of an agent, and which of them each state exposes.
+
+    Args:
+        tools: tools, or plain functions made into tools.
+        by_state: per state (an enum member or its name), the names of the tools it
+            exposes; a state not listed exposes every tool.
+
+    Example:
+        >>> def habits(user: str) -> list[str]:
+        ...     '''The user's habits.'''
+        ...     return ["run"]
+        >>> def store(plan: str) -> bool:
+        ...     '''Store a plan.'''
+        ...     return True
+        >>> tools = Toolset([habits, store], by_state={"LOOKUP": ["habits"], "STORE": ["store"]})
+        >>> [t.name for t in tools.visible("LOOKUP")], [t.name for t in tools.visible("OTHER")]
+        (['habits'], ['habits', 'store'])
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        *,
+        by_state: Mapping[Enum | str, Iterable[str]] | None = None,
+    ) -> None:
+        self._tools: dict[str, Tool] = {}
+        for item in tools:
+            made = item if isinstance(item, Tool) else Tool.from_function(item)
+            if made.name in self._tools:
+                raise ToolDefinitionError(f"two tools are named `{made.name}`", tool=made.name)
+            self._tools[made.name] = made
+        self._by_state: dict[str, tuple[str, ...]] = {}
+        for state, names in (by_state or {}).items():
+            key = state.name if isinstance(state, Enum) else state
+            listed = tuple(names)
+            unknown = [n for n in listed if n not in self._tools]
+            if unknown:
+                raise ToolDefinitionError(
+                    f"state {key} exposes unknown tool(s) {unknown}; known: {sorted(self._tools)}",
+                    tool=unknown[0],
+                )
+            self._by_state[key] = listed
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> Tool | None:
+        """The tool named ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    @property
+    def tools(self) -> list[Tool]:
+        """Every tool, in the order given."""
+        return list(self._tools.values())
+
+    def visible(self, state: Enum | str) -> list[Tool]:
+        """The tools ``state`` exposes."""
+        key = state.name if isinstance(state, Enum) else state
+        names = self._by_state.get(key)
+        if names is None:
+            return self.tools
+        return [self._tools[name] for name in names]
+
+
+def describe_validation(error: ValidationError) -> str:
+    """A one-line account of invalid arguments, for the model to correct itself."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item.get("loc", ())) or "arguments"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "; ".join(parts)

@@ -1,0 +1,166 @@
+"""Run a machine as a graph: each state is a node, each transition a conditional edge.
+
+A state's *handler* does the state's work and names the event that comes next; the
+router after the state fires that event through the machine (guards and actions
+included) and follows the transition taken. A handler that names no event ends the run,
+so a run stops in a final state or wherever the machine waits for outside input.
+
+Example:
+    >>> from enum import Enum, auto
+    >>> from graphnb.machine import Machine, external
+    >>> class Phase(Enum):
+    ...     DRAFT = auto()
+    ...     REVIEW = auto()
+    ...     DONE = auto()
+    >>> class Step(Enum):
+    ...     SUBMIT = auto()
+    ...     APPROVE = auto()
+    >>> flow = Machine("review", states=Phase, events=Step, initial=Phase.DRAFT,
+    ...     final=[Phase.DONE], transitions=[
+    ...         external(Phase.DRAFT, Phase.REVIEW, on=Step.SUBMIT),
+    ...         external(Phase.REVIEW, Phase.DONE, on=Step.APPROVE),
+    ...     ])
+    >>> graph = flow.to_graph(dict, {
+    ...     Phase.DRAFT: lambda state: {"text": "hello", "event": Step.SUBMIT},
+    ...     Phase.REVIEW: lambda state: Step.APPROVE,
+    ... })
+    >>> final = graph.compile().invoke({})
+    >>> final["phase"], final["text"]
+    ('DONE', 'hello')
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from ..engine.context import RunContext
+from ..errors import GraphSetupError
+
+if TYPE_CHECKING:
+    from ..graph import StateGraph
+    from .machine import Machine
+
+__all__ = ["machine_graph"]
+
+Handler = Callable[..., Any]
+
+
+def machine_graph(
+    machine: Machine[Any, Any],
+    state: type[Any],
+    handlers: Mapping[Any, Handler],
+    *,
+    event_field: str = "event",
+    phase_field: str = "phase",
+) -> StateGraph[Any]:
+    """Build the graph that runs ``machine``.
+
+    Args:
+        machine: the machine.
+        state: the graph's state type; it needs ``event_field`` and ``phase_field`` (a
+            ``dict`` state has them implicitly).
+        handlers: per state, a sync or async callable taking the state (and optionally
+            the run context) and returning the next event, ``None``, or a partial update
+            whose ``event_field`` holds the next event. States without a handler name no
+            event, so a run ends there.
+        event_field: the field holding the name of the event a handler chose.
+        phase_field: the field holding the name of the current state.
+
+    Returns:
+        a :class:`~graphnb.StateGraph` whose spec is ``machine.spec`` plus bindings.
+    """
+    from ..graph import StateGraph
+
+    unknown = [key for key in handlers if not isinstance(key, machine.states)]
+    if unknown:
+        raise GraphSetupError(
+            f"handlers of machine {machine.name!r} are keyed by {unknown!r}, which are not "
+            f"{machine.states.__name__} members"
+        )
+    spec = machine.spec
+    namespace: dict[str, Any] = {}
+    for node in spec.nodes:
+        member = machine.states[node.id]
+        node.binding = node.id
+        namespace[node.id] = _node(member, handlers.get(member), event_field, phase_field)
+    for source in list(spec.routers):
+        key = f"route_{source}"
+        spec.routers[source] = key
+        namespace[key] = _router(machine, machine.states[source], event_field)
+    return StateGraph.from_spec(spec, namespace=namespace, state=state)
+
+
+def _takes_context(fn: Handler) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(p.kind in kinds for p in parameters) >= 2
+
+
+def _update(result: Any, state: Enum, event_field: str, phase_field: str) -> dict[str, Any]:
+    if result is None or isinstance(result, Enum):
+        update: dict[str, Any] = {event_field: result}
+    elif isinstance(result, Mapping):
+        update = dict(result)
+        update.setdefault(event_field, None)
+    else:
+        raise TypeError(
+            f"the handler of state {state.name} returned {result!r}; expected an event, "
+            "None, or a mapping of updates"
+        )
+    event = update[event_field]
+    update[event_field] = event.name if isinstance(event, Enum) else event
+    update[phase_field] = state.name
+    return update
+
+
+def _node(
+    state: Enum, handler: Handler | None, event_field: str, phase_field: str
+) -> Callable[[Any, RunContext], Any]:
+    if handler is None:
+
+        def idle(view: Any, context: RunContext) -> dict[str, Any]:
+            return _update(None, state, event_field, phase_field)
+
+        idle.__name__ = state.name
+        return idle
+    with_context = _takes_context(handler)
+    if inspect.iscoroutinefunction(handler):
+
+        async def run_async(view: Any, context: RunContext) -> dict[str, Any]:
+            call: Awaitable[Any] = handler(view, context) if with_context else handler(view)
+            return _update(await call, state, event_field, phase_field)
+
+        run_async.__name__ = state.name
+        return run_async
+
+    def run_sync(view: Any, context: RunContext) -> dict[str, Any]:
+        result = handler(view, context) if with_context else handler(view)
+        return _update(result, state, event_field, phase_field)
+
+    run_sync.__name__ = state.name
+    return run_sync
+
+
+def _router(
+    machine: Machine[Any, Any], state: Enum, event_field: str
+) -> Callable[[Any], str | list[str]]:
+    def route(view: Any) -> str | list[str]:
+        name = view.get(event_field) if isinstance(view, Mapping) else getattr(view, event_field)
+        if name is None:
+            return []
+        event = machine.events[name]
+        transition = machine.resolve(state, event, view)
+        if transition is None:
+            return []
+        if transition.action is not None:
+            transition.action(state, transition.target, event, view)
+        return transition.label
+
+    route.__name__ = f"route_{state.name}"
+    return route

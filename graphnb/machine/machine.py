@@ -1,0 +1,296 @@
+"""A stateless state machine: states and events are enums, the caller holds the state.
+
+Example:
+    >>> from enum import Enum, auto
+    >>> from graphnb.machine import Machine, TransitionNotAllowed, external, internal
+    >>> class Door(Enum):
+    ...     OPEN = auto()
+    ...     CLOSED = auto()
+    >>> class Push(Enum):
+    ...     OPEN = auto()
+    ...     CLOSE = auto()
+    ...     KNOCK = auto()
+    >>> door = Machine(
+    ...     "door",
+    ...     states=Door,
+    ...     events=Push,
+    ...     initial=Door.CLOSED,
+    ...     transitions=[
+    ...         external(Door.CLOSED, Door.OPEN, on=Push.OPEN, when=lambda ctx: ctx["key"],
+    ...                  guard_name="has_key"),
+    ...         external(Door.OPEN, Door.CLOSED, on=Push.CLOSE),
+    ...         internal(Door.CLOSED, on=Push.KNOCK),
+    ...     ],
+    ... )
+    >>> door.fire(Door.CLOSED, Push.OPEN, {"key": True})
+    <Door.OPEN: 1>
+    >>> door.can_fire(Door.CLOSED, Push.OPEN, {"key": False})
+    False
+    >>> try:
+    ...     door.fire(Door.OPEN, Push.KNOCK)
+    ... except TransitionNotAllowed as error:
+    ...     print(error)
+    machine 'door' cannot take event KNOCK in state OPEN: no transition is declared
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
+from .errors import MachineDefinitionError, TransitionNotAllowed
+from .transition import Transition
+
+if TYPE_CHECKING:
+    from ..graph import StateGraph
+
+__all__ = ["Machine", "UnknownEventPolicy"]
+
+S = TypeVar("S", bound=Enum)
+E = TypeVar("E", bound=Enum)
+
+UnknownEventPolicy = Literal["raise", "ignore"]
+"""What :meth:`Machine.fire` does with an event its state cannot take: raise
+:class:`TransitionNotAllowed`, or ignore it and stay in the state."""
+
+
+class Machine(Generic[S, E]):
+    """A state machine definition: immutable, stateless, shareable between threads and runs.
+
+    Args:
+        name: the machine's name, used in errors, diagrams and graph specs.
+        states: the enum of states.
+        events: the enum of events.
+        initial: the state a fresh run starts in.
+        final: states where a run ends.
+        transitions: the transitions, made with :func:`external` and :func:`internal`.
+            Several transitions for the same state and event are tried in order; the
+            first whose guard passes is taken.
+        on_unknown: what an event without a usable transition does, see
+            :data:`UnknownEventPolicy`.
+
+    Raises:
+        MachineDefinitionError: listing every problem of the declaration.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        states: type[S],
+        events: type[E],
+        initial: S,
+        final: Iterable[S] = (),
+        transitions: Iterable[Transition[S, E]],
+        on_unknown: UnknownEventPolicy = "raise",
+    ) -> None:
+        self.name = name
+        self.states = states
+        self.events = events
+        self.initial = initial
+        self.final: tuple[S, ...] = tuple(final)
+        self.transitions: tuple[Transition[S, E], ...] = tuple(transitions)
+        self.on_unknown: UnknownEventPolicy = on_unknown
+        self._problems()
+        table: dict[tuple[S, E], list[Transition[S, E]]] = defaultdict(list)
+        for transition in self.transitions:
+            for source in transition.sources:
+                table[source, transition.event].append(transition)
+        self._table = {key: tuple(found) for key, found in table.items()}
+
+    def __repr__(self) -> str:
+        return (
+            f"<Machine {self.name!r}: {len(self.states)} states, "
+            f"{len(self.transitions)} transitions>"
+        )
+
+    # -- checking the declaration ----------------------------------------------------------
+
+    def _problems(self) -> None:
+        problems: list[str] = []
+        if not (isinstance(self.states, type) and issubclass(self.states, Enum)):
+            raise MachineDefinitionError(
+                [f"states must be an Enum, got {self.states!r}"], machine=self.name
+            )
+        if not (isinstance(self.events, type) and issubclass(self.events, Enum)):
+            raise MachineDefinitionError(
+                [f"events must be an Enum, got {self.events!r}"], machine=self.name
+            )
+        if self.on_unknown not in ("raise", "ignore"):
+            problems.append(f"on_unknown must be 'raise' or 'ignore', got {self.on_unknown!r}")
+        if not isinstance(self.initial, self.states):
+            problems.append(f"the initial state {self.initial!r} is not a {self.states.__name__}")
+        for state in self.final:
+            if not isinstance(state, self.states):
+                problems.append(f"the final state {state!r} is not a {self.states.__name__}")
+        labels: Counter[tuple[Any, str]] = Counter()
+        unguarded: Counter[tuple[Any, Any]] = Counter()
+        for transition in self.transitions:
+            where = f"the transition on {transition.event!r}"
+            if not isinstance(transition.event, self.events):
+                problems.append(f"{where} uses an event that is not a {self.events.__name__}")
+            if not transition.sources:
+                problems.append(f"{where} leaves from no state")
+            for state in (*transition.sources, transition.target):
+                if not isinstance(state, self.states):
+                    problems.append(
+                        f"{where} names {state!r}, which is not a {self.states.__name__}"
+                    )
+            for source in transition.sources:
+                labels[getattr(source, "name", source), transition.label] += 1
+                if transition.guard is None:
+                    unguarded[source, transition.event] += 1
+        for (source, label), count in labels.items():
+            if count > 1:
+                problems.append(
+                    f"{count} transitions from {source} are labelled {label!r}; give their "
+                    "guards distinct names (guard_name=...)"
+                )
+        for (source, event), count in unguarded.items():
+            if count > 1:
+                problems.append(
+                    f"{count} unguarded transitions leave {source.name} on {event.name}; "
+                    "only the first could ever be taken"
+                )
+        if not problems:
+            problems.extend(
+                f"state {state.name} cannot be reached from the initial state {self.initial.name}"
+                for state in self.states
+                if state not in self._reachable()
+            )
+        if problems:
+            raise MachineDefinitionError(problems, machine=self.name)
+
+    def _reachable(self) -> set[S]:
+        seen = {self.initial}
+        todo = [self.initial]
+        while todo:
+            state = todo.pop()
+            for transition in self.transitions:
+                if state in transition.sources and transition.target not in seen:
+                    seen.add(transition.target)
+                    todo.append(transition.target)
+        return seen
+
+    # -- firing events ---------------------------------------------------------------------
+
+    def resolve(self, state: S, event: E, context: Any = None) -> Transition[S, E] | None:
+        """The transition ``event`` takes in ``state`` (guards checked, no action run).
+
+        Returns ``None`` when the event is ignored (``on_unknown="ignore"``).
+
+        Raises:
+            TransitionNotAllowed: no transition applies and the policy is ``"raise"``.
+        """
+        candidates = self._table.get((state, event), ())
+        for transition in candidates:
+            if transition.guard is None or transition.guard(context):
+                return transition
+        if self.on_unknown == "ignore":
+            return None
+        raise TransitionNotAllowed(
+            machine=self.name, state=state, event=event, guarded=bool(candidates)
+        )
+
+    def fire(self, state: S, event: E, context: Any = None) -> S:
+        """Take ``event`` in ``state``: run the transition's action, return the new state.
+
+        Args:
+            state: the current state (the caller holds it; the machine keeps none).
+            event: the event.
+            context: passed to guards and actions.
+
+        Raises:
+            TransitionNotAllowed: no transition applies and the policy is ``"raise"``.
+        """
+        transition = self.resolve(state, event, context)
+        if transition is None:
+            return state
+        if transition.action is not None:
+            transition.action(state, transition.target, event, context)
+        return transition.target
+
+    def can_fire(self, state: S, event: E, context: Any = None) -> bool:
+        """Whether ``event`` has a transition in ``state`` whose guard passes."""
+        return any(
+            transition.guard is None or transition.guard(context)
+            for transition in self._table.get((state, event), ())
+        )
+
+    def events_from(self, state: S) -> list[E]:
+        """The events ``state`` declares transitions for, in declaration order."""
+        return list(dict.fromkeys(event for source, event in self._table if source == state))
+
+    def transitions_from(self, state: S) -> list[Transition[S, E]]:
+        """The transitions leaving ``state``, in declaration order."""
+        return [t for t in self.transitions if state in t.sources]
+
+    def is_final(self, state: S) -> bool:
+        """Whether a run ends in ``state``."""
+        return state in self.final
+
+    # -- as a graph ------------------------------------------------------------------------
+
+    @property
+    def spec(self) -> GraphSpec:
+        """The machine as a graph spec: a node per state, a conditional edge per transition.
+
+        ``metadata`` is ``{"kind": "machine", "initial": ..., "final": [...]}``; each edge's
+        label (and route) is ``"EVENT"`` or ``"EVENT [guard]"``, its metadata
+        ``{"event", "guard", "internal"}``. START leads to the initial state and each final
+        state to END, so the spec validates like any graph.
+        """
+        edges = [EdgeSpec(source=START, target=self.initial.name)]
+        for transition in self.transitions:
+            for source in transition.sources:
+                edges.append(
+                    EdgeSpec(
+                        source=source.name,
+                        target=transition.target.name,
+                        kind="conditional",
+                        route=transition.label,
+                        label=transition.label,
+                        metadata={
+                            "event": transition.event.name,
+                            "guard": transition.guard_name,
+                            "internal": transition.internal,
+                        },
+                    )
+                )
+        edges.extend(EdgeSpec(source=state.name, target=END) for state in self.final)
+        sources = dict.fromkeys(s.name for t in self.transitions for s in t.sources)
+        return GraphSpec(
+            name=self.name,
+            nodes=[NodeSpec(id=state.name) for state in self.states],
+            edges=edges,
+            routers=dict.fromkeys(sources),
+            metadata={
+                "kind": "machine",
+                "initial": self.initial.name,
+                "final": [state.name for state in self.final],
+            },
+        )
+
+    def to_graph(
+        self,
+        state: type[Any],
+        handlers: Mapping[S, Any],
+        *,
+        event_field: str = "event",
+        phase_field: str = "phase",
+    ) -> StateGraph[Any]:
+        """A graph that runs this machine; see :func:`graphnb.machine.graph.machine_graph`."""
+        from .graph import machine_graph
+
+        return machine_graph(
+            self, state, handlers, event_field=event_field, phase_field=phase_field
+        )
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from ..diagram import mimebundle  # type: ignore[import-not-found,unused-ignore]
+
+        bundle: dict[str, str] = mimebundle(self.spec)
+        return bundle
