@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .binding import binding_of, resolve
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
@@ -35,6 +35,9 @@ from .spec import (
     StateSpec,
 )
 from .validate import check_spec
+
+if TYPE_CHECKING:
+    from .checkpoint.base import BaseSaver
 
 __all__ = ["StateGraph"]
 
@@ -245,12 +248,20 @@ class StateGraph(Generic[S]):
         *,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         max_concurrency: int | None = None,
+        checkpointer: BaseSaver | str | None = None,
+        interrupt_before: Sequence[str] | str = (),
+        interrupt_after: Sequence[str] | str = (),
     ) -> CompiledGraph[S]:
         """Validate the graph and return it ready to run.
 
         Args:
             recursion_limit: maximum super-steps per run (overridable per run).
             max_concurrency: maximum sync nodes of one step run at once on threads.
+            checkpointer: where threads are kept: a saver (``MemorySaver()``,
+                ``SqliteSaver("threads.db")`` ...) or its URL (``"sqlite:///threads.db"``).
+                Runs then take ``thread_id=...`` and each step is checkpointed.
+            interrupt_before: stop threaded runs before these nodes (``"*"``: all).
+            interrupt_after: stop threaded runs after these nodes (``"*"``: all).
 
         Raises:
             GraphValidationError: listing every problem found.
@@ -279,6 +290,9 @@ class StateGraph(Generic[S]):
             routers,
             recursion_limit=recursion_limit,
             max_concurrency=max_concurrency,
+            checkpointer=checkpointer,
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
         )
 
 

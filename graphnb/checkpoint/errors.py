@@ -10,6 +10,8 @@ from ..errors import GraphnbError
 
 __all__ = [
     "CheckpointConflictError",
+    "ResumeError",
+    "ThreadRequiredError",
     "CheckpointError",
     "CheckpointLoadError",
     "SaverSetupError",
@@ -39,6 +41,14 @@ class ThreadNotFoundError(CheckpointError, LookupError):
 
     def __str__(self) -> str:  # LookupError would quote the message like a dict key
         return str(self.args[0])
+
+
+class ThreadRequiredError(CheckpointError, ValueError):
+    """A graph with a checkpointer was run without ``thread_id``, or the other way round."""
+
+
+class ResumeError(CheckpointError, ValueError):
+    """A resume answer does not say which of several pending interrupts it answers."""
 
 
 class CheckpointConflictError(CheckpointError, RuntimeError):

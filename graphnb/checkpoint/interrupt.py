@@ -1,4 +1,18 @@
-"""Human in the loop: stop a threaded run inside a node, and resume it with an answer."""
+"""Human in the loop: stop a threaded run inside a node, and resume it with an answer.
+
+Example:
+    >>> from graphnb import StateGraph, START, END
+    >>> from graphnb.checkpoint import Command, MemorySaver, interrupt
+    >>> def ask(state):
+    ...     return {"name": interrupt("what is your name?")}
+    >>> graph = StateGraph(dict).add_node("ask", ask).add_edge(START, "ask")
+    >>> app = graph.add_edge("ask", END).compile(checkpointer=MemorySaver())
+    >>> _ = app.invoke({}, thread_id="t1")  # stops inside `ask`
+    >>> app.get_state("t1").interrupts[0].value
+    'what is your name?'
+    >>> app.invoke(Command(resume="Ada"), thread_id="t1")["name"]
+    'Ada'
+"""
 
 from __future__ import annotations
 

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+from ..errors import GraphSetupError
 from ..schema import StateSchema
 from ..spec import START, GraphSpec
-from .events import Chunk, Event, NodeFinished, StepFinished, StreamMode
+from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
 from .node import Node, Router
 from .run import Run, step_async, step_sync
+
+if TYPE_CHECKING:
+    from ..checkpoint.base import BaseSaver
+    from ..checkpoint.driver import RunOptions
+    from ..checkpoint.interrupt import Command
+    from ..checkpoint.record import StateSnapshot
+    from ..checkpoint.threads import Threads
 
 __all__ = ["DEFAULT_RECURSION_LIMIT", "CompiledGraph"]
 
@@ -34,6 +42,9 @@ class CompiledGraph(Generic[S]):
         *,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         max_concurrency: int | None = None,
+        checkpointer: BaseSaver | str | None = None,
+        interrupt_before: Sequence[str] | str = (),
+        interrupt_after: Sequence[str] | str = (),
     ) -> None:
         self.spec = spec
         self.schema = schema
@@ -42,6 +53,16 @@ class CompiledGraph(Generic[S]):
         self.nodes: dict[str, Node] = {
             name: Node(name, index, fn) for index, (name, fn) in enumerate(nodes.items())
         }
+        self.checkpointer: BaseSaver | None = None
+        self._threads: Threads[S] | None = None
+        if checkpointer is not None:
+            from ..checkpoint.threads import Threads
+            from ..checkpoint.url import as_saver
+
+            self.checkpointer = as_saver(checkpointer)
+            self._threads = Threads(self.checkpointer, schema)
+        self.interrupt_before = self._node_names(interrupt_before, "interrupt_before")
+        self.interrupt_after = self._node_names(interrupt_after, "interrupt_after")
         self.routers = dict(routers)
         successors: dict[str, list[str]] = {}
         join_sources: dict[str, list[str]] = {}
@@ -70,6 +91,154 @@ class CompiledGraph(Generic[S]):
     def __repr__(self) -> str:
         return f"<CompiledGraph {self.name!r}: {len(self.nodes)} nodes on {self.schema.label}>"
 
+    def _node_names(self, names: Sequence[str] | str | None, option: str) -> frozenset[str]:
+        if names is None:
+            return frozenset()
+        if names == "*":
+            return frozenset(self.nodes)
+        chosen = frozenset([names] if isinstance(names, str) else names)
+        unknown = sorted(chosen - set(self.nodes))
+        if unknown:
+            raise GraphSetupError(
+                f"{option} names {', '.join(f'`{n}`' for n in unknown)}, which "
+                f"{'is' if len(unknown) == 1 else 'are'} not a node of {self.name!r}"
+            )
+        return chosen
+
+    # -- threads -----------------------------------------------------------------------
+
+    @property
+    def threads(self) -> Threads[S]:
+        """Typed access to the checkpointer's threads.
+
+        Raises:
+            ThreadRequiredError: the graph was compiled without a checkpointer.
+        """
+        if self._threads is None:
+            from ..checkpoint.errors import ThreadRequiredError
+
+            raise ThreadRequiredError(
+                f"{self.name!r} has no checkpointer: compile it with "
+                "checkpointer=MemorySaver() (or a saver URL such as 'sqlite:///threads.db')"
+            )
+        return self._threads
+
+    def _options(
+        self,
+        thread_id: str | None,
+        checkpoint_id: str | None,
+        interrupt_before: Sequence[str] | str | None,
+        interrupt_after: Sequence[str] | str | None,
+    ) -> RunOptions:
+        from ..checkpoint.driver import RunOptions
+        from ..checkpoint.errors import ThreadRequiredError
+
+        self.threads  # noqa: B018 - raises when there is no checkpointer
+        if thread_id is None:
+            raise ThreadRequiredError(
+                f"{self.name!r} has a checkpointer, so each run belongs to a thread: pass "
+                "thread_id=... (any string naming the conversation or job)"
+            )
+        return RunOptions(
+            thread_id,
+            checkpoint_id,
+            self.interrupt_before
+            if interrupt_before is None
+            else self._node_names(interrupt_before, "interrupt_before"),
+            self.interrupt_after
+            if interrupt_after is None
+            else self._node_names(interrupt_after, "interrupt_after"),
+        )
+
+    def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> StateSnapshot[S]:
+        """The thread's state at its last checkpoint (or at ``checkpoint_id``).
+
+        Raises:
+            ThreadNotFoundError: the thread (or that checkpoint) does not exist.
+        """
+        from ..checkpoint.editing import snapshot_of
+
+        return snapshot_of(self.threads, thread_id, self.threads.load(thread_id, checkpoint_id))
+
+    async def aget_state(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> StateSnapshot[S]:
+        """Async :meth:`get_state`."""
+        from ..checkpoint.editing import snapshot_of
+
+        position = await self.threads.aload(thread_id, checkpoint_id)
+        return snapshot_of(self.threads, thread_id, position)
+
+    def get_state_history(
+        self, thread_id: str, *, limit: int | None = None
+    ) -> list[StateSnapshot[S]]:
+        """Every checkpoint of the thread, newest first (forks included)."""
+        return self.threads.history(thread_id, limit=limit)
+
+    async def aget_state_history(
+        self, thread_id: str, *, limit: int | None = None
+    ) -> list[StateSnapshot[S]]:
+        """Async :meth:`get_state_history`."""
+        return await self.threads.ahistory(thread_id, limit=limit)
+
+    def update_state(
+        self,
+        thread_id: str,
+        values: Mapping[str, Any] | S,
+        *,
+        as_node: str | None = None,
+        checkpoint_id: str | None = None,
+    ) -> str:
+        """Edit a thread's state as if ``as_node`` had returned ``values``.
+
+        The values merge through each field's reducer. With ``as_node``, the next nodes
+        are those that follow it (its edges, router and joins); without, they stay as
+        they were, and so do pending interrupts.
+
+        Args:
+            thread_id: the thread to edit.
+            values: a partial update (field names or aliases), or a state instance.
+            as_node: the node the update is attributed to.
+            checkpoint_id: edit this past checkpoint instead of the last (a fork).
+
+        Returns:
+            The id of the new checkpoint.
+        """
+        from ..checkpoint.editing import update_state
+
+        return update_state(self, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
+
+    def seed_thread(
+        self,
+        thread_id: str,
+        values: Mapping[str, Any] | S,
+        *,
+        start_at: str | Sequence[str] | None = None,
+    ) -> str:
+        """Put initial values into a new thread before its first run.
+
+        The first run on the thread then starts from these values with its input merged
+        in through the reducers (seeded messages first, then the input's), at
+        ``start_at`` when given, else at the graph's entry.
+
+        Returns:
+            The id of the seed checkpoint.
+
+        Raises:
+            CheckpointConflictError: the thread already has checkpoints.
+        """
+        from ..checkpoint.editing import seed_thread
+
+        return seed_thread(self, thread_id, values, start_at=start_at)
+
+    def list_threads(self) -> list[str]:
+        """The ids of the checkpointer's threads, sorted."""
+        return self.threads.saver.threads()
+
+    def delete_thread(self, thread_id: str) -> int:
+        """Delete a thread's checkpoints; returns how many there were."""
+        return self.threads.saver.delete_thread(thread_id)
+
     # -- running -----------------------------------------------------------------------
 
     def _run(
@@ -80,7 +249,12 @@ class CompiledGraph(Generic[S]):
         recursion_limit: int | None,
         thread_id: str | None = None,
     ) -> Run[S]:
-        return Run(
+        kind = Run
+        if thread_id is not None:
+            from ..checkpoint.driver import ThreadedRun
+
+            kind = ThreadedRun
+        return kind(
             self,
             run_id=os.urandom(16).hex(),
             thread_id=thread_id,
@@ -127,91 +301,174 @@ class CompiledGraph(Generic[S]):
 
     def invoke(
         self,
-        input: Mapping[str, Any] | S | None = None,
+        input: Mapping[str, Any] | S | Command | None = None,
         *,
         context: Mapping[str, Any] | None = None,
         recursion_limit: int | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
     ) -> S:
-        """Run the graph to its end and return the final state.
+        """Run the graph to its end (or to an interrupt) and return the state.
 
         Args:
             input: initial values (field names or aliases), or a state instance; merged
-                into the defaults through each field's reducer.
+                into the defaults (or a thread's state) through each field's reducer.
+                With a thread, ``None`` resumes where the thread stopped and
+                ``Command(resume=answer)`` answers a pending ``interrupt()``.
             context: user data nodes see as ``context.data``.
             recursion_limit: maximum super-steps for this run.
+            thread_id: the thread the run belongs to (needs a checkpointer): each step
+                is checkpointed there.
+            checkpoint_id: run from this past checkpoint of the thread instead of its
+                last one (time travel); the new checkpoints fork from it, the original
+                history stays.
+            interrupt_before: stop before these nodes (``"*"``: all), for this run.
+            interrupt_after: stop after these nodes (``"*"``: all), for this run.
         """
-        run = self._run(events=False, context=context, recursion_limit=recursion_limit)
-        for _ in self._events(run, input):
+        run = self._run(
+            events=False, context=context, recursion_limit=recursion_limit, thread_id=thread_id
+        )
+        for _ in self._select_events(
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+        ):
             pass
         return self.schema.build(run.values)
 
     async def ainvoke(
         self,
-        input: Mapping[str, Any] | S | None = None,
+        input: Mapping[str, Any] | S | Command | None = None,
         *,
         context: Mapping[str, Any] | None = None,
         recursion_limit: int | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
     ) -> S:
         """Async :meth:`invoke`: async nodes run on the event loop."""
-        run = self._run(events=False, context=context, recursion_limit=recursion_limit)
-        async for _ in self._aevents(run, input):
+        run = self._run(
+            events=False, context=context, recursion_limit=recursion_limit, thread_id=thread_id
+        )
+        async for _ in self._select_aevents(
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+        ):
             pass
         return self.schema.build(run.values)
+
+    def _select_events(
+        self,
+        run: Run[S],
+        input: Any,
+        thread_id: str | None,
+        checkpoint_id: str | None,
+        interrupt_before: Sequence[str] | str | None,
+        interrupt_after: Sequence[str] | str | None,
+    ) -> Iterator[Event]:
+        if thread_id is None and self._threads is None and checkpoint_id is None:
+            return self._events(run, input)
+        options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
+        from ..checkpoint.driver import thread_events
+
+        return thread_events(self, run, input, options)  # type: ignore[arg-type]
+
+    def _select_aevents(
+        self,
+        run: Run[S],
+        input: Any,
+        thread_id: str | None,
+        checkpoint_id: str | None,
+        interrupt_before: Sequence[str] | str | None,
+        interrupt_after: Sequence[str] | str | None,
+    ) -> AsyncIterator[Event]:
+        if thread_id is None and self._threads is None and checkpoint_id is None:
+            return self._aevents(run, input)
+        options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
+        from ..checkpoint.driver import athread_events
+
+        return athread_events(self, run, input, options)  # type: ignore[arg-type]
 
     @overload
     def stream(
         self,
-        input: Mapping[str, Any] | S | None = ...,
+        input: Mapping[str, Any] | S | Command | None = ...,
         *,
         mode: StreamMode = ...,
         context: Mapping[str, Any] | None = ...,
         recursion_limit: int | None = ...,
+        thread_id: str | None = ...,
+        checkpoint_id: str | None = ...,
+        interrupt_before: Sequence[str] | str | None = ...,
+        interrupt_after: Sequence[str] | str | None = ...,
     ) -> Iterator[Any]: ...
 
     @overload
     def stream(
         self,
-        input: Mapping[str, Any] | S | None = ...,
+        input: Mapping[str, Any] | S | Command | None = ...,
         *,
         mode: Sequence[StreamMode],
         context: Mapping[str, Any] | None = ...,
         recursion_limit: int | None = ...,
+        thread_id: str | None = ...,
+        checkpoint_id: str | None = ...,
+        interrupt_before: Sequence[str] | str | None = ...,
+        interrupt_after: Sequence[str] | str | None = ...,
     ) -> Iterator[tuple[StreamMode, Any]]: ...
 
     def stream(
         self,
-        input: Mapping[str, Any] | S | None = None,
+        input: Mapping[str, Any] | S | Command | None = None,
         *,
         mode: StreamMode | Sequence[StreamMode] = "events",
         context: Mapping[str, Any] | None = None,
         recursion_limit: int | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
     ) -> Iterator[Any]:
         """Run the graph, yielding what ``mode`` selects as it happens.
 
         With one mode, yields that mode's items; with a list of modes, yields
-        ``(mode, item)`` pairs. See :data:`~graphnb.StreamMode`.
+        ``(mode, item)`` pairs. See :data:`~graphnb.StreamMode`. The thread options are
+        those of :meth:`invoke`; a threaded run that stops for a human yields an
+        :class:`~graphnb.Interrupted` event last.
         """
         modes = _check_modes(mode)
-        run = self._run(events=True, context=context, recursion_limit=recursion_limit)
+        run = self._run(
+            events=True, context=context, recursion_limit=recursion_limit, thread_id=thread_id
+        )
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
-        for event in self._events(run, input):
+        for event in self._select_events(
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+        ):
             yield from _select(event, modes, isinstance(mode, str))
 
     async def astream(
         self,
-        input: Mapping[str, Any] | S | None = None,
+        input: Mapping[str, Any] | S | Command | None = None,
         *,
         mode: StreamMode | Sequence[StreamMode] = "events",
         context: Mapping[str, Any] | None = None,
         recursion_limit: int | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
         modes = _check_modes(mode)
-        run = self._run(events=True, context=context, recursion_limit=recursion_limit)
+        run = self._run(
+            events=True, context=context, recursion_limit=recursion_limit, thread_id=thread_id
+        )
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
-        async for event in self._aevents(run, input):
+        async for event in self._select_aevents(
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+        ):
             for item in _select(event, modes, isinstance(mode, str)):
                 yield item
 
@@ -293,3 +550,5 @@ def _select(event: Event, modes: frozenset[str], single: bool) -> Iterator[Any]:
             yield out("chunks", event)
         if "custom" in modes and event.field is None:
             yield out("custom", event.value)
+    elif isinstance(event, Interrupted) and "updates" in modes:
+        yield out("updates", {"__interrupt__": event.interrupts})

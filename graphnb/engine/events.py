@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from ..checkpoint.record import Interrupt
 
 __all__ = [
     "Chunk",
     "Event",
+    "Interrupted",
     "NodeFailed",
     "NodeFinished",
     "NodeStarted",
@@ -22,7 +26,8 @@ StreamMode = Literal["events", "values", "updates", "chunks", "custom"]
 
 - ``events``: every typed event below.
 - ``values``: the whole state after each super-step (the input state first).
-- ``updates``: ``{node: update}`` as each node finishes.
+- ``updates``: ``{node: update}`` as each node finishes, and ``{"__interrupt__":
+  interrupts}`` when a threaded run stops for a human.
 - ``chunks``: :class:`Chunk` events only (streamed fields and custom writes).
 - ``custom``: the values nodes write with ``context.write(...)``.
 """
@@ -88,4 +93,21 @@ class NodeFailed:
         return str(self.error)
 
 
-Event: TypeAlias = NodeStarted | NodeFinished | Chunk | StepFinished[Any] | NodeFailed
+@dataclass(frozen=True, slots=True)
+class Interrupted:
+    """A threaded run stopped to wait for a human; resume it by running the thread again.
+
+    Attributes:
+        step: the step the run stopped at (before, during or after it).
+        interrupts: why it stopped: each names the node, ``before``/``after``/``during``
+            and, for ``interrupt(value)``, the value.
+        checkpoint_id: the checkpoint holding the pending interrupts.
+    """
+
+    kind: ClassVar[Literal["interrupted"]] = "interrupted"
+    step: int
+    interrupts: tuple[Interrupt, ...]
+    checkpoint_id: str
+
+
+Event: TypeAlias = NodeStarted | NodeFinished | Chunk | StepFinished[Any] | NodeFailed | Interrupted

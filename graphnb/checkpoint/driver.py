@@ -1,0 +1,349 @@
+"""The run loop of threaded runs: the plain loop, plus a checkpoint after every step.
+
+Kept apart from :mod:`graphnb.engine.compiled` so that runs without a thread pay nothing
+for persistence. A threaded run:
+
+1. loads the thread's last checkpoint (or the one ``checkpoint_id`` names);
+2. either resumes it (input ``None`` or a :class:`Command`): the stored next nodes run,
+   on the stored state; or merges the input into the stored state through the reducers
+   and starts from ``START`` (or from a seeded thread's ``start_at`` nodes), writing an
+   ``input`` checkpoint;
+3. runs super-steps as the plain loop does, writing one checkpoint per step, holding the
+   step's writes, in a single statement: a crash loses at most the step in flight, and
+   a resumed run starts that step again, so no update is applied twice or lost;
+4. stops where ``interrupt_before``/``interrupt_after`` say, or when a node calls
+   :func:`~graphnb.checkpoint.interrupt`, recording the pending interrupts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection, Generator, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..engine.events import Event, Interrupted, StepFinished
+from ..engine.run import Run, step_async, step_sync
+from ..errors import GraphRecursionError, InvalidUpdateError
+from ..schema import WriteError
+from ..spec import START
+from ..state import GraphState
+from .errors import ResumeError, ThreadNotFoundError
+from .interrupt import Command, GraphInterrupt, asking, done_asking
+from .record import INPUT, Interrupt
+from .threads import Position, ThreadWriter
+
+if TYPE_CHECKING:
+    from ..engine.compiled import CompiledGraph
+    from ..engine.node import Node
+
+__all__ = ["RunOptions", "ThreadedRun", "athread_events", "thread_events"]
+
+S = TypeVar("S")
+Update = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """What a threaded run was asked for."""
+
+    thread_id: str
+    checkpoint_id: str | None = None
+    interrupt_before: Collection[str] = field(default_factory=frozenset)
+    interrupt_after: Collection[str] = field(default_factory=frozenset)
+
+
+class ThreadedRun(Run[S]):
+    """A run that belongs to a thread: its nodes may call ``interrupt()``."""
+
+    first_step = 0
+    resumes: Mapping[str, tuple[Any, ...]] = {}
+
+    def check_limit(self) -> None:
+        """Count the recursion limit from the step this run started at."""
+        if self.step - self.first_step >= self.limit:
+            raise GraphRecursionError(
+                f"the run reached its recursion limit of {self.limit} super-steps without "
+                f"ending; raise it with recursion_limit=... if the graph is meant to loop longer",
+                limit=self.limit,
+            )
+
+    def node_sync(self, node: Node) -> Generator[Event, None, Update]:
+        """Run a node with its answers to ``interrupt()`` at hand."""
+        token = asking(node.name, self.resumes.get(node.name, ()))
+        try:
+            return (yield from super().node_sync(node))
+        finally:
+            done_asking(token)
+
+    async def node_async(self, node: Node, emit: Any) -> Update:
+        """Async :meth:`node_sync`."""
+        token = asking(node.name, self.resumes.get(node.name, ()))
+        try:
+            return await super().node_async(node, emit)
+        finally:
+            done_asking(token)
+
+
+@dataclass(slots=True)
+class _Plan:
+    """How a threaded run begins."""
+
+    update: dict[str, Any] | None  # the input's checked update; None when resuming
+    tasks: list[str] | None  # the first step's nodes; None: route from START
+    skip_before: bool  # resuming past an interrupt_before stop
+
+
+def _plan(
+    graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position | None, given: Any
+) -> _Plan:
+    schema = graph.schema
+    if isinstance(given, Command):
+        if position is None:
+            raise ThreadNotFoundError(
+                f"thread {run.thread_id!r} has nothing to resume: it has no checkpoint",
+                thread_id=run.thread_id,
+            )
+        _resume_from(run, position)
+        run.resumes = _answers(position, given.resume, run.thread_id or "")
+        return _Plan(None, list(position.next), skip_before=True)
+    if given is None and position is not None and position.row.source != "seed":
+        _resume_from(run, position)
+        run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
+        return _Plan(None, list(position.next), skip_before=True)
+    # A new run on the thread: the input merges into the stored state.
+    values = dict(position.values) if position is not None else schema.defaults()
+    update = _checked_input(schema, given)
+    try:
+        schema.apply(values, update)
+    except WriteError as error:
+        raise _input_error(error) from None
+    missing = schema.missing(values)
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        raise InvalidUpdateError(
+            f"the input lacks required field(s) {names} of {schema.label}",
+            node=START,
+            step=-1,
+            field=missing[0],
+        )
+    run.values = values
+    run.first_step = run.step = position.row.step + 2 if position is not None else 0
+    start_at = position.meta.start_at if position is not None else None
+    return _Plan(update, list(start_at) if start_at else None, skip_before=False)
+
+
+def _resume_from(run: ThreadedRun[Any], position: Position) -> None:
+    run.values = dict(position.values)
+    run.first_step = run.step = position.row.step + 1
+    index = {target: i for i, (_, target) in enumerate(run.graph.joins)}
+    run.joins = {index[t]: set(s) for t, s in position.meta.joins.items() if t in index}
+
+
+def _checked_input(schema: Any, given: Any) -> dict[str, Any]:
+    if given is None:
+        return {}
+    if isinstance(given, GraphState):
+        given = schema.values_of(given)
+    if not isinstance(given, Mapping):
+        raise InvalidUpdateError(
+            f"the input must be a mapping, a {schema.label}, None or Command(resume=...), "
+            f"got {given!r}",
+            node=START,
+            step=-1,
+            field=None,
+            value=given,
+        )
+    try:
+        return dict(schema.check_writes(given))
+    except WriteError as error:
+        raise _input_error(error) from None
+
+
+def _input_error(error: WriteError) -> InvalidUpdateError:
+    return InvalidUpdateError(
+        f"invalid input: {error}", node=START, step=-1, field=error.field, value=error.value
+    )
+
+
+def _answers(position: Position, resume: Any, thread_id: str) -> dict[str, tuple[Any, ...]]:
+    """Each node's answers to its ``interrupt()`` calls, the new answer included."""
+    answers = {node: tuple(a) for node, a in position.meta.resumes.items()}
+    pending = [i for i in position.interrupts if i.when == "during"]
+    if not pending:
+        return answers
+    if isinstance(resume, Mapping) and set(resume) <= {i.id for i in pending} and resume:
+        chosen = [(i, resume[i.id]) for i in pending if i.id in resume]
+    elif len(pending) == 1:
+        chosen = [(pending[0], resume)]
+    else:
+        ids = ", ".join(repr(i.id) for i in pending)
+        raise ResumeError(
+            f"thread {thread_id!r} has {len(pending)} pending interrupts ({ids}); resume "
+            "with Command(resume={interrupt_id: answer, ...})",
+            thread_id=thread_id,
+            checkpoint_id=position.row.checkpoint_id,
+        )
+    for interrupt, answer in chosen:
+        answers[interrupt.node] = (*answers.get(interrupt.node, ()), answer)
+    return answers
+
+
+def _names(nodes: list[Node]) -> list[str]:
+    return [node.name for node in nodes]
+
+
+def _joins(run: Run[Any]) -> dict[str, set[str]]:
+    joins = run.graph.joins
+    return {joins[index][1]: seen for index, seen in run.joins.items() if seen}
+
+
+def _stops(
+    finished: list[Node], tasks: list[Node], options: RunOptions, *, skip_before: bool = False
+) -> list[Interrupt]:
+    after, before = options.interrupt_after, options.interrupt_before
+    stops = [Interrupt(n.name, "after") for n in finished if n.name in after]
+    if not skip_before:
+        stops.extend(Interrupt(n.name, "before") for n in tasks if n.name in before)
+    return stops
+
+
+def _step_row(
+    run: ThreadedRun[Any],
+    results: list[tuple[Node, Update]],
+    tasks: list[Node],
+    stops: list[Interrupt],
+) -> dict[str, Any]:
+    return {
+        "step": run.step,
+        "source": "loop",
+        "ran": [node.name for node, _ in results],
+        "writes": [(node.name, update) for node, update in results if update],
+        "next": _names(tasks),
+        "values": run.values,
+        "joins": _joins(run),
+        "interrupts": stops,
+    }
+
+
+def _interrupt_row(
+    run: ThreadedRun[Any], tasks: list[Node], signal: GraphInterrupt
+) -> dict[str, Any]:
+    return {
+        "step": run.step - 1,
+        "source": "interrupt",
+        "ran": [],
+        "writes": [],
+        "next": _names(tasks),
+        "values": run.values,
+        "joins": _joins(run),
+        "interrupts": [signal.interrupt],
+        "resumes": run.resumes,
+    }
+
+
+def _input_row(
+    run: ThreadedRun[Any], plan: _Plan, tasks: list[Node], stops: list[Interrupt]
+) -> dict[str, Any]:
+    return {
+        "step": run.step - 1,
+        "source": "input",
+        "ran": [],
+        "writes": [(INPUT, plan.update)] if plan.update else [],
+        "next": _names(tasks),
+        "values": run.values,
+        "joins": _joins(run),
+        "interrupts": stops,
+    }
+
+
+def _first_event(run: ThreadedRun[Any], plan: _Plan, tasks: list[Node]) -> StepFinished[Any]:
+    nodes = (START,) if plan.update is not None else ()
+    return StepFinished(run.step - 1, nodes, run.state(), tuple(_names(tasks)))
+
+
+def _stopped(run: ThreadedRun[Any], writer: ThreadWriter, stops: list[Interrupt]) -> Interrupted:
+    row = writer.last
+    return Interrupted(run.step, tuple(stops), row.checkpoint_id if row is not None else "")
+
+
+def thread_events(
+    graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
+) -> Iterator[Event]:
+    """The sync loop of a threaded run; see the module's docstring."""
+    threads = graph.threads
+    position = threads.load(options.thread_id, options.checkpoint_id)
+    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    plan = _plan(graph, run, position, given)
+    tasks = run._order(plan.tasks) if plan.tasks is not None else run.first_tasks()
+    stops = _stops([], tasks, options, skip_before=plan.skip_before)
+    if plan.update is not None:
+        writer.put(**_input_row(run, plan, tasks, stops))
+    if run.steps:
+        yield _first_event(run, plan, tasks)
+    if stops:
+        yield _stopped(run, writer, stops)
+        return
+    while tasks:
+        run.check_limit()
+        try:
+            results = yield from step_sync(run, tasks)
+        except GraphInterrupt as signal:
+            writer.put(**_interrupt_row(run, tasks, signal))
+            yield _stopped(run, writer, [signal.interrupt])
+            return
+        run.merge(results)
+        finished = [node for node, _ in results]
+        tasks = run.next_tasks(finished)
+        stops = _stops(finished, tasks, options)
+        writer.put(**_step_row(run, results, tasks, stops))
+        if run.steps:
+            yield run.finished_event(tuple(_names(finished)), tasks)
+        run.step += 1
+        run.resumes = {}
+        if stops:
+            yield _stopped(run, writer, stops)
+            return
+
+
+async def athread_events(
+    graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
+) -> AsyncIterator[Event]:
+    """The async loop of a threaded run."""
+    threads = graph.threads
+    position = await threads.aload(options.thread_id, options.checkpoint_id)
+    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    plan = _plan(graph, run, position, given)
+    tasks = run._order(plan.tasks) if plan.tasks is not None else await run.afirst_tasks()
+    stops = _stops([], tasks, options, skip_before=plan.skip_before)
+    if plan.update is not None:
+        await writer.aput(**_input_row(run, plan, tasks, stops))
+    if run.steps:
+        yield _first_event(run, plan, tasks)
+    if stops:
+        yield _stopped(run, writer, stops)
+        return
+    while tasks:
+        run.check_limit()
+        results: list[Any] = []
+        try:
+            async for item in step_async(run, tasks):
+                if isinstance(item, list):
+                    results = item
+                else:
+                    yield item
+        except GraphInterrupt as signal:
+            await writer.aput(**_interrupt_row(run, tasks, signal))
+            yield _stopped(run, writer, [signal.interrupt])
+            return
+        run.merge(results)
+        finished = [node for node, _ in results]
+        tasks = await run.anext_tasks(finished)
+        stops = _stops(finished, tasks, options)
+        await writer.aput(**_step_row(run, results, tasks, stops))
+        if run.steps:
+            yield run.finished_event(tuple(_names(finished)), tasks)
+        run.step += 1
+        run.resumes = {}
+        if stops:
+            yield _stopped(run, writer, stops)
+            return

@@ -1,0 +1,152 @@
+"""Reading and editing threads from outside a run: state, updates, seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..errors import GraphSetupError, InvalidUpdateError
+from ..schema import WriteError
+from ..state import GraphState
+from .errors import CheckpointConflictError, ThreadNotFoundError
+from .record import INPUT, UPDATE, StateSnapshot
+from .threads import Position, Threads
+
+if TYPE_CHECKING:
+    from ..engine.compiled import CompiledGraph
+
+__all__ = ["seed_thread", "snapshot_of", "update_state"]
+
+S = TypeVar("S")
+
+
+def snapshot_of(threads: Threads[S], thread_id: str, position: Position | None) -> StateSnapshot[S]:
+    """The user's view of a loaded checkpoint; a missing thread is an error."""
+    if position is None:
+        raise ThreadNotFoundError(
+            f"thread {thread_id!r} has no checkpoint yet; run the graph with "
+            f"thread_id={thread_id!r} or seed it with seed_thread()",
+            thread_id=thread_id,
+        )
+    return threads.snapshot(position)
+
+
+def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any]:
+    schema = graph.schema
+    if isinstance(values, GraphState):
+        values = schema.values_of(values)
+    if not isinstance(values, Mapping):
+        raise InvalidUpdateError(
+            f"an update must be a mapping or a {schema.label}, got {values!r}",
+            node=node,
+            step=-1,
+            field=None,
+            value=values,
+        )
+    try:
+        return dict(schema.check_writes(values))
+    except WriteError as error:
+        raise InvalidUpdateError(
+            f"invalid update: {error}", node=node, step=-1, field=error.field, value=error.value
+        ) from None
+
+
+def _merge(
+    graph: CompiledGraph[Any], base: dict[str, Any], update: dict[str, Any], node: str
+) -> None:
+    try:
+        graph.schema.apply(base, update)
+    except WriteError as error:
+        raise InvalidUpdateError(
+            f"invalid update: {error}", node=node, step=-1, field=error.field, value=error.value
+        ) from None
+
+
+def update_state(
+    graph: CompiledGraph[Any],
+    thread_id: str,
+    values: Any,
+    *,
+    as_node: str | None,
+    checkpoint_id: str | None,
+) -> str:
+    """See :meth:`graphnb.CompiledGraph.update_state`."""
+    from .driver import ThreadedRun
+
+    threads = graph.threads
+    if as_node is not None and as_node not in graph.nodes:
+        raise GraphSetupError(f"as_node=`{as_node}` is not a node of {graph.name!r}")
+    position = threads.load(thread_id, checkpoint_id)
+    writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
+    node = as_node or UPDATE
+    update = _checked(graph, values, node)
+    merged = dict(position.values) if position is not None else graph.schema.defaults()
+    _merge(graph, merged, update, node)
+    step = position.row.step + 1 if position is not None else -1
+    meta = position.meta if position is not None else None
+    if as_node is None:
+        next_nodes = list(meta.next) if meta is not None else []
+        joins = dict(meta.joins) if meta is not None else {}
+        interrupts = position.interrupts if position is not None else ()
+        resumes = dict(meta.resumes) if meta is not None else {}
+    else:
+        run: ThreadedRun[Any] = graph._run(  # type: ignore[assignment]
+            events=False, context=None, recursion_limit=None, thread_id=thread_id
+        )
+        run.values, run.step = merged, step
+        if meta is not None:
+            index = {target: i for i, (_, target) in enumerate(graph.joins)}
+            run.joins = {index[t]: set(s) for t, s in meta.joins.items() if t in index}
+        next_nodes = [n.name for n in run.next_tasks([graph.nodes[as_node]])]
+        joins = {graph.joins[i][1]: sorted(seen) for i, seen in run.joins.items() if seen}
+        interrupts, resumes = (), {}
+    row = writer.put(
+        step=step,
+        source="update",
+        ran=[as_node] if as_node else [],
+        writes=[(node, update)] if update else [],
+        next=next_nodes,
+        values=merged,
+        joins=joins,
+        interrupts=interrupts,
+        resumes=resumes,
+    )
+    return row.checkpoint_id
+
+
+def seed_thread(
+    graph: CompiledGraph[Any],
+    thread_id: str,
+    values: Any,
+    *,
+    start_at: str | Sequence[str] | None,
+) -> str:
+    """See :meth:`graphnb.CompiledGraph.seed_thread`."""
+    threads = graph.threads
+    names = [start_at] if isinstance(start_at, str) else list(start_at or ())
+    unknown = [name for name in names if name not in graph.nodes]
+    if unknown:
+        raise GraphSetupError(
+            f"start_at names {', '.join(f'`{n}`' for n in unknown)}, not a node of {graph.name!r}"
+        )
+    if threads.saver.load(thread_id) is not None:
+        raise CheckpointConflictError(
+            f"thread {thread_id!r} already has checkpoints; a seed goes into a new thread "
+            "(edit an existing one with update_state)",
+            thread_id=thread_id,
+            expected=None,
+        )
+    update = _checked(graph, values, INPUT)
+    seeded = graph.schema.defaults()
+    _merge(graph, seeded, update, INPUT)
+    writer = threads.writer(thread_id, None, metadata={"source": "seed_thread"})
+    row = writer.put(
+        step=-1,
+        source="seed",
+        ran=[],
+        writes=[],
+        next=names,
+        values=seeded,
+        start_at=names or None,
+    )
+    return row.checkpoint_id
