@@ -257,7 +257,7 @@ def _builder(
     lines = [
         f"def {name}() -> {state_graph}[{state or 'dict'}]:",
         f'    """Build the graph {_docstring_text(spec.name)} as it was drawn."""',
-        f"    graph = {state_graph}({', '.join(arguments)})",
+        _call(f"    graph = {state_graph}", arguments),
     ]
     for node in spec.nodes:
         call = [_string(node.id), nodes[node.id] or "None"]
@@ -265,17 +265,19 @@ def _builder(
             call.append(f"label={_string(node.label)}")
         if node.position is not None:
             call.append(f"position=({_float(node.position.x)}, {_float(node.position.y)})")
-        lines.append(f"    graph.add_node({', '.join(call)})")
+        lines.append(_call("    graph.add_node", call))
     joined: set[str] = set()
     routed: set[str] = set()
     for edge in spec.edges:
         if edge.kind == "direct":
-            lines.append(f"    graph.add_edge({endpoint(edge.source)}, {endpoint(edge.target)})")
+            lines.append(
+                _call("    graph.add_edge", [endpoint(edge.source), endpoint(edge.target)])
+            )
         elif edge.kind == "join" and edge.target not in joined:
             joined.add(edge.target)
             sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
             listed = ", ".join(endpoint(source) for source in sources)
-            lines.append(f"    graph.add_edge([{listed}], {endpoint(edge.target)})")
+            lines.append(_call("    graph.add_edge", [f"[{listed}]", endpoint(edge.target)]))
         elif edge.kind == "conditional" and edge.source not in routed:
             routed.add(edge.source)
             lines.append(_conditional(edge, spec.edges, routers, endpoint))
@@ -296,7 +298,19 @@ def _conditional(
             + ", ".join(f"{_string(e.route or e.target)}: {endpoint(e.target)}" for e in routes)
             + "}"
         )
-    return f"    graph.add_conditional_edges({endpoint(first.source)}, {router}, {mapping})"
+    return _call("    graph.add_conditional_edges", [endpoint(first.source), router, mapping])
+
+
+def _call(head: str, arguments: list[str], width: int = 88) -> str:
+    """A call laid out as ruff's formatter would: one line, else arguments indented."""
+    line = f"{head}({', '.join(arguments)})"
+    if len(line) <= width:
+        return line
+    indent = " " * (len(head) - len(head.lstrip()) + 4)
+    inner = indent + ", ".join(arguments)
+    if len(inner) <= width:
+        return f"{head}(\n{inner}\n{indent[4:]})"
+    return f"{head}(\n" + "".join(f"{indent}{a},\n" for a in arguments) + f"{indent[4:]})"
 
 
 def _string(text: str) -> str:

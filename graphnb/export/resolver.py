@@ -292,17 +292,31 @@ def _import_path(obj: Any) -> tuple[str, str] | None:
         if found is obj:
             head = qualname.partition(".")[0]
             head_value = getattr(sys.modules[module_name], head)
-            parts = module_name.split(".")
-            for end in range(1, len(parts)):
-                parent = ".".join(parts[:end])
+            for parent in _parents(module_name):
                 if getattr(sys.modules.get(parent), head, _MISSING) is head_value:
                     return parent, qualname
             return module_name, qualname
     names = sorted(name for name, value in vars(sys.modules[module_name]).items() if value is obj)
     public = [name for name in names if not name.startswith("_")]
-    if public or names:
-        return module_name, (public or names)[0]
-    return None
+    if not (public or names):
+        return None
+    name = (public or names)[0]
+    for parent in _parents(module_name):
+        if getattr(sys.modules.get(parent), name, _MISSING) is obj:
+            return parent, name
+    return module_name, name
+
+
+def _parents(module_name: str) -> list[str]:
+    """Shorter public modules that may re-export a module's names, shortest first.
+
+    ``_operator`` is re-exported by ``operator``; ``graphnb.reducers`` by ``graphnb``.
+    """
+    parts = module_name.split(".")
+    found = [".".join(parts[:end]) for end in range(1, len(parts))]
+    if module_name.startswith("_") and _importable(module_name.lstrip("_")):
+        found.insert(0, module_name.lstrip("_"))
+    return found
 
 
 def _literal(value: Any) -> str | None:
