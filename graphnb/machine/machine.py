@@ -290,7 +290,6 @@ class Machine(Generic[S, E]):
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..diagram import mimebundle  # type: ignore[import-not-found,unused-ignore]
+        from ..diagram import mimebundle
 
-        bundle: dict[str, str] = mimebundle(self.spec)
-        return bundle
+        return mimebundle(self.spec)
