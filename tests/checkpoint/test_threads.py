@@ -1,0 +1,353 @@
+"""Threaded runs on every saver: checkpoints, resume, time travel, humans in the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Annotated, Any
+
+import pytest
+
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.checkpoint import (
+    BaseSaver,
+    CheckpointConflictError,
+    Command,
+    Interrupt,
+    MemorySaver,
+    ThreadNotFoundError,
+    UnstorableValueError,
+    interrupt,
+)
+from graphnb.checkpoint.errors import ThreadRequiredError
+from graphnb.engine.events import Interrupted
+from graphnb.errors import GraphRuntimeError, GraphSetupError
+
+
+class Chat(GraphState):
+    messages: Annotated[list[str], StateField(reducer=append)] = []
+    visits: Annotated[list[str], StateField(reducer=append)] = []
+    topic: str = ""
+
+
+def visit(name: str) -> Any:
+    def node(state: Chat) -> dict[str, Any]:
+        return {"visits": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def chain(*names: str) -> StateGraph[Chat]:
+    graph = StateGraph(Chat)
+    for name in names:
+        graph.add_node(name, visit(name))
+    graph.add_edge(START, names[0])
+    for source, target in zip(names, names[1:], strict=False):
+        graph.add_edge(source, target)
+    graph.add_edge(names[-1], END)
+    return graph
+
+
+def test_every_step_is_checkpointed_and_read_back_typed(saver: BaseSaver) -> None:
+    app = chain("a", "b", "c").compile(checkpointer=saver)
+    final = app.invoke({"topic": "x"}, thread_id="t")
+    assert final.visits == ["a", "b", "c"]
+    state = app.get_state("t")
+    assert isinstance(state.values, Chat)
+    assert state.values.visits == ["a", "b", "c"]
+    assert state.next == ()
+    assert state.step == 2
+    assert state.ran == ("c",)
+    assert state.interrupts == ()
+    history = app.get_state_history("t")
+    assert [(s.source, s.step, s.ran, s.next) for s in history] == [
+        ("loop", 2, ("c",), ()),
+        ("loop", 1, ("b",), ("c",)),
+        ("loop", 0, ("a",), ("b",)),
+        ("input", -1, (), ("a",)),
+    ]
+    assert history[-1].writes == (("__input__", {"topic": "x"}),)
+    assert [s.values.visits for s in history] == [["a", "b", "c"], ["a", "b"], ["a"], []]
+    assert app.list_threads() == ["t"]
+
+
+def test_a_new_input_on_a_thread_merges_into_its_state(saver: BaseSaver) -> None:
+    def reply(state: Chat) -> dict[str, Any]:
+        return {"messages": [f"echo {state.messages[-1]} ({len(state.messages)})"]}
+
+    graph = StateGraph(Chat).add_node("reply", reply)
+    app = graph.add_edge(START, "reply").add_edge("reply", END).compile(checkpointer=saver)
+    app.invoke({"messages": ["hi"]}, thread_id="chat")
+    final = app.invoke({"messages": ["again"]}, thread_id="chat")
+    assert final.messages == ["hi", "echo hi (1)", "again", "echo again (3)"]
+    assert app.get_state("chat").step == 2  # input -1, reply 0, input 1, reply 2
+
+
+def test_interrupt_before_stops_and_none_resumes(saver: BaseSaver) -> None:
+    app = chain("a", "b", "c").compile(checkpointer=saver, interrupt_before=["b"])
+    stopped = app.invoke({}, thread_id="t")
+    assert stopped.visits == ["a"]
+    state = app.get_state("t")
+    assert state.next == ("b",)
+    assert state.interrupts == (Interrupt("b", "before"),)
+    final = app.invoke(None, thread_id="t")
+    assert final.visits == ["a", "b", "c"]
+    assert app.get_state("t").interrupts == ()
+
+
+def test_interrupt_after_per_run_streams_an_interrupted_event(saver: BaseSaver) -> None:
+    app = chain("a", "b", "c").compile(checkpointer=saver)
+    events = list(app.stream({}, thread_id="t", interrupt_after=["a"]))
+    assert isinstance(events[-1], Interrupted)
+    assert events[-1].interrupts == (Interrupt("a", "after"),)
+    assert events[-1].checkpoint_id == app.get_state("t").checkpoint_id
+    updates = list(app.stream(None, thread_id="t", mode="updates"))
+    assert updates == [{"b": {"visits": ["b"]}}, {"c": {"visits": ["c"]}}]
+
+
+def test_interrupt_in_a_node_gets_its_answer_on_resume(saver: BaseSaver) -> None:
+    calls: list[str] = []
+
+    def ask(state: Chat) -> dict[str, Any]:
+        calls.append("ask")
+        topic = interrupt({"question": "topic?"})
+        return {"topic": topic}
+
+    graph = StateGraph(Chat).add_node("ask", ask).add_node("c", visit("c"))
+    app = graph.add_edge(START, "ask").add_edge("ask", "c").add_edge("c", END)
+    compiled = app.compile(checkpointer=saver)
+    events = list(compiled.stream({}, thread_id="t", mode=["events", "updates"]))
+    assert events[-1][0] == "updates"
+    assert events[-1][1]["__interrupt__"][0].value == {"question": "topic?"}
+    state = compiled.get_state("t")
+    assert state.next == ("ask",)
+    (pending,) = state.interrupts
+    assert (pending.node, pending.when, pending.value) == ("ask", "during", {"question": "topic?"})
+    final = compiled.invoke(Command(resume="cats"), thread_id="t")
+    assert final.topic == "cats"
+    assert final.visits == ["c"]
+    assert calls == ["ask", "ask"]
+
+
+def test_several_interrupts_in_one_node_are_answered_in_order(saver: BaseSaver) -> None:
+    def form(state: Chat) -> dict[str, Any]:
+        first = interrupt("first?")
+        second = interrupt("second?")
+        return {"messages": [first, second]}
+
+    graph = StateGraph(Chat).add_node("form", form).add_edge(START, "form")
+    app = graph.add_edge("form", END).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    app.invoke(Command(resume="one"), thread_id="t")
+    assert app.get_state("t").interrupts[0].value == "second?"
+    final = app.invoke(Command(resume="two"), thread_id="t")
+    assert final.messages == ["one", "two"]
+
+
+def test_seeded_messages_and_the_input_reach_the_first_node_in_order(saver: BaseSaver) -> None:
+    seen: list[list[str]] = []
+
+    def agent(state: Chat) -> dict[str, Any]:
+        seen.append(list(state.messages))
+        return {"messages": [f"you said: {state.messages[-1]}"]}
+
+    graph = StateGraph(Chat).add_node("greet", visit("greet")).add_node("agent", agent)
+    graph.add_edge(START, "greet").add_edge("greet", "agent").add_edge("agent", END)
+    app = graph.compile(checkpointer=saver)
+    app.seed_thread(
+        "s1",
+        {"messages": ["My name is Zhang San.", "OK"], "topic": "intro"},
+        start_at="agent",
+    )
+    seeded = app.get_state("s1")
+    assert seeded.source == "seed"
+    assert seeded.next == ("agent",)
+    assert seeded.values.messages == ["My name is Zhang San.", "OK"]
+    final = app.invoke({"messages": ["What is my name?"]}, thread_id="s1")
+    assert seen == [["My name is Zhang San.", "OK", "What is my name?"]]
+    assert final.topic == "intro"
+    assert final.visits == []  # started at `agent`, not at `greet`
+    with pytest.raises(CheckpointConflictError, match="already has checkpoints"):
+        app.seed_thread("s1", {"messages": ["late"]})
+
+
+def test_a_seed_without_start_at_starts_at_the_entry(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    app.seed_thread("s", {"topic": "business context"})
+    final = app.invoke(None, thread_id="s")
+    assert (final.topic, final.visits) == ("business context", ["a", "b"])
+
+
+def test_update_state_goes_through_reducers_as_the_node(saver: BaseSaver) -> None:
+    app = chain("a", "b", "c").compile(checkpointer=saver, interrupt_before=["b"])
+    app.invoke({"messages": ["m0"]}, thread_id="t")
+    app.update_state("t", {"messages": ["edited"]})
+    state = app.get_state("t")
+    assert state.values.messages == ["m0", "edited"]
+    assert state.next == ("b",)
+    assert state.source == "update"
+    app.update_state("t", {"visits": ["b (by hand)"]}, as_node="b")
+    state = app.get_state("t")
+    assert state.next == ("c",)
+    assert state.ran == ("b",)
+    final = app.invoke(None, thread_id="t")
+    assert final.visits == ["a", "b (by hand)", "c"]
+    with pytest.raises(GraphSetupError, match="`nope` is not a node"):
+        app.update_state("t", {}, as_node="nope")
+
+
+def test_running_from_a_past_checkpoint_forks_and_keeps_history(saver: BaseSaver) -> None:
+    app = chain("a", "b", "c").compile(checkpointer=saver)
+    app.invoke({"topic": "first"}, thread_id="t")
+    original = app.get_state_history("t")
+    after_a = next(s for s in original if s.ran == ("a",))
+    forked = app.invoke(None, thread_id="t", checkpoint_id=after_a.checkpoint_id)
+    assert forked.visits == ["a", "b", "c"]
+    history = app.get_state_history("t")
+    assert len(history) == len(original) + 2
+    assert {s.checkpoint_id for s in original} <= {s.checkpoint_id for s in history}
+    assert history[1].parent_id == after_a.checkpoint_id
+    again = app.get_state("t", original[0].checkpoint_id)
+    assert again.values.visits == ["a", "b", "c"]
+    edited = app.update_state("t", {"topic": "second"}, checkpoint_id=after_a.checkpoint_id)
+    assert app.get_state("t").checkpoint_id == edited
+    assert app.invoke(None, thread_id="t").topic == "second"
+
+
+def test_join_progress_survives_a_stop(saver: BaseSaver) -> None:
+    graph = StateGraph(Chat)
+    for name in ("a", "b", "c", "d", "e"):
+        graph.add_node(name, visit(name))
+    graph.add_edge(START, "a").add_edge("a", "b").add_edge("a", "c").add_edge("c", "d")
+    graph.add_edge(["b", "d"], "e").add_edge("e", END)
+    app = graph.compile(checkpointer=saver, interrupt_after=["c"])
+    app.invoke({}, thread_id="t")
+    state = app.get_state("t")
+    assert state.next == ("d",)
+    final = app.invoke(None, thread_id="t")
+    assert final.visits == ["a", "b", "c", "d", "e"]
+
+
+def test_async_runs_checkpoint_and_resume(saver: BaseSaver) -> None:
+    async def ask(state: Chat) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"topic": interrupt("topic?")}
+
+    graph = StateGraph(Chat).add_node("ask", ask).add_node("b", visit("b"))
+    app = graph.add_edge(START, "ask").add_edge("ask", "b").add_edge("b", END)
+    compiled = app.compile(checkpointer=saver)
+
+    async def scenario() -> Chat:
+        events = [e async for e in compiled.astream({}, thread_id="t")]
+        assert isinstance(events[-1], Interrupted)
+        state = await compiled.aget_state("t")
+        assert state.interrupts[0].value == "topic?"
+        return await compiled.ainvoke(Command(resume="dogs"), thread_id="t")
+
+    final = asyncio.run(scenario())
+    assert (final.topic, final.visits) == ("dogs", ["b"])
+    assert len(asyncio.run(compiled.aget_state_history("t"))) == 4
+
+
+def test_an_unstorable_write_fails_the_run_and_keeps_the_last_good_step(
+    saver: BaseSaver,
+) -> None:
+    class Loose(GraphState):
+        payload: Any = None
+        done: bool = False
+
+    def bad(state: Loose) -> dict[str, Any]:
+        return {"payload": threading.Lock()}
+
+    graph = StateGraph(Loose).add_node("ok", lambda s: {"done": True}).add_node("bad", bad)
+    app = graph.add_edge(START, "ok").add_edge("ok", "bad").add_edge("bad", END)
+    compiled = app.compile(checkpointer=saver)
+    with pytest.raises(UnstorableValueError, match="field 'payload'") as caught:
+        compiled.invoke({}, thread_id="t")
+    assert caught.value.field == "payload"
+    state = compiled.get_state("t")
+    assert state.ran == ("ok",)
+    assert state.next == ("bad",)
+
+
+def test_threads_are_listed_and_deleted(saver: BaseSaver) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    app.invoke({}, thread_id="one")
+    app.invoke({}, thread_id="two")
+    assert app.list_threads() == ["one", "two"]
+    assert app.delete_thread("one") == 3 - 1
+    assert app.list_threads() == ["two"]
+    with pytest.raises(ThreadNotFoundError, match="'one' has no checkpoint"):
+        app.get_state("one")
+
+
+def test_a_writer_that_lost_the_race_gets_a_conflict_not_an_interleaving(
+    saver: BaseSaver,
+) -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(state: Chat) -> dict[str, Any]:
+        entered.set()
+        assert release.wait(10)
+        return {"visits": ["slow"]}
+
+    graph = StateGraph(Chat).add_node("slow", slow).add_edge(START, "slow")
+    app = graph.add_edge("slow", END).compile(checkpointer=saver)
+    app.seed_thread("t", {"topic": "race"})
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            app.invoke(None, thread_id="t")
+        except BaseException as error:
+            failures.append(error)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert entered.wait(10)
+    app.update_state("t", {"messages": ["the other writer"]})
+    release.set()
+    worker.join(10)
+    assert len(failures) == 1
+    assert isinstance(failures[0], CheckpointConflictError)
+    history = app.get_state_history("t")
+    assert [s.source for s in history] == ["update", "input", "seed"]
+    assert all("slow" not in s.values.visits for s in history)
+
+
+def test_runs_need_a_thread_when_there_is_a_checkpointer() -> None:
+    app = chain("a").compile(checkpointer=MemorySaver())
+    with pytest.raises(ThreadRequiredError, match="pass thread_id"):
+        app.invoke({})
+    plain = chain("a").compile()
+    with pytest.raises(ThreadRequiredError, match="has no checkpointer"):
+        plain.invoke({}, thread_id="t")
+    with pytest.raises(GraphSetupError, match="`zz`"):
+        chain("a").compile(checkpointer=MemorySaver(), interrupt_before=["zz"])
+
+
+def test_interrupt_outside_a_threaded_run_explains_itself() -> None:
+    def ask(state: Chat) -> dict[str, Any]:
+        return {"topic": interrupt("?")}
+
+    app = (
+        StateGraph(Chat).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END).compile()
+    )
+    with pytest.raises(GraphRuntimeError, match="only inside a node of a run that has a thread"):
+        app.invoke({})
+
+
+def test_the_recursion_limit_counts_from_where_a_run_resumes() -> None:
+    app = chain("a", "b", "c").compile(checkpointer=MemorySaver(), interrupt_after="*")
+    for _ in range(3):
+        app.invoke(None, thread_id="t", recursion_limit=1)
+    assert app.get_state("t").values.visits == ["a", "b", "c"]
+
+
+def test_a_checkpointer_can_be_given_as_a_url(tmp_path: Any) -> None:
+    app = chain("a").compile(checkpointer=f"sqlite:///{tmp_path}/threads.db")
+    app.invoke({}, thread_id="t")
+    assert (tmp_path / "threads.db").exists()
+    reopened = chain("a").compile(checkpointer=f"sqlite:///{tmp_path}/threads.db")
+    assert reopened.get_state("t").values.visits == ["a"]
