@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from itertools import pairwise
 from typing import Annotated, Any
 
 import pytest
@@ -43,7 +44,7 @@ def chain(*names: str) -> StateGraph[Chat]:
     for name in names:
         graph.add_node(name, visit(name))
     graph.add_edge(START, names[0])
-    for source, target in zip(names, names[1:], strict=False):
+    for source, target in pairwise(names):
         graph.add_edge(source, target)
     graph.add_edge(names[-1], END)
     return graph
