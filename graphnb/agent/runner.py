@@ -408,7 +408,7 @@ class ReActAgent:
                     note.update(ok=False, error=info.kind)
                     return self._fail(state, _S.THINKING, info)
                 note.update(tool_calls=len(reply.tool_calls))
-            done = {"rounds": state.rounds + 1, "attempts": 0, "failure": None}
+            done = {"rounds": state.rounds + 1}
             if reply.tool_calls:
                 message = Message(
                     role="assistant", content=reply.text or None, tool_calls=list(reply.tool_calls)
@@ -479,7 +479,7 @@ class ReActAgent:
                         _tool_error(failed),
                         timeout=isinstance(failed, Timeout),
                     )
-            return {"results": results, "attempts": 0, "failure": None, "event": _E.TOOL_RESULT}
+            return {"results": results, "event": _E.TOOL_RESULT}
 
     async def _observing(self, state: AgentRunState, context: RunContext) -> dict[str, Any]:
         scope = self._enter(state, context, _S.OBSERVING)

@@ -55,7 +55,7 @@ class AgentRunState(GraphState):
         draft: the model's answer text, between THINKING and RESPONDING.
         answer: the answer shown to the user (the fallback answer after a RESET).
         rounds: model calls that answered in this run.
-        attempts: failed attempts in a row of the failing phase.
+        attempts: failures since the last round that completed (observed or answered).
         failure: the last failure, if any.
         status: ``running``, ``completed`` or ``failed``.
     """
