@@ -97,7 +97,8 @@ def test_stream_yields_tokens_tool_activity_and_state_changes() -> None:
         "COMPLETED",
     ]
     moves = [(c["source"], c["target"]) for c in custom if c["type"] == "transition"]
-    assert moves[0] == ("IDLE", "THINKING") and moves[-1] == ("RESPONDING", "COMPLETED")
+    assert moves[0] == ("IDLE", "THINKING")
+    assert moves[-1] == ("RESPONDING", "COMPLETED")
 
 
 def test_run_context_is_visible_inside_tools_in_their_own_tasks_and_threads() -> None:
@@ -145,7 +146,8 @@ def test_server_errors_exhaust_the_attempts_then_reset_with_the_fallback() -> No
     result = ReActAgent(model, retry=FAST).run("hi")
     assert result.status == "failed"
     assert result.answer == DEFAULT_FALLBACK
-    assert "Traceback" not in result.answer and "500" not in result.answer
+    assert "Traceback" not in result.answer
+    assert "500" not in result.answer
     assert result.failure is not None
     assert (result.failure.kind, result.failure.attempt) == ("server", 3)
     assert result.failure.decision == "reset: gave up after 3 attempt(s)"
@@ -158,7 +160,8 @@ def test_a_bug_in_the_model_is_not_retried_and_never_reaches_the_user() -> None:
     model = ScriptedModel([ZeroDivisionError("division by zero at secret.py line 3")])
     result = ReActAgent(model, fallback_answer="Please try later.").run("hi")
     assert result.answer == "Please try later."
-    assert result.failure is not None and result.failure.kind == "internal"
+    assert result.failure is not None
+    assert result.failure.kind == "internal"
     assert "ZeroDivisionError" in result.failure.message
     assert result.messages[-1].content == "Please try later."
 
@@ -170,7 +173,8 @@ def test_retry_after_longer_than_allowed_gives_up_at_once() -> None:
     result = ReActAgent(model, retry=policy).run("hi")
     assert time.perf_counter() - started < 1.0
     assert result.status == "failed"
-    assert result.failure is not None and "max_retry_after" in (result.failure.decision or "")
+    assert result.failure is not None
+    assert "max_retry_after" in (result.failure.decision or "")
     assert model.remaining == 1
 
 
@@ -348,7 +352,9 @@ def test_trace_aggregates_failing_tools_and_phase_durations() -> None:
     exported = json.loads(trace.to_json())
     assert {r["kind"] for r in exported} == {"transition", "phase", "model_call", "tool_call"}
     html = trace._repr_html_()
-    assert "<table" in html and "graphnb-timeline" in html and "TOOL_CALLING" in html
+    assert "<table" in html
+    assert "graphnb-timeline" in html
+    assert "TOOL_CALLING" in html
 
 
 def test_agent_is_shared_by_concurrent_runs_with_separate_traces() -> None:
@@ -377,7 +383,7 @@ def test_run_inside_an_event_loop_points_to_arun() -> None:
     async def inside() -> None:
         agent.run("hi")
 
-    with pytest.raises(RuntimeError, match="await agent.arun"):
+    with pytest.raises(RuntimeError, match=r"await agent\.arun"):
         asyncio.run(inside())
 
 

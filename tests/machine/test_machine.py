@@ -126,7 +126,8 @@ def test_unknown_event_raises_an_error_naming_state_and_event() -> None:
         Act.PAY,
         False,
     )
-    assert "PAY" in str(error) and "SHIPPED" in str(error)
+    assert "PAY" in str(error)
+    assert "SHIPPED" in str(error)
 
 
 def test_ignore_policy_keeps_the_state_and_runs_no_action() -> None:
@@ -159,7 +160,8 @@ def test_definition_is_stateless_and_shared_between_threads() -> None:
 def test_events_from_lists_declared_events_in_order() -> None:
     machine = make()
     assert machine.events_from(Order.PAID) == [Act.SHIP, Act.CANCEL, Act.NOTE]
-    assert machine.is_final(Order.SHIPPED) and not machine.is_final(Order.NEW)
+    assert machine.is_final(Order.SHIPPED)
+    assert not machine.is_final(Order.NEW)
 
 
 def test_every_definition_problem_is_reported_at_once() -> None:
@@ -179,7 +181,8 @@ def test_every_definition_problem_is_reported_at_once() -> None:
             ],
         )
     error = caught.value
-    assert isinstance(error, GraphSetupError) and isinstance(error, TypeError)
+    assert isinstance(error, GraphSetupError)
+    assert isinstance(error, TypeError)
     assert len(error.problems) == 3
     assert any("Other.X" in p for p in error.problems)
     assert sum("labelled 'PAY'" in p for p in error.problems) == 1
@@ -225,7 +228,9 @@ def test_spec_follows_the_machine_convention() -> None:
         ("SHIPPED", END, None, {}),
         ("CANCELLED", END, None, {}),
     ]
-    assert all(e.kind == "conditional" for e in spec.edges if START not in (e.source,) and e.target != END)
+    assert all(
+        e.kind == "conditional" for e in spec.edges if START not in (e.source,) and e.target != END
+    )
     assert check_spec(spec) == []
 
 
@@ -267,9 +272,9 @@ def test_to_graph_runs_the_machine_through_its_transitions() -> None:
         Ticket,
         {
             Order.NEW: lambda s: Act.PAY,
-            Order.PAID: lambda s: {"notes": s.notes + 1, "event": Act.NOTE}
-            if s.notes < 2
-            else Act.SHIP,
+            Order.PAID: lambda s: (
+                {"notes": s.notes + 1, "event": Act.NOTE} if s.notes < 2 else Act.SHIP
+            ),
         },
     )
     final = graph.compile().invoke({"vip": True})
@@ -284,9 +289,7 @@ def test_to_graph_runs_the_machine_through_its_transitions() -> None:
 
 
 def test_to_graph_guard_sees_the_graph_state() -> None:
-    graph = make().to_graph(
-        Ticket, {Order.NEW: lambda s: Act.PAY, Order.PAID: lambda s: Act.SHIP}
-    )
+    graph = make().to_graph(Ticket, {Order.NEW: lambda s: Act.PAY, Order.PAID: lambda s: Act.SHIP})
     with pytest.raises(NodeError) as caught:
         graph.compile().invoke({"vip": False})
     assert isinstance(caught.value.__cause__, TransitionNotAllowed)
