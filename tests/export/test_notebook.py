@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from graphnb.cli.demo import build as build_demo
+from graphnb.export import (
+    GraphLoadError,
+    GraphNotFoundError,
+    load_graph,
+    load_graphs,
+    to_module,
+    to_notebook,
+    write_notebook,
+)
+
+CELLS = [
+    "%load_ext autoreload\nfrom typing import Annotated\n"
+    "from graphnb import END, START, GraphState, StateField, StateGraph, append",
+    "PREFIX = 'seen: '\n\n\nclass Story(GraphState):\n"
+    "    lines: Annotated[list[str], StateField(reducer=append)] = []\n    topic: str = 'cats'",
+    "def opening(state: Story) -> dict:\n    return {'lines': [PREFIX + state.topic]}",
+    "def ending(state: Story) -> dict:\n    return {'lines': ['the end']}",
+    "builder = StateGraph(Story, name='story')\n"
+    "builder.add_node('opening', opening, position=(0, 0))\n"
+    "builder.add_node('ending', ending, position=(0, 120))\n"
+    "builder.add_edge(START, 'opening').add_edge('opening', 'ending').add_edge('ending', END)\n"
+    "story = builder.compile()\ndisplay(story)\nprint('built')",
+]
+
+
+def write_source_notebook(path: Path, cells: list[str] = CELLS) -> Path:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.cells.insert(0, nbformat.v4.new_markdown_cell("# A story"))
+    nbformat.write(notebook, str(path))
+    return path
+
+
+def test_graphs_defined_in_a_notebook_are_loaded_by_variable_name(tmp_path: Path) -> None:
+    graphs = load_graphs(write_source_notebook(tmp_path / "story.ipynb"))
+    assert list(graphs) == ["builder", "story"]
+    assert graphs["story"].invoke({}).lines == ["seen: cats", "the end"]
+
+
+def test_a_notebook_graph_exports_to_a_module_that_runs(tmp_path: Path) -> None:
+    _, graph = load_graph(str(write_source_notebook(tmp_path / "story2.ipynb")) + ":story")
+    text = to_module(graph)
+    assert "class Story(GraphState):" in text
+    assert "PREFIX = " in text
+    assert "autoreload" not in text
+    module = tmp_path / "story_module.py"
+    module.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(module), "-q", "--input", '{"topic": "dogs"}'],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"lines": ["seen: dogs", "the end"], "topic": "dogs"}
+
+
+def test_a_failing_cell_is_reported_with_its_number(tmp_path: Path) -> None:
+    path = write_source_notebook(tmp_path / "broken.ipynb", ["x = 1", "raise ValueError('boom')"])
+    with pytest.raises(GraphLoadError, match="code cell 2 raised ValueError: boom") as caught:
+        load_graphs(path)
+    assert caught.value.cell == 2
+
+
+def test_without_a_name_the_one_compiled_graph_is_picked_and_unknown_names_fail(
+    tmp_path: Path,
+) -> None:
+    path = write_source_notebook(tmp_path / "pick.ipynb")
+    name, graph = load_graph(str(path))
+    assert graph.invoke({}).topic == "cats"
+    assert name == "story"
+    with pytest.raises(GraphNotFoundError, match="no graph named 'nope'") as caught:
+        load_graph(f"{path}:nope")
+    assert caught.value.available == ["builder", "story"]
+
+
+def test_exported_notebook_runs_every_cell_in_a_kernel(tmp_path: Path) -> None:
+    path = write_notebook(build_demo(), tmp_path / "demo.ipynb", input={"question": "Why export?"})
+    notebook = nbformat.read(str(path), as_version=4)
+    kinds = [cell.cell_type for cell in notebook.cells]
+    assert kinds[0] == "markdown"
+    assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
+    NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=120,
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    final = notebook.cells[-1].outputs[0]["data"]["text/plain"]
+    assert "Why export?" in final
+    assert "stream the answer" in final
+
+
+def test_notebook_export_is_deterministic() -> None:
+    first = nbformat.writes(to_notebook(build_demo()))
+    assert first == nbformat.writes(to_notebook(build_demo()))
