@@ -44,10 +44,14 @@ def test_collect_returns_one_typed_result_per_call_in_call_order() -> None:
     results = run(run_tool_calls(calls, tools, call_timeout=0.05))
     assert [type(r) for r in results] == [Timeout, Success, Failure, RateLimited]
     assert [r.call_id for r in results] == [c.id for c in calls]
-    assert isinstance(results[1], Success) and results[1].value == 4
-    assert isinstance(results[2], Failure) and results[2].error == "LookupError: no 3"
-    assert isinstance(results[3], RateLimited) and results[3].retry_after == 1.5
-    assert isinstance(results[0], Timeout) and results[0].after == 0.05
+    assert isinstance(results[1], Success)
+    assert results[1].value == 4
+    assert isinstance(results[2], Failure)
+    assert results[2].error == "LookupError: no 3"
+    assert isinstance(results[3], RateLimited)
+    assert results[3].retry_after == 1.5
+    assert isinstance(results[0], Timeout)
+    assert results[0].after == 0.05
 
 
 def test_bad_arguments_and_unknown_tools_become_failures_with_a_reason() -> None:
@@ -61,9 +65,8 @@ def test_bad_arguments_and_unknown_tools_become_failures_with_a_reason() -> None
         "unknown-tool",
         "invalid-arguments",
     ]
-    assert (
-        isinstance(results[0], Failure) and "a: Input should be a valid integer" in results[0].error
-    )
+    assert isinstance(results[0], Failure)
+    assert "a: Input should be a valid integer" in results[0].error
 
 
 def test_calls_run_concurrently() -> None:
@@ -116,7 +119,8 @@ def test_all_or_nothing_cancels_siblings_which_observe_the_cancellation() -> Non
         "error",
         "cancelled",
     ]
-    assert isinstance(results[0], Failure) and "`fail_soon`" in results[0].error
+    assert isinstance(results[0], Failure)
+    assert "`fail_soon`" in results[0].error
 
 
 def test_all_or_nothing_keeps_results_that_finished_before_the_failure() -> None:
@@ -134,8 +138,10 @@ def test_all_or_nothing_keeps_results_that_finished_before_the_failure() -> None
             policy="all_or_nothing",
         )
     )
-    assert isinstance(results[0], Success) and results[0].value == "fast"
-    assert isinstance(results[1], Failure) and results[1].reason == "error"
+    assert isinstance(results[0], Success)
+    assert results[0].value == "fast"
+    assert isinstance(results[1], Failure)
+    assert results[1].reason == "error"
 
 
 def test_collect_with_every_call_succeeding_under_all_or_nothing() -> None:
@@ -174,7 +180,8 @@ def test_batch_deadline_cancels_what_is_still_running() -> None:
     results = run(main())
     assert [type(r) for r in results] == [Success, Timeout, Timeout]
     assert sorted(observed) == [1, 2]
-    assert isinstance(results[1], Timeout) and results[1].after == 0.05
+    assert isinstance(results[1], Timeout)
+    assert results[1].after == 0.05
 
 
 def test_a_tool_raising_timeout_error_itself_is_a_failure_not_a_timeout() -> None:

@@ -84,7 +84,7 @@ def test_untyped_or_variadic_parameters_are_refused_naming_the_tool() -> None:
         return 0
 
     with pytest.raises(
-        ToolDefinitionError, match="`untyped`.*'x' has no type annotation"
+        ToolDefinitionError, match=r"`untyped`.*'x' has no type annotation"
     ) as caught:
         Tool.from_function(untyped)
     assert caught.value.tool == "untyped"
@@ -197,5 +197,6 @@ def test_html_escapes_names_and_shows_failures() -> None:
     log = TraceLog()
     log.add("tool_call", "<script>", duration=0.1, ok=False)
     html = log._repr_html_()
-    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html
     assert "failed" in html
