@@ -52,7 +52,7 @@ def render_dot(diagram: Diagram) -> str:
         if edge.label:
             attrs.append(f"label={_q(edge.label)}")
         target = edge.target
-        if edge.kind == "join":
+        if edge.kind == "join" and not edge.is_loop:
             target = bars[edge.target]
             attrs.append("arrowhead=none")
         suffix = f" [{', '.join(attrs)}]" if attrs else ""

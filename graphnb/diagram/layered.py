@@ -8,9 +8,9 @@ The steps are the classic ones:
 2. **Layers.** ``networkx.topological_generations`` gives every node its longest-path
    layer from the sources; END goes alone to the bottom. Join edges go through a join bar
    placed in a layer of its own above the joined node.
-3. **Ranks.** Nodes sit on even ranks; the odd rank after each layer holds the edge labels,
-   so a label is laid out like a node and can never overlap one. Every edge spanning more
-   than one rank gets a dummy item on each rank it crosses.
+3. **Ranks.** Each layer is a rank; where edge labels sit below a layer, a label rank is
+   inserted after it, so a label is laid out like a node and can never overlap one. Every
+   edge spanning more than one rank gets a dummy item on each rank it crosses.
 4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) reorder
    each rank; the order with the fewest crossings is kept.
 5. **Coordinates.** Repeated passes pull each item towards the mean position of its
@@ -36,6 +36,8 @@ Point = tuple[float, float]
 
 _SWEEPS = 8
 _PASSES = 4
+_SMALL = 2_000  # items below which a second crossing-reduction start is tried
+_BIG = 20_000  # items (nodes and dummies) above which fewer sweeps and passes are made
 _DUMMY_WEIGHT = 4.0
 _LOOP_STEP = 12.0
 _LOOP_BASE = 26.0
@@ -129,7 +131,8 @@ class Sizes:
         label: the (width, height) of an edge label's box, given its text.
         node_gap: the least horizontal gap between two nodes.
         dummy_gap: the least horizontal gap next to an edge passing by.
-        rank_gap: the vertical gap between two ranks (a layer and its label rank).
+        rank_gap: the vertical gap between two layers (half of it on each side of a rank
+            of edge labels).
         margin: the empty border around the drawing.
     """
 
@@ -137,7 +140,7 @@ class Sizes:
     label: Callable[[str], tuple[float, float]]
     node_gap: float = 28.0
     dummy_gap: float = 10.0
-    rank_gap: float = 16.0
+    rank_gap: float = 28.0
     margin: float = 12.0
 
 
@@ -269,7 +272,19 @@ class _Builder:
         back = self._back_links()
         oriented = [(v, u) if back[k] else (u, v) for k, (u, v, _) in enumerate(self.links)]
         layer = self._layers(oriented)
-        rank = [2 * layer[i] for i in range(self.count_fixed)]
+        # A label rank follows a layer only where some edge label sits: below its source,
+        # or (for a back edge) above it.
+        label_after: set[int] = set()
+        for k, (top, bottom) in enumerate(oriented):
+            edge = self.links[k][2]
+            if edge is not None and edge.label:
+                label_after.add(layer[bottom] - 1 if back[k] else layer[top])
+        rank_of_layer: list[int] = []
+        r = 0
+        for depth in range(max(layer, default=0) + 1):
+            rank_of_layer.append(r)
+            r += 2 if depth in label_after else 1
+        rank = [rank_of_layer[layer[i]] for i in range(self.count_fixed)]
 
         # 3. chains of dummies, one per link, top to bottom.
         chains: list[list[int]] = []
@@ -277,7 +292,7 @@ class _Builder:
         for k, (top, bottom) in enumerate(oriented):
             edge = self.links[k][2]
             label = self.sizes.label(edge.label) if edge is not None and edge.label else None
-            label_rank = rank[bottom] - 1 if back[k] else rank[top] + 1
+            label_rank = rank_of_layer[layer[bottom] - 1] + 1 if back[k] else rank[top] + 1
             chain = [top]
             for r in range(rank[top] + 1, rank[bottom]):
                 if label is not None and r == label_rank:
@@ -297,15 +312,24 @@ class _Builder:
                 down[a].append(b)
                 up[b].append(a)
 
-        ranks = self._initial_order(rank, down, total)
-        ranks = self._reduce_crossings(ranks, up, down, total)
+        # Small drawings also try a second start (children in reverse order); the first
+        # start wins ties, so the result stays deterministic.
+        ranks, fewest = self._reduce_crossings(self._initial_order(rank, down), up, down, total)
+        if total < _SMALL and fewest:
+            flipped = [list(reversed(d)) for d in down]
+            other, count = self._reduce_crossings(
+                self._initial_order(rank, flipped), up, down, total
+            )
+            if count < fewest:
+                ranks = other
         xs = self._coordinates(ranks, up, down, total)
         ys, row_top, row_bottom = self._rows(ranks, rank, total)
         return self._result(ranks, rank, chains, back, label_item, xs, ys, row_top, row_bottom)
 
     # -- 4. order ----------------------------------------------------------------------
 
-    def _initial_order(self, rank: list[int], down: list[list[int]], total: int) -> list[list[int]]:
+    def _initial_order(self, rank: list[int], down: list[list[int]]) -> list[list[int]]:
+        total = len(rank)
         seen = [False] * total
         order: list[int] = []
         for root in sorted(range(total), key=lambda i: (rank[i], i)):
@@ -331,7 +355,7 @@ class _Builder:
         up: list[list[int]],
         down: list[list[int]],
         total: int,
-    ) -> list[list[int]]:
+    ) -> tuple[list[list[int]], int]:
         pos = [0] * total
 
         def number(row: list[int]) -> None:
@@ -343,7 +367,7 @@ class _Builder:
         best = [list(row) for row in ranks]
         fewest = _crossings(ranks, down, pos)
         stale = 0
-        for _ in range(_SWEEPS):
+        for _ in range(_SWEEPS if total < _BIG else _SWEEPS // 2):
             if fewest == 0 or stale >= 2:
                 break
             for r in range(1, len(ranks)):
@@ -359,7 +383,7 @@ class _Builder:
                 fewest, best, stale = count, [list(row) for row in ranks], 0
             else:
                 stale += 1
-        return best
+        return best, fewest
 
     # -- 5. coordinates ----------------------------------------------------------------
 
@@ -386,14 +410,21 @@ class _Builder:
             row = ranks[r]
             desired = []
             for item in row:
-                around = [n for side in neighbours for n in side[item]]
-                desired.append(sum(xs[n] for n in around) / len(around) if around else xs[item])
+                around = neighbours[0][item]
+                if len(neighbours) > 1:
+                    around = around + neighbours[1][item]
+                if len(around) == 1:
+                    desired.append(xs[around[0]])
+                elif around:
+                    desired.append(sum([xs[n] for n in around]) / len(around))
+                else:
+                    desired.append(xs[item])
             for item, x in zip(
                 row, _isotonic(desired, [weight[i] for i in row], gaps[r]), strict=True
             ):
                 xs[item] = x
 
-        for _ in range(_PASSES):
+        for _ in range(_PASSES if total < _BIG else _PASSES // 2):
             for r in range(1, len(ranks)):
                 place(r, (up,))
             for r in range(len(ranks) - 2, -1, -1):
@@ -413,10 +444,14 @@ class _Builder:
         row_top: list[float] = []
         row_bottom: list[float] = []
         y = self.sizes.margin
+        labels_above = False
         for r, row in enumerate(ranks):
             height = max((self.height[i] for i in row), default=0.0)
+            # Label ranks hold only dummies; the gaps around them are half as tall.
+            labels = all(self.dummy[i] for i in row)
             if r:
-                y += self.sizes.rank_gap
+                y += self.sizes.rank_gap / 2 if labels or labels_above else self.sizes.rank_gap
+            labels_above = labels
             row_top.append(y)
             row_bottom.append(y + height)
             for item in row:
@@ -488,7 +523,8 @@ class _Builder:
             points.append((port[(bottom, "top", k)], box_of(bottom).top))
             edge = self.links[k][2]
             if edge is None:
-                connectors[self.diagram.nodes[bottom].id] = tuple(points)
+                joined = self.diagram.nodes[self.links[k][1]].id
+                connectors[joined] = tuple(reversed(points)) if back[k] else tuple(points)
                 continue
             label = label_item.get(k)
             routes[edge.index] = Route(
@@ -532,13 +568,16 @@ def _by_barycenter(row: list[int], neighbours: list[list[int]], pos: list[int]) 
     free: list[int] = []
     for p, item in enumerate(row):
         around = neighbours[item]
-        if around:
-            keyed.append((sum(pos[n] for n in around) / len(around), p, item))
+        if len(around) == 1:
+            keyed.append((pos[around[0]], p, item))
+        elif around:
+            keyed.append((sum([pos[n] for n in around]) / len(around), p, item))
         else:
             free.append(p)
+    keyed.sort()
     if not free:
-        return [item for _, _, item in sorted(keyed)]
-    moved = iter(item for _, _, item in sorted(keyed))
+        return [item for _, _, item in keyed]
+    moved = iter([item for _, _, item in keyed])
     kept = set(free)
     return [row[p] if p in kept else next(moved) for p in range(len(row))]
 

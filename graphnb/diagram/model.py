@@ -93,9 +93,12 @@ class Diagram:
         raise KeyError(f"diagram {self.name!r} has no node {node_id!r}")
 
     def joins(self) -> dict[str, tuple[DiagramEdge, ...]]:
-        """The join edges grouped by their target, in order of first appearance."""
+        """The join edges grouped by their target, in order of first appearance.
+
+        A join edge from a node to itself is left out: it is drawn as a plain self-loop.
+        """
         groups: dict[str, list[DiagramEdge]] = {}
         for edge in self.edges:
-            if edge.kind == "join":
+            if edge.kind == "join" and not edge.is_loop:
                 groups.setdefault(edge.target, []).append(edge)
         return {target: tuple(edges) for target, edges in groups.items()}

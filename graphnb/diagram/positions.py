@@ -46,7 +46,7 @@ def layout(
         return text_width(shorten(text, 24), 11.0) + 12.0, 20.0
 
     result = compute_layout(
-        extract(obj), Sizes(node, label, node_gap=gap, rank_gap=24.0, margin=0.0)
+        extract(obj), Sizes(node, label, node_gap=gap, rank_gap=48.0, margin=0.0)
     )
     return {
         node_id: (round(box.left, 1), round(box.top, 1)) for node_id, box in result.nodes.items()

@@ -56,8 +56,7 @@ _STYLE = (
     ".gnb-head{fill:var(--gnb-line)}"
     ".gnb-label rect{fill:var(--gnb-bg);opacity:.92}"
     ".gnb-label text{font-size:11px}"
-    ".gnb-join rect{fill:var(--gnb-fg)}"
-    ".gnb-join path{fill:none;stroke:var(--gnb-line);stroke-width:1.3}"
+    ".gnb-joinbar rect{fill:var(--gnb-fg)}"
     ".gnb-traced .gnb-edge:not(.gnb-taken),.gnb-traced .gnb-node:not(.gnb-visited){opacity:.45}"
     ".gnb-taken path{stroke:var(--gnb-accent);stroke-width:2.2}"
     ".gnb-head-taken{fill:var(--gnb-accent)}"
@@ -166,7 +165,7 @@ class _Svg:
             tip += f" ({edge.kind})"
         if edge.label:
             tip += f": {edge.label}"
-        if edge.kind == "join":
+        if edge.kind == "join" and not edge.is_loop:
             d = _path(route.points)
             marker = ""
         else:
@@ -193,7 +192,7 @@ class _Svg:
         sources = ", ".join(e.source for e in self.diagram.joins()[target])
         connector = self.layout.connectors[target]
         taken = any(e.index in self.taken for e in self.diagram.joins()[target])
-        cls = "gnb-join gnb-edge gnb-taken" if taken else "gnb-join gnb-edge"
+        cls = "gnb-joinbar gnb-edge gnb-taken" if taken else "gnb-joinbar gnb-edge"
         marker = "\x01arrow-taken" if taken else "\x01arrow"
         self.out.append(
             f'<g class="{cls}" data-target="{_esc(target)}">'
