@@ -79,3 +79,14 @@ def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseSaver]
         yield made
     finally:
         drop_tables(made)
+
+
+@pytest.fixture
+def postgres_saver(tmp_path: Path) -> Iterator[PostgresSaver]:
+    """A PostgreSQL saver on tables of its own, dropped afterwards."""
+    made = make_saver("postgres", tmp_path)
+    assert isinstance(made, PostgresSaver)
+    try:
+        yield made
+    finally:
+        drop_tables(made)
