@@ -1,0 +1,200 @@
+"""A local OpenAI-compatible chat-completions server for the adapter tests.
+
+Written with the standard library (``http.server``) so the tests need no web framework:
+it binds 127.0.0.1 on a free port, plays a script of behaviours (text, tool calls, 429
+with Retry-After, 500, malformed tool-call JSON, hang), streams with server-sent events
+when asked to, and records every request body.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+
+@dataclass
+class Reply:
+    """One scripted behaviour of the fake endpoint."""
+
+    kind: str  # "text", "tool_calls", "status", "hang"
+    text: str = ""
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, raw arguments)
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def text(value: str) -> Reply:
+    return Reply("text", text=value)
+
+
+def tool_calls(*calls: tuple[str, str, str]) -> Reply:
+    return Reply("tool_calls", calls=list(calls))
+
+
+def status(code: int, **headers: str) -> Reply:
+    return Reply(
+        "status", status=code, headers={k.replace("_", "-"): v for k, v in headers.items()}
+    )
+
+
+def hang() -> Reply:
+    return Reply("hang")
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.script: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def play(self, *replies: Reply) -> None:
+        self.script.extend(replies)
+
+    # the reply makers, reachable from tests through the fixture
+    text = staticmethod(text)
+    tool_calls = staticmethod(tool_calls)
+    status = staticmethod(status)
+    hang = staticmethod(hang)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.server.requests.append(body)
+        reply = self.server.script.popleft() if self.server.script else text("(script empty)")
+        if reply.kind == "hang":
+            self.server.release.wait(30)
+            return
+        if reply.kind == "status":
+            self._json(
+                reply.status,
+                {
+                    "error": {
+                        "message": f"scripted {reply.status}",
+                        "type": "scripted",
+                        "code": None,
+                    }
+                },
+                reply.headers,
+            )
+            return
+        model = body.get("model", "fake")
+        if body.get("stream"):
+            self._stream(model, reply)
+        else:
+            self._json(200, _completion(model, reply))
+
+    def _json(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, model: str, reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+        def send(delta: dict[str, Any], finish: str | None = None) -> None:
+            chunk = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.flush()
+
+        send({"role": "assistant", "content": ""})
+        if reply.kind == "text":
+            words = reply.text.split(" ")
+            for index, word in enumerate(words):
+                send({"content": word if index == len(words) - 1 else word + " "})
+            send({}, "stop")
+        else:
+            for index, (call_id, name, arguments) in enumerate(reply.calls):
+                half = len(arguments) // 2
+                send(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": call_id,
+                                "type": "function",
+                                "function": {"name": name, "arguments": arguments[:half]},
+                            }
+                        ]
+                    }
+                )
+                send(
+                    {"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}
+                )
+            send({}, "tool_calls")
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+
+def _completion(model: str, reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.kind == "tool_calls":
+        message["tool_calls"] = [
+            {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+            for cid, name, args in reply.calls
+        ]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.kind == "tool_calls" else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    thread = threading.Thread(
+        target=server.serve_forever, args=(0.01,), name="fake-openai", daemon=True
+    )
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

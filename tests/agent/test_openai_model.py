@@ -1,0 +1,209 @@
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openai")
+
+from graphnb.agent import (
+    DEFAULT_FALLBACK,
+    MalformedToolCall,
+    Message,
+    ModelError,
+    ModelRateLimited,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnavailable,
+    OpenAIChatModel,
+    ReActAgent,
+    RetryPolicy,
+    Tool,
+)
+
+USER = [Message(role="user", content="hi")]
+
+
+def weather(city: str) -> str:
+    """Today's weather in a city."""
+    return f"sunny in {city}"
+
+
+def with_model(
+    base_url: str, body: Callable[[OpenAIChatModel], Awaitable[Any]], **options: Any
+) -> Any:
+    async def main() -> Any:
+        model = OpenAIChatModel("fake-model", base_url=base_url, api_key="test", **options)
+        try:
+            return await body(model)
+        finally:
+            await model.aclose()
+
+    return asyncio.run(main())
+
+
+def test_streams_tokens_over_server_sent_events(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.text("It is sunny today."))
+    tokens: list[str] = []
+    tool = Tool.from_function(weather)
+    reply = with_model(
+        fake_openai.base_url, lambda m: m.complete(USER, tools=[tool], on_token=tokens.append)
+    )
+    assert reply.text == "It is sunny today."
+    assert tokens == ["It ", "is ", "sunny ", "today."]
+    request = fake_openai.requests[0]
+    assert request["stream"] is True
+    assert request["model"] == "fake-model"
+    assert request["messages"] == [{"role": "user", "content": "hi"}]
+    assert request["tools"] == [tool.openai_schema()]
+
+
+def test_answers_without_streaming(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.text("Whole answer."))
+    reply = with_model(fake_openai.base_url, lambda m: m.complete(USER), stream=False)
+    assert (reply.text, reply.tool_calls) == ("Whole answer.", ())
+    assert "stream" not in fake_openai.requests[0]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_tool_calls_are_parsed_with_their_ids(fake_openai: Any, stream: bool) -> None:
+    fake_openai.play(
+        fake_openai.tool_calls(
+            ("call_a", "weather", '{"city": "Beijing"}'),
+            ("call_b", "weather", '{"city": "Shanghai"}'),
+        )
+    )
+    reply = with_model(fake_openai.base_url, lambda m: m.complete(USER), stream=stream)
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("call_a", "weather", {"city": "Beijing"}),
+        ("call_b", "weather", {"city": "Shanghai"}),
+    ]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_rate_limit_becomes_a_typed_error_with_retry_after(fake_openai: Any, stream: bool) -> None:
+    fake_openai.play(fake_openai.status(429, Retry_After="1.5"))
+    with pytest.raises(ModelRateLimited) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER), stream=stream)
+    assert caught.value.retry_after == 1.5
+    assert caught.value.model == "fake-model"
+    assert len(fake_openai.requests) == 1  # the client itself does not retry
+
+
+def test_server_error_becomes_a_typed_error(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.status(500))
+    with pytest.raises(ModelServerError) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER))
+    assert caught.value.status == 500
+
+
+def test_client_error_is_a_plain_model_error(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.status(400))
+    with pytest.raises(ModelError) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER))
+    assert type(caught.value) is ModelError
+    assert "HTTP 400" in str(caught.value)
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_malformed_tool_call_json_is_reported_with_the_raw_text(
+    fake_openai: Any, stream: bool
+) -> None:
+    fake_openai.play(fake_openai.tool_calls(("call_x", "weather", '{"city": "Bei')))
+    with pytest.raises(MalformedToolCall) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER), stream=stream)
+    assert (caught.value.tool, caught.value.arguments) == ("weather", '{"city": "Bei')
+
+
+def test_a_hanging_endpoint_times_out(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.hang())
+    started = time.perf_counter()
+    with pytest.raises(ModelTimeout) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER), timeout=0.3)
+    assert caught.value.after == 0.3
+    assert time.perf_counter() - started < 5
+
+
+def test_an_unreachable_endpoint_is_unavailable() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ModelUnavailable):
+        with_model(f"http://127.0.0.1:{port}/v1", lambda m: m.complete(USER), timeout=2)
+
+
+def test_conversation_is_sent_in_the_chat_completions_format(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.tool_calls(("call_1", "weather", '{"city": "Oslo"}')))
+    fake_openai.play(fake_openai.text("Sunny in Oslo."))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        return await ReActAgent(model, [weather], system_prompt="Be brief.").arun("Weather?")
+
+    result = with_model(fake_openai.base_url, body)
+    assert result.answer == "Sunny in Oslo."
+    assert fake_openai.requests[1]["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "weather", "arguments": json.dumps({"city": "Oslo"})},
+                }
+            ],
+        },
+        {"role": "tool", "content": "sunny in Oslo", "tool_call_id": "call_1"},
+    ]
+
+
+def test_agent_retries_after_429_honouring_retry_after_over_http(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.status(429, Retry_After="0.2"), fake_openai.text("Fine now."))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        return await ReActAgent(model).arun("hi")
+
+    started = time.perf_counter()
+    result = with_model(fake_openai.base_url, body)
+    assert result.answer == "Fine now."
+    assert time.perf_counter() - started >= 0.2
+    retry = result.trace.of("retry")[0]
+    assert (retry.detail["error"], retry.duration) == ("rate_limited", 0.2)
+
+
+def test_agent_turns_repeated_500s_into_the_fallback_answer_over_http(fake_openai: Any) -> None:
+    fake_openai.play(*[fake_openai.status(500)] * 3)
+
+    async def body(model: OpenAIChatModel) -> Any:
+        policy = RetryPolicy(max_attempts=3, base_delay=0.01)
+        return await ReActAgent(model, retry=policy).arun("hi")
+
+    result = with_model(fake_openai.base_url, body)
+    assert result.answer == DEFAULT_FALLBACK
+    assert result.status == "failed"
+    assert len(fake_openai.requests) == 3
+    assert "500" not in result.answer
+    assert "scripted" not in result.answer
+
+
+def test_agent_recovers_from_a_hang_and_malformed_json_over_http(fake_openai: Any) -> None:
+    fake_openai.play(
+        fake_openai.hang(),
+        fake_openai.tool_calls(("call_1", "weather", "{not json")),
+        fake_openai.text("Recovered."),
+    )
+
+    async def body(model: OpenAIChatModel) -> Any:
+        policy = RetryPolicy(max_attempts=3, base_delay=0.01)
+        return await ReActAgent(model, retry=policy).arun("hi")
+
+    result = with_model(fake_openai.base_url, body, timeout=0.3)
+    assert result.answer == "Recovered."
+    assert [r.detail["error"] for r in result.trace.of("retry")] == ["timeout", "malformed"]
