@@ -3,6 +3,7 @@
     python benchmarks/engine.py                   # the full run (a few minutes)
     python benchmarks/engine.py --quick           # fewer runs of each, as a smoke check
     python benchmarks/engine.py --json out.json   # also write the results as JSON
+    python benchmarks/engine.py --only stream,import  # some scenarios only
     python benchmarks/engine.py --profile chain   # where graphnb's time goes (cProfile)
 
 Every scenario runs sync, without a checkpointer. Each engine's result is compared with
@@ -43,6 +44,7 @@ import graphnb
 CHAIN_LENGTH = 10
 LOOP_STEPS = 1_000
 FAN_OUT = 100
+KEYS = ["chain", "model", "loop", "fanout", "stream", "import"]
 
 # -- states and nodes, shared by both engines --------------------------------------------
 
@@ -308,8 +310,8 @@ def measure_import(runs: int) -> tuple[Comparison, float]:
     baseline = best["pass"]
     comparison = Comparison(
         "import",
-        f"6. import, less `python -c pass` ({duration(baseline)})",
-        "per fresh process",
+        f"6. import in a fresh process, less `python -c pass` ({duration(baseline)})",
+        "per import",
         best["import langgraph.graph"] - baseline,
         best["import graphnb"] - baseline,
         8,
@@ -357,12 +359,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer runs of each scenario")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write results here")
     parser.add_argument(
+        "--only",
+        type=lambda text: set(text.split(",")),
+        default=set(KEYS),
+        metavar="KEYS",
+        help=f"comma-separated scenarios to run, of {','.join(KEYS)}",
+    )
+    parser.add_argument(
         "--profile",
-        choices=["chain", "model", "loop", "fanout", "stream"],
+        choices=KEYS[:-1],
         help="profile graphnb on one scenario instead of comparing",
     )
     parser.add_argument("--top", type=int, default=25, help="functions shown by --profile")
     args = parser.parse_args(argv)
+    if not args.only <= set(KEYS):
+        parser.error(f"unknown scenario(s) {sorted(args.only - set(KEYS))}; choose from {KEYS}")
 
     info = machine("graphnb", "langgraph", "pydantic")
     print(f"Machine: {machine_line(info)}")
@@ -377,12 +388,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     results = []
     for scenario in all_scenarios:
+        if scenario.key not in args.only:
+            continue
         print(f"  {scenario.title}: {scenario.runs} runs each...", file=sys.stderr, flush=True)
         results.append(measure(scenario))
-    import_runs = 3 if args.quick else 5
-    print(f"  6. import: {import_runs} fresh processes each...", file=sys.stderr, flush=True)
-    imports, baseline = measure_import(import_runs)
-    results.append(imports)
+    baseline = None
+    if "import" in args.only:
+        import_runs = 3 if args.quick else 5
+        print(f"  6. import: {import_runs} fresh processes each...", file=sys.stderr, flush=True)
+        imports, baseline = measure_import(import_runs)
+        results.append(imports)
 
     print(table(results))
     missed = [row.key for row in results if not row.met]
