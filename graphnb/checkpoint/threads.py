@@ -4,7 +4,7 @@
 a checkpoint's parents back to the nearest snapshot, decodes it through the model, then
 re-applies every later write through the reducers. Writing stores the step's writes, and a
 whole snapshot when the chain since the last one has grown long (``snapshot_every``
-checkpoints) or heavy (its writes outweigh ``snapshot_ratio`` times the last snapshot), so
+checkpoints) or heavy (its writes outweigh three times the last snapshot), so
 that reading any checkpoint stays close to the cost of reading its state once.
 """
 
@@ -38,7 +38,7 @@ S = TypeVar("S")
 
 DEFAULT_SNAPSHOT_EVERY = 50
 """A whole snapshot is stored at least once every this many checkpoints of a chain."""
-_SNAPSHOT_RATIO = 2.0
+_SNAPSHOT_RATIO = 3.0
 
 
 class _StoredInterrupt(BaseModel):
@@ -286,6 +286,7 @@ class ThreadWriter:
         self.thread_id = thread_id
         self.metadata = metadata
         self.last: StoredCheckpoint | None = None
+        self._sizes = (0, 0)  # JSON sizes of the last row's writes and snapshot
         if position is None:
             self.head_seq = -1
             self.parent: StoredCheckpoint | None = None
@@ -331,6 +332,7 @@ class ThreadWriter:
             or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
         )
         snap = encode_values(schema, values) if take else None
+        self._sizes = (size, len(json.dumps(snap, separators=(",", ":"))) if take else 0)
         meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
         if joins:
             meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
@@ -359,12 +361,12 @@ class ThreadWriter:
 
     def advance(self, row: StoredCheckpoint) -> None:
         """Record that ``row`` was stored: the next write is its child."""
+        writes_bytes, snapshot_bytes = self._sizes
         if row.snapshot is not None:
-            self.chain_len, self.delta_bytes = 0, 0
-            self.snapshot_bytes = len(json.dumps(row.snapshot, separators=(",", ":")))
+            self.chain_len, self.delta_bytes, self.snapshot_bytes = 0, 0, snapshot_bytes
         else:
             self.chain_len += 1
-            self.delta_bytes += len(json.dumps(row.writes, separators=(",", ":")))
+            self.delta_bytes += writes_bytes
         self.head_seq, self.parent, self.base_seq, self.last = row.seq, row, row.base_seq, row
 
     def put(self, **fields: Any) -> StoredCheckpoint:
