@@ -23,7 +23,10 @@ __all__ = [
     "EXIT_LOAD",
     "EXIT_OK",
     "EXIT_USAGE",
+    "CommandError",
     "add_run_options",
+    "compile_for",
+    "to_json",
     "load_target",
     "register",
     "run_loaded",
@@ -50,9 +53,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--input", "-i", metavar="JSON", help="the input state as a JSON object (default: {})"
     )
     source.add_argument("--input-file", metavar="PATH", help="read the input JSON from a file")
-    parser.add_argument("--thread", metavar="ID", help="run on this persisted thread (needs --db)")
     parser.add_argument(
-        "--db", metavar="URL", help="checkpoint database, e.g. sqlite:///runs.db (needs --thread)"
+        "--thread",
+        metavar="ID",
+        help="run on this persisted thread: a new thread starts, an existing one continues",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="where threads are kept: sqlite:///runs.db, postgresql://..., mysql://..., "
+        "memory:// (needs --thread)",
     )
     parser.add_argument(
         "--quiet", "-q", action="store_true", help="print only the final state, no progress"
@@ -96,13 +106,9 @@ def load_target(target: str) -> tuple[str, Any]:
     except FileNotFoundError as error:
         raise CommandError(f"no such file: {error.filename}", EXIT_LOAD) from None
     except GraphLoadError as error:
-        raise CommandError(_with_cause(error), EXIT_LOAD) from None
+        raise CommandError(str(error), EXIT_LOAD) from None
     except GraphNotFoundError as error:
         raise CommandError(str(error), EXIT_USAGE) from None
-
-
-def _with_cause(error: BaseException) -> str:
-    return str(error)
 
 
 def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -113,9 +119,9 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
     progress = sys.stderr
     try:
         values = parse_input(args)
-        if (args.thread is None) != (args.db is None):
-            raise CommandError("--thread and --db go together", EXIT_USAGE)
-        compiled = graph.compile() if not hasattr(graph, "stream") else graph
+        if args.db is not None and args.thread is None:
+            raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
+        compiled = compile_for(graph, args.db if args.thread is not None else None)
         final = _stream(compiled, values, args, progress)
     except CommandError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -123,7 +129,7 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
     except GraphnbError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
-    out.write(_json(final) + "\n")
+    out.write(to_json(final) + "\n")
     out.flush()
     return EXIT_OK
 
@@ -131,17 +137,35 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
 def _stream(
     compiled: Any, values: dict[str, Any] | None, args: argparse.Namespace, progress: TextIO
 ) -> Any:
-    from ..engine.events import Chunk, NodeFailed, NodeFinished, NodeStarted, StepFinished
+    from ..engine.events import (
+        Chunk,
+        Interrupted,
+        NodeFailed,
+        NodeFinished,
+        NodeStarted,
+        StepFinished,
+    )
 
     options: dict[str, Any] = {}
     if args.thread is not None:
-        options = _persistence(compiled, args)
-        compiled = options.pop("graph")
+        if compiled.checkpointer is None:
+            raise CommandError(
+                f"--thread needs --db URL: {compiled.name!r} was compiled without a checkpointer",
+                EXIT_USAGE,
+            )
+        options["thread_id"] = args.thread
     final: Any = None
     streaming = False
     for event in compiled.stream(values, **options):
         if isinstance(event, StepFinished):
             final = event.state
+            continue
+        if isinstance(event, Interrupted):
+            stops = ", ".join(f"{i.when} {i.node}" for i in event.interrupts)
+            progress.write(
+                f"interrupted ({stops}); run again with --thread {args.thread} to resume\n"
+            )
+            final = compiled.get_state(args.thread).values
             continue
         if args.quiet:
             continue
@@ -162,11 +186,37 @@ def _stream(
     return final
 
 
-def _persistence(compiled: Any, args: argparse.Namespace) -> dict[str, Any]:
-    raise CommandError("--thread/--db need graphnb.checkpoint, which is not available", EXIT_USAGE)
+def compile_for(graph: Any, db: str | None) -> Any:
+    """``graph`` ready to run, keeping its threads in ``db`` when a URL is given.
+
+    A builder is compiled; a compiled graph is compiled again around the new checkpointer
+    (its nodes, routers and options kept) when ``db`` is given.
+    """
+    from ..checkpoint import CheckpointError
+    from ..engine.compiled import CompiledGraph
+
+    try:
+        if isinstance(graph, CompiledGraph):
+            if db is None:
+                return graph
+            return CompiledGraph(
+                graph.spec,
+                graph.schema,
+                {name: node.fn for name, node in graph.nodes.items()},
+                graph.routers,
+                recursion_limit=graph.recursion_limit,
+                max_concurrency=graph.max_concurrency,
+                checkpointer=db,
+                interrupt_before=tuple(sorted(graph.interrupt_before)),
+                interrupt_after=tuple(sorted(graph.interrupt_after)),
+            )
+        return graph.compile(checkpointer=db) if db is not None else graph.compile()
+    except CheckpointError as error:
+        raise CommandError(f"--db {db}: {error}", EXIT_USAGE) from None
 
 
-def _json(state: Any) -> str:
+def to_json(state: Any) -> str:
+    """A state (model or mapping) as indented JSON; values JSON cannot hold become reprs."""
     from pydantic import BaseModel
     from pydantic_core import to_jsonable_python
 

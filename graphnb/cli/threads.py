@@ -1,24 +1,151 @@
-"""``graphnb threads --db URL``: list persisted threads, show one's history, seed one."""
+"""``graphnb threads --db URL``: list persisted threads, show a thread's history, seed one.
+
+- ``graphnb threads --db URL``: the thread ids, one per line.
+- ``graphnb threads --db URL THREAD``: the thread's checkpoints, oldest first: step, why
+  it was written, the nodes that ran, the nodes next, and the fields each node wrote.
+  With ``--graph FILE[:GRAPH]`` the thread's current state follows, as JSON.
+- ``graphnb threads --db URL THREAD --seed JSON --graph FILE[:GRAPH]``: put initial
+  values into a new thread before its first run (the graph's state model checks them).
+
+``--json`` prints machine-readable JSON instead of text.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from typing import Any
 
-from .run import EXIT_USAGE
+from .run import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandError, compile_for, load_target, to_json
 
 __all__ = ["register"]
 
 
 def threads(args: argparse.Namespace) -> int:
     """Handle ``graphnb threads``."""
-    print("error: persistence (graphnb.checkpoint) is not available", file=sys.stderr)
-    return EXIT_USAGE
+    from ..errors import GraphnbError
+
+    try:
+        if args.seed is not None:
+            return _seed(args)
+        if args.thread is None:
+            return _list(args)
+        return _history(args)
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.code
+    except GraphnbError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _saver(url: str) -> Any:
+    from ..checkpoint import SaverSetupError, saver_from_url
+
+    try:
+        return saver_from_url(url)
+    except SaverSetupError as error:
+        raise CommandError(str(error), EXIT_USAGE) from None
+
+
+def _list(args: argparse.Namespace) -> int:
+    ids = _saver(args.db).threads()
+    if args.json:
+        print(json.dumps(ids, ensure_ascii=False))
+    else:
+        for thread_id in ids:
+            print(thread_id)
+    return EXIT_OK
+
+
+def _history(args: argparse.Namespace) -> int:
+    rows = _saver(args.db).history(args.thread)
+    if not rows:
+        raise CommandError(f"{args.db} has no thread {args.thread!r}", EXIT_USAGE)
+    state = None
+    if args.graph is not None:
+        _, graph = load_target(args.graph)
+        state = compile_for(graph, args.db).get_state(args.thread).values
+    if args.json:
+        entries = [
+            {
+                "checkpoint_id": row.checkpoint_id,
+                "parent_id": row.parent_id,
+                "step": row.step,
+                "source": row.source,
+                "created_at": row.created_at,
+                "ran": row.meta.get("ran", []),
+                "next": row.meta.get("next", []),
+                "writes": row.writes,
+            }
+            for row in rows
+        ]
+        document: dict[str, Any] = {"thread": args.thread, "checkpoints": entries}
+        if state is not None:
+            document["state"] = json.loads(to_json(state))
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"thread {args.thread}: {len(rows)} checkpoint{'s' if len(rows) != 1 else ''}")
+    for row in rows:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.created_at))
+        ran = ", ".join(row.meta.get("ran", [])) or "-"
+        following = ", ".join(row.meta.get("next", [])) or "end"
+        print(f"  step {row.step:>3}  {row.source:<7} {when}  ran {ran} -> next {following}")
+        for node, update in row.writes:
+            fields = ", ".join(f"{key}={_short(value)}" for key, value in update.items())
+            print(f"           {node}: {fields}")
+    if state is not None:
+        print(to_json(state))
+    return EXIT_OK
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _seed(args: argparse.Namespace) -> int:
+    if args.thread is None or args.graph is None:
+        raise CommandError("--seed needs a THREAD and --graph FILE[:GRAPH]", EXIT_USAGE)
+    try:
+        values = json.loads(args.seed)
+    except json.JSONDecodeError as error:
+        raise CommandError(f"--seed is not valid JSON: {error.msg}", EXIT_USAGE) from None
+    if not isinstance(values, dict):
+        raise CommandError("--seed must be a JSON object of state fields", EXIT_USAGE)
+    _, graph = load_target(args.graph)
+    compiled = compile_for(graph, args.db)
+    start_at = args.start_at or None
+    checkpoint = compiled.seed_thread(args.thread, values, start_at=start_at)
+    if args.json:
+        print(json.dumps({"thread": args.thread, "checkpoint_id": checkpoint}))
+    else:
+        print(f"seeded thread {args.thread} (checkpoint {checkpoint})")
+    return EXIT_OK
 
 
 def register(subparsers: Any) -> None:
     """Add ``threads`` to the command line."""
-    command = subparsers.add_parser("threads", help="list, show and seed persisted threads")
-    command.add_argument("--db", metavar="URL", required=True, help="checkpoint database URL")
+    command = subparsers.add_parser(
+        "threads",
+        help="list persisted threads, show a thread's history, seed a new thread",
+        description="Without THREAD: list the threads of --db. With THREAD: show its "
+        "checkpoints. With THREAD and --seed: seed a new thread before its first run.",
+    )
+    command.add_argument("thread", nargs="?", metavar="THREAD", help="a thread id")
+    command.add_argument(
+        "--db", metavar="URL", required=True, help="sqlite:///runs.db, postgresql://..., ..."
+    )
+    command.add_argument(
+        "--graph",
+        metavar="FILE[:GRAPH]",
+        help="the graph the thread runs; needed to seed, and to show the current state",
+    )
+    command.add_argument("--seed", metavar="JSON", help="initial values of a new thread")
+    command.add_argument(
+        "--start-at", metavar="NODE", action="append", help="where the seeded thread starts"
+    )
+    command.add_argument("--json", action="store_true", help="print JSON instead of text")
     command.set_defaults(handler=threads)
