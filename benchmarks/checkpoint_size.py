@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -70,7 +71,7 @@ def graphnb_chain(path: Path) -> Callable[[str], int]:
     for name in names:
         graph.add_node(name, increment)
     graph.add_edge(graphnb.START, names[0])
-    for source, target in zip(names, names[1:], strict=False):
+    for source, target in pairwise(names):
         graph.add_edge(source, target)
     graph.add_edge(names[-1], graphnb.END)
     app = graph.compile(checkpointer=SqliteSaver(path, synchronous="NORMAL"))
@@ -123,7 +124,7 @@ def langgraph_chain(path: Path) -> Callable[[str], int]:
     for name in names:
         graph.add_node(name, increment)
     graph.add_edge(langgraph.START, names[0])
-    for source, target in zip(names, names[1:], strict=False):
+    for source, target in pairwise(names):
         graph.add_edge(source, target)
     graph.add_edge(names[-1], langgraph.END)
     saver, _ = _langgraph_saver(path)
