@@ -9,7 +9,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 __all__ = ["Message", "ModelReply", "Role", "ToolCall", "call"]
 
@@ -21,6 +21,8 @@ _ids = itertools.count(1)
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """A model's request to call one tool.
+
+    Tool calls are values: their arguments are never mutated once made.
 
     Attributes:
         name: the tool's name.
@@ -36,6 +38,9 @@ class ToolCall:
         if not self.id:
             object.__setattr__(self, "id", f"call_{next(_ids)}")
 
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ToolCall:
+        return self  # a value, see the class docs
+
 
 def call(name: str, /, **arguments: Any) -> ToolCall:
     """A tool call, written as a function call: ``call("weather", city="Paris")``.
@@ -48,7 +53,7 @@ def call(name: str, /, **arguments: Any) -> ToolCall:
 
 
 class Message(BaseModel):
-    """One message of a conversation.
+    """One message of a conversation; an immutable value.
 
     Attributes:
         role: who speaks.
@@ -62,9 +67,15 @@ class Message(BaseModel):
 
     role: Role
     content: str | None = None
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Message:
+        # Messages are values: frozen, and their tool calls' arguments are never mutated.
+        # The engine copies the state for every node, so sharing them keeps long
+        # conversations cheap.
+        return self
 
 
 @dataclass(frozen=True, slots=True)

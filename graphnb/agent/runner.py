@@ -411,7 +411,7 @@ class ReActAgent:
             done = {"rounds": state.rounds + 1}
             if reply.tool_calls:
                 message = Message(
-                    role="assistant", content=reply.text or None, tool_calls=list(reply.tool_calls)
+                    role="assistant", content=reply.text or None, tool_calls=reply.tool_calls
                 )
                 return {
                     **done,
