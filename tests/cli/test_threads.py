@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FLOW = """
+from typing import Annotated
+
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+
+
+class Chat(GraphState):
+    messages: Annotated[list[str], StateField(reducer=append)] = []
+    turns: int = 0
+
+
+def reply(state: Chat) -> dict:
+    return {"messages": [f"reply {state.turns + 1}"], "turns": state.turns + 1}
+
+
+builder = StateGraph(Chat, name="chat")
+builder.add_node("reply", reply).add_edge(START, "reply").add_edge("reply", END)
+graph = builder.compile()
+"""
+
+
+def graphnb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from graphnb.cli import main; raise SystemExit(main())", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> Path:
+    (tmp_path / "chat.py").write_text(FLOW, encoding="utf-8")
+    return tmp_path
+
+
+DB = "sqlite:///threads.db"
+
+
+def test_runs_on_a_thread_continue_its_state_across_processes(chat: Path) -> None:
+    first = graphnb("run", "chat.py", "--thread", "t1", "--db", DB, "-q", cwd=chat)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["messages"] == ["reply 1"]
+    second = graphnb("run", "chat.py", "--thread", "t1", "--db", DB, "-q", "-i", "{}", cwd=chat)
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout) == {"messages": ["reply 1", "reply 2"], "turns": 2}
+
+
+def test_threads_lists_the_threads_of_a_database(chat: Path) -> None:
+    for thread in ("b-thread", "a-thread"):
+        assert graphnb("run", "chat.py", "--thread", thread, "--db", DB, cwd=chat).returncode == 0
+    done = graphnb("threads", "--db", DB, cwd=chat)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["a-thread", "b-thread"]
+    as_json = graphnb("threads", "--db", DB, "--json", cwd=chat)
+    assert json.loads(as_json.stdout) == ["a-thread", "b-thread"]
+
+
+def test_threads_shows_a_threads_history_and_state(chat: Path) -> None:
+    assert graphnb("run", "chat.py", "--thread", "t", "--db", DB, cwd=chat).returncode == 0
+    done = graphnb("threads", "--db", DB, "t", "--graph", "chat.py", "--json", cwd=chat)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert [c["source"] for c in document["checkpoints"]] == ["input", "loop"]
+    assert document["checkpoints"][1]["ran"] == ["reply"]
+    assert document["checkpoints"][1]["writes"] == [
+        ["reply", {"messages": ["reply 1"], "turns": 1}]
+    ]
+    assert document["state"] == {"messages": ["reply 1"], "turns": 1}
+    text = graphnb("threads", "--db", DB, "t", cwd=chat)
+    assert "thread t: 2 checkpoints" in text.stdout
+    assert "reply: messages=" in text.stdout
+
+
+def test_a_seeded_thread_starts_from_its_seed(chat: Path) -> None:
+    seed = json.dumps({"messages": ["from the CRM: VIP customer"], "turns": 10})
+    seeded = graphnb("threads", "--db", DB, "s", "--seed", seed, "--graph", "chat.py", cwd=chat)
+    assert seeded.returncode == 0, seeded.stderr
+    assert "seeded thread s" in seeded.stdout
+    ran = graphnb("run", "chat.py", "--thread", "s", "--db", DB, "-q", cwd=chat)
+    assert json.loads(ran.stdout) == {
+        "messages": ["from the CRM: VIP customer", "reply 11"],
+        "turns": 11,
+    }
+    again = graphnb("threads", "--db", DB, "s", "--seed", seed, "--graph", "chat.py", cwd=chat)
+    assert again.returncode == 1
+    assert "error:" in again.stderr
+
+
+def test_threads_errors_have_clear_messages_and_codes(chat: Path) -> None:
+    missing = graphnb("threads", "--db", DB, "nobody", cwd=chat)
+    assert missing.returncode == 2
+    assert "has no thread 'nobody'" in missing.stderr
+    bad_url = graphnb("threads", "--db", "ftp://nowhere", cwd=chat)
+    assert bad_url.returncode == 2
+    assert "no saver for 'ftp://nowhere'" in bad_url.stderr
+    bad_seed = graphnb("threads", "--db", DB, "x", "--seed", "{", "--graph", "chat.py", cwd=chat)
+    assert bad_seed.returncode == 2
+    assert "--seed is not valid JSON" in bad_seed.stderr
+    no_graph = graphnb("threads", "--db", DB, "x", "--seed", "{}", cwd=chat)
+    assert no_graph.returncode == 2
+
+
+def test_run_with_db_but_no_thread_is_a_usage_error(chat: Path) -> None:
+    done = graphnb("run", "chat.py", "--db", DB, cwd=chat)
+    assert done.returncode == 2
+    assert "--db needs --thread" in done.stderr
+    no_db = graphnb("run", "chat.py", "--thread", "t", cwd=chat)
+    assert no_db.returncode == 2
+    assert "compiled without a checkpointer" in no_db.stderr
+
+
+def test_an_exported_module_runs_on_a_thread(chat: Path) -> None:
+    assert graphnb("export", "chat.py", "-o", "chat_module.py", cwd=chat).returncode == 0
+    for expected in (["reply 1"], ["reply 1", "reply 2"]):
+        done = subprocess.run(
+            [sys.executable, "chat_module.py", "-q", "-i", "{}", "--thread", "m", "--db", DB],
+            capture_output=True,
+            text=True,
+            cwd=chat,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["messages"] == expected
