@@ -91,13 +91,15 @@ def git_revision() -> str | None:
 
 
 def machine(*distributions: str) -> dict[str, str]:
-    """What the numbers depend on: CPU, cores, Python, and the given packages' versions."""
+    """What the numbers depend on: CPU, cores, Python, load, and the packages' versions."""
     info = {
         "cpu": cpu_model(),
         "cores": str(os.cpu_count()),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "os": platform.system() + " " + platform.release(),
     }
+    if hasattr(os, "getloadavg"):  # a busy machine makes every number noisier
+        info["load"] = f"{os.getloadavg()[0]:.1f}"
     for distribution in distributions:
         info[distribution] = version(distribution)
     revision = git_revision()
