@@ -267,7 +267,16 @@ def _n(value: float) -> str:
 
 def _path(points: tuple[Point, ...]) -> str:
     """A path through ``points``: straight when vertical, else a vertical S curve."""
-    (x0, y0), rest = points[0], points[1:]
+    # Points inside a vertical run add nothing to the drawing, only bytes.
+    kept = [points[0]]
+    for i in range(1, len(points) - 1):
+        x = points[i][0]
+        if abs(kept[-1][0] - x) < 0.05 and abs(points[i + 1][0] - x) < 0.05:
+            continue
+        kept.append(points[i])
+    if len(points) > 1:
+        kept.append(points[-1])
+    (x0, y0), rest = kept[0], kept[1:]
     parts = [f"M{_n(x0)},{_n(y0)}"]
     px, py = x0, y0
     for x, y in rest:

@@ -61,12 +61,14 @@ class Trace:
         """The trace of the engine's stream events (``stream(..., mode="events")``).
 
         Events of other kinds (chunks) are ignored, so the whole stream can be passed; a
-        run cut short (failed, interrupted, still going) gives a partial trace.
+        run cut short (failed, interrupted, still going) gives a partial trace whose
+        ``current`` nodes are those running, waiting at an interrupt, or scheduled next.
         """
         steps: dict[str, list[int]] = {}
         running: dict[str, None] = {}
         transitions: list[Transition] = []
         failed: str | None = None
+        waiting: tuple[str, ...] = ()
         for event in events:
             kind = getattr(event, "kind", None)
             if kind == "node_started":
@@ -83,7 +85,9 @@ class Trace:
                     for node in finished:
                         steps.setdefault(node, []).append(event.step)
                 transitions.append(Transition(event.step, finished, tuple(event.next)))
-        current: tuple[str, ...] = tuple(running)
+            elif kind == "interrupted":
+                waiting = tuple(dict.fromkeys(stop.node for stop in event.interrupts))
+        current: tuple[str, ...] = waiting or tuple(running)
         if not current and failed is None and transitions:
             current = transitions[-1].next
         return cls(

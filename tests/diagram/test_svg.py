@@ -124,7 +124,7 @@ def test_arrow_markers_are_unique_per_drawing() -> None:
 
 
 def test_awkward_names_are_escaped_and_control_characters_dropped() -> None:
-    name = 'a<b>&"c\'\x01'
+    name = "a<b>&\"c'\x01"
     spec = GraphSpec(
         name="x</svg>",
         nodes=[NodeSpec(id=name)],

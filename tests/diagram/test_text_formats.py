@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from graphnb import END, START, EdgeSpec, GraphSpec, NodeSpec
+from graphnb.diagram import to_dot, to_mermaid
+
+from .samples import fan_out_join, react_machine, router_graph
+
+
+def test_machine_mermaid_is_a_state_diagram_with_start_and_final_markers() -> None:
+    text = to_mermaid(react_machine())
+    lines = text.splitlines()
+    assert "stateDiagram-v2" in lines
+    assert "    [*] --> IDLE" in lines
+    assert "    COMPLETED --> [*]" in lines
+    assert "    FAILED --> THINKING : RETRY [retries #lt#59; 3]" not in lines
+    assert "    FAILED --> THINKING : RETRY [retries #lt; 3]" in lines
+    assert "    THINKING --> THINKING : TOKEN" in lines
+
+
+def test_graph_mermaid_is_a_flowchart_with_dashed_routes_and_thick_joins() -> None:
+    lines = to_mermaid(router_graph()).splitlines()
+    assert "flowchart TD" in lines
+    assert '    classify -.->|"needs_lookup"| search' in lines
+    assert '    classify -.->|"give_up"| __end__' in lines
+    assert "    fetch_weather ==> merge" in to_mermaid(fan_out_join()).splitlines()
+
+
+def test_mermaid_renames_ids_it_cannot_use_and_escapes_labels() -> None:
+    spec = GraphSpec(
+        name="odd",
+        nodes=[NodeSpec(id="end"), NodeSpec(id="has space"), NodeSpec(id="n0", label='say "hi"')],
+        edges=[
+            EdgeSpec(source=START, target="end"),
+            EdgeSpec(source="end", target="has space", label="a;b#c"),
+            EdgeSpec(source="has space", target="n0"),
+        ],
+    )
+    lines = to_mermaid(spec).splitlines()
+    assert '    n1["end"]' in lines
+    assert '    n2["has space"]' in lines
+    assert '    n0["say #quot;hi#quot;"]' in lines
+    assert '    n1 -->|"a#59;b#35;c"| n2' in lines
+
+
+def test_machine_mermaid_declares_states_whose_names_it_cannot_use() -> None:
+    spec = react_machine()
+    spec.nodes[0].label = "Idle (waiting)"
+    lines = to_mermaid(spec).splitlines()
+    assert '    state "Idle (waiting)" as IDLE' in lines
+
+
+def test_dot_draws_joins_through_a_bar_and_dashes_conditional_edges() -> None:
+    text = to_dot(fan_out_join())
+    assert text.startswith('digraph "fan_out_join" {')
+    assert '"fetch_weather" -> "__join__merge" [arrowhead=none];' in text
+    assert '"__join__merge" -> "merge";' in text
+    assert '"classify" -> "search" [style=dashed, label="needs_lookup"];' in to_dot(router_graph())
+
+
+def test_dot_escapes_quotes_and_backslashes() -> None:
+    spec = GraphSpec(nodes=[NodeSpec(id='a"b\\c')], edges=[EdgeSpec(source=START, target='a"b\\c')])
+    assert '"a\\"b\\\\c" [label="a\\"b\\\\c"];' in to_dot(spec)
+
+
+def test_dot_machine_uses_uml_pseudo_states() -> None:
+    text = to_dot(react_machine())
+    assert '"__start__" [shape=circle, style=filled, fillcolor=black, label="", width=0.2];' in text
+    assert '"THINKING" -> "FAILED" [label="ERROR"];' in text
+
+
+def test_text_formats_are_deterministic() -> None:
+    assert to_mermaid(react_machine()) == to_mermaid(react_machine())
+    assert to_dot(react_machine()) == to_dot(react_machine())
+    assert END in to_dot(router_graph())
