@@ -57,6 +57,26 @@ class ThreadedRun(Run[S]):
 
     first_step = 0
     resumes: Mapping[str, tuple[Any, ...]] = {}
+    # Updates of nodes that finished in a step some other node interrupted; they are
+    # merged when the step completes, and those nodes do not run again.
+    done: dict[str, Update] = {}
+    interrupted: list[Interrupt] = []
+
+    def begin_step(self, tasks: list[Node]) -> list[Node]:
+        """The step's nodes that still have to run."""
+        self.interrupted = []
+        done = self.done
+        return [node for node in tasks if node.name not in done] if done else tasks
+
+    def end_step(self, results: list[tuple[Node, Update]]) -> list[tuple[Node, Update]]:
+        """The whole step's results: those stored before an interrupt, then this run's."""
+        done = self.done
+        if not done:
+            return results
+        nodes = self.graph.nodes
+        merged = [(nodes[name], update) for name, update in done.items()] + results
+        self.done = {}
+        return sorted(merged, key=lambda pair: pair[0].index)
 
     def check_limit(self) -> None:
         """Count the recursion limit from the step this run started at."""
@@ -72,6 +92,10 @@ class ThreadedRun(Run[S]):
         token = asking(node.name, self.resumes.get(node.name, ()))
         try:
             return (yield from super().node_sync(node))
+        except GraphInterrupt as signal:
+            # Let the step's other nodes finish: their updates are kept for the resume.
+            self.interrupted.append(signal.interrupt)
+            return {}
         finally:
             done_asking(token)
 
@@ -80,6 +104,9 @@ class ThreadedRun(Run[S]):
         token = asking(node.name, self.resumes.get(node.name, ()))
         try:
             return await super().node_async(node, emit)
+        except GraphInterrupt as signal:
+            self.interrupted.append(signal.interrupt)
+            return {}
         finally:
             done_asking(token)
 
@@ -103,11 +130,11 @@ def _plan(
                 f"thread {run.thread_id!r} has nothing to resume: it has no checkpoint",
                 thread_id=run.thread_id,
             )
-        _resume_from(run, position)
+        _resume_from(graph, run, position)
         run.resumes = _answers(position, given.resume, run.thread_id or "")
         return _Plan(None, list(position.next), skip_before=True)
     if given is None and position is not None and position.row.source != "seed":
-        _resume_from(run, position)
+        _resume_from(graph, run, position)
         run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
         return _Plan(None, list(position.next), skip_before=True)
     # A new run on the thread: the input merges into the stored state.
@@ -132,7 +159,8 @@ def _plan(
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
 
 
-def _resume_from(run: ThreadedRun[Any], position: Position) -> None:
+def _resume_from(graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position) -> None:
+    run.done = dict(graph.threads.pending(position))
     run.values = dict(position.values)
     run.first_step = run.step = position.row.step + 1
     index = {target: i for i, (_, target) in enumerate(run.graph.joins)}
@@ -226,8 +254,10 @@ def _step_row(
 
 
 def _interrupt_row(
-    run: ThreadedRun[Any], tasks: list[Node], signal: GraphInterrupt
+    run: ThreadedRun[Any], tasks: list[Node], results: list[tuple[Node, Update]]
 ) -> dict[str, Any]:
+    stopped = {i.node for i in run.interrupted}
+    nodes = run.graph.nodes
     return {
         "step": run.step - 1,
         "source": "interrupt",
@@ -236,8 +266,9 @@ def _interrupt_row(
         "next": _names(tasks),
         "values": run.values,
         "joins": _joins(run),
-        "interrupts": [signal.interrupt],
+        "interrupts": sorted(run.interrupted, key=lambda i: nodes[i.node].index),
         "resumes": run.resumes,
+        "pending": [(node.name, update) for node, update in results if node.name not in stopped],
     }
 
 
@@ -285,11 +316,11 @@ def thread_events(
         return
     while tasks:
         run.check_limit()
-        try:
-            results = yield from step_sync(run, tasks)
-        except GraphInterrupt as signal:
-            writer.put(**_interrupt_row(run, tasks, signal))
-            yield _stopped(run, writer, [signal.interrupt])
+        results = yield from step_sync(run, run.begin_step(tasks))
+        results = run.end_step(results)
+        if run.interrupted:
+            writer.put(**_interrupt_row(run, tasks, results))
+            yield _stopped(run, writer, run.interrupted)
             return
         run.merge(results)
         finished = [node for node, _ in results]
@@ -325,15 +356,15 @@ async def athread_events(
     while tasks:
         run.check_limit()
         results: list[Any] = []
-        try:
-            async for item in step_async(run, tasks):
-                if isinstance(item, list):
-                    results = item
-                else:
-                    yield item
-        except GraphInterrupt as signal:
-            await writer.aput(**_interrupt_row(run, tasks, signal))
-            yield _stopped(run, writer, [signal.interrupt])
+        async for item in step_async(run, run.begin_step(tasks)):
+            if isinstance(item, list):
+                results = item
+            else:
+                yield item
+        results = run.end_step(results)
+        if run.interrupted:
+            await writer.aput(**_interrupt_row(run, tasks, results))
+            yield _stopped(run, writer, run.interrupted)
             return
         run.merge(results)
         finished = [node for node, _ in results]

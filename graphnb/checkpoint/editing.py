@@ -89,6 +89,7 @@ def update_state(
         joins = dict(meta.joins) if meta is not None else {}
         interrupts = position.interrupts if position is not None else ()
         resumes = dict(meta.resumes) if meta is not None else {}
+        pending = threads.pending(position) if position is not None else []
     else:
         run: ThreadedRun[Any] = graph._run(  # type: ignore[assignment]
             events=False, context=None, recursion_limit=None, thread_id=thread_id
@@ -99,7 +100,7 @@ def update_state(
             run.joins = {index[t]: set(s) for t, s in meta.joins.items() if t in index}
         next_nodes = [n.name for n in run.next_tasks([graph.nodes[as_node]])]
         joins = {graph.joins[i][1]: sorted(seen) for i, seen in run.joins.items() if seen}
-        interrupts, resumes = (), {}
+        interrupts, resumes, pending = (), {}, []
     row = writer.put(
         step=step,
         source="update",
@@ -110,6 +111,7 @@ def update_state(
         joins=joins,
         interrupts=interrupts,
         resumes=resumes,
+        pending=pending,
     )
     return row.checkpoint_id
 

@@ -58,6 +58,7 @@ class _Meta(BaseModel):
     joins: dict[str, list[str]] = {}
     interrupts: list[_StoredInterrupt] = []
     resumes: dict[str, list[Any]] = {}
+    pending: list[list[Any]] = []
     start_at: list[str] | None = None
     metadata: dict[str, Any] = {}
 
@@ -198,6 +199,28 @@ class Threads(Generic[S]):
                     field=getattr(error, "field", None),
                 ) from None
 
+    def pending(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+        """Updates of the nodes that finished in an interrupted step, decoded.
+
+        They are merged when the step completes on resume; those nodes do not run again.
+        """
+        row = position.row
+        stored = _WRITES.validate_python(position.meta.pending) if position.meta.pending else []
+        dropped: set[str] = set()
+        return [
+            (
+                node,
+                decode_update(
+                    self.schema,
+                    update,
+                    thread_id=row.thread_id,
+                    checkpoint_id=row.checkpoint_id,
+                    dropped=dropped,
+                ),
+            )
+            for node, update in stored
+        ]
+
     def snapshot(self, position: Position) -> StateSnapshot[S]:
         """The user's view of a loaded checkpoint."""
         row, meta = position.row, position.meta
@@ -312,6 +335,7 @@ class ThreadWriter:
         joins: Mapping[str, Sequence[str]] | None = None,
         interrupts: Sequence[Interrupt] = (),
         resumes: Mapping[str, Sequence[Any]] | None = None,
+        pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
         start_at: Sequence[str] | None = None,
         snapshot: bool = False,
     ) -> StoredCheckpoint:
@@ -340,6 +364,8 @@ class ThreadWriter:
             meta["interrupts"] = [_jsonable_interrupt(i, self.thread_id) for i in interrupts]
         if resumes:
             meta["resumes"] = {node: list(answers) for node, answers in resumes.items()}
+        if pending:
+            meta["pending"] = [[node, encode_update(schema, update)] for node, update in pending]
         if start_at is not None:
             meta["start_at"] = list(start_at)
         if self.metadata:

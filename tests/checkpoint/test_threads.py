@@ -352,3 +352,52 @@ def test_a_checkpointer_can_be_given_as_a_url(tmp_path: Any) -> None:
     assert (tmp_path / "threads.db").exists()
     reopened = chain("a").compile(checkpointer=f"sqlite:///{tmp_path}/threads.db")
     assert reopened.get_state("t").values.visits == ["a"]
+
+
+def test_nodes_that_finished_beside_an_interrupt_do_not_run_again(saver: BaseSaver) -> None:
+    calls: list[str] = []
+
+    def fetch(state: Chat) -> dict[str, Any]:
+        calls.append("fetch")
+        return {"messages": ["fetched"]}
+
+    def approve(state: Chat) -> dict[str, Any]:
+        calls.append("approve")
+        return {"topic": interrupt("approve?")}
+
+    def ask_name(state: Chat) -> dict[str, Any]:
+        calls.append("ask_name")
+        return {"visits": [interrupt("name?")]}
+
+    graph = StateGraph(Chat).add_node("fetch", fetch).add_node("approve", approve)
+    graph.add_node("ask_name", ask_name).add_node("done", visit("done"))
+    for name in ("fetch", "approve", "ask_name"):
+        graph.add_edge(START, name)
+    graph.add_edge(["fetch", "approve", "ask_name"], "done").add_edge("done", END)
+    app = graph.compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    state = app.get_state("t")
+    assert [(i.node, i.value) for i in state.interrupts] == [
+        ("approve", "approve?"),
+        ("ask_name", "name?"),
+    ]
+    assert state.values.messages == []  # nothing merged until the whole step completes
+    answers = {i.id: f"answer to {i.node}" for i in state.interrupts}
+    final = app.invoke(Command(resume=answers), thread_id="t")
+    assert final.messages == ["fetched"]
+    assert final.topic == "answer to approve"
+    assert final.visits == ["answer to ask_name", "done"]
+    assert sorted(calls) == ["approve", "approve", "ask_name", "ask_name", "fetch"]
+
+
+def test_one_answer_for_several_interrupts_is_refused() -> None:
+    from graphnb.checkpoint import ResumeError
+
+    graph = StateGraph(Chat)
+    graph.add_node("x", lambda s: {"topic": interrupt("x?")})
+    graph.add_node("y", lambda s: {"messages": [interrupt("y?")]})
+    graph.add_edge(START, "x").add_edge(START, "y").add_edge("x", END).add_edge("y", END)
+    app = graph.compile(checkpointer=MemorySaver())
+    app.invoke({}, thread_id="t")
+    with pytest.raises(ResumeError, match="2 pending interrupts"):
+        app.invoke(Command(resume="which?"), thread_id="t")
