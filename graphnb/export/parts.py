@@ -65,6 +65,15 @@ def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphPa
         callables = {name: node.fn for name, node in obj.nodes.items()}
         routers = {source: router.fn for source, router in obj.routers.items()}
         return _from_schema(obj.spec, obj.schema, callables, routers)
+    to_graph = getattr(obj, "to_graph", None)
+    if callable(to_graph):  # the widget's builder: it knows its callables best
+        try:
+            graph = to_graph()
+        except BindingError as error:
+            name = getattr(getattr(obj, "spec", None), "name", "graph")
+            raise ExportError([ExportProblem("binding", str(error))], graph=name) from None
+        if isinstance(graph, StateGraph):
+            return graph_parts(graph, namespace)
     spec = obj if isinstance(obj, GraphSpec) else getattr(obj, "spec", None)
     if not isinstance(spec, GraphSpec):
         raise TypeError(
@@ -99,6 +108,15 @@ def _from_schema(
         }
         if schema.streaming != declared_streaming:
             streaming = schema.streaming
+    if state_type is dict:
+        # A graph rebuilt from a spec (the widget's) knows its dict keys' reducers only by
+        # name, from the spec's field summary.
+        for summary in spec.state.fields:
+            builtin = _BUILTIN_REDUCERS.get(summary.reducer)
+            if summary.name not in schema.fields and builtin not in (None, replace):
+                reducers[summary.name] = builtin
+            if summary.streaming and streaming is None:
+                streaming = summary.name
     return GraphParts(
         spec=spec,
         state_type=state_type,
