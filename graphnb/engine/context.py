@@ -34,3 +34,9 @@ class RunContext:
         """Stream a custom chunk now; it reaches ``stream(mode="custom")`` consumers."""
         if self._emit is not None:
             self._emit(Chunk(self.step, self.node, None, value))
+
+    def interrupt(self, value: Any = None) -> Any:
+        """Stop a threaded run for a human; see :func:`graphnb.checkpoint.interrupt`."""
+        from ..checkpoint.interrupt import interrupt
+
+        return interrupt(value)

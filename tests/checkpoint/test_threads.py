@@ -401,3 +401,16 @@ def test_one_answer_for_several_interrupts_is_refused() -> None:
     app.invoke({}, thread_id="t")
     with pytest.raises(ResumeError, match="2 pending interrupts"):
         app.invoke(Command(resume="which?"), thread_id="t")
+
+
+def test_the_run_context_can_interrupt_too() -> None:
+    from graphnb import RunContext
+
+    def ask(state: Chat, context: RunContext) -> dict[str, Any]:
+        return {"topic": context.interrupt(f"topic for {context.thread_id}?")}
+
+    graph = StateGraph(Chat).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+    app = graph.compile(checkpointer=MemorySaver())
+    app.invoke({}, thread_id="t9")
+    assert app.get_state("t9").interrupts[0].value == "topic for t9?"
+    assert app.invoke(Command(resume="owls"), thread_id="t9").topic == "owls"
