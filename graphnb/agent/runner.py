@@ -132,7 +132,9 @@ class ReActAgent:
         respond: formats the model's answer in RESPONDING (sync or async).
         observe: inspects each batch's results in OBSERVING (sync or async); raising
             fails the phase.
-        compile_options: passed to ``StateGraph.compile`` (e.g. a checkpointer).
+        checkpointer: keeps conversations as threads: a saver (``MemorySaver()``...) or
+            its URL (``"sqlite:///threads.db"``); runs then take ``thread_id=...``.
+        compile_options: more arguments for ``StateGraph.compile``.
         seed: seeds the backoff jitter, for reproducible runs.
     """
 
@@ -151,6 +153,7 @@ class ReActAgent:
         fallback_answer: str = DEFAULT_FALLBACK,
         respond: Callable[[str], str | Awaitable[str]] | None = None,
         observe: Callable[[Sequence[ToolResult]], object] | None = None,
+        checkpointer: Any = None,
         compile_options: Mapping[str, Any] | None = None,
         seed: int | None = None,
     ) -> None:
@@ -187,8 +190,11 @@ class ReActAgent:
             },
         )
         self.recursion_limit = 4 + 3 * max_rounds * (self.retry.max_attempts + 1)
+        options = dict(compile_options or {})
+        if checkpointer is not None:
+            options["checkpointer"] = checkpointer
         self.compiled: CompiledGraph[AgentRunState] = self.graph.compile(
-            recursion_limit=self.recursion_limit, **dict(compile_options or {})
+            recursion_limit=self.recursion_limit, **options
         )
         self._orphans: dict[str, _Scope] = {}
 
@@ -202,6 +208,20 @@ class ReActAgent:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return REACT_MACHINE._repr_mimebundle_(include, exclude)
+
+    # -- threads ---------------------------------------------------------------------------
+
+    def seed_thread(self, thread_id: str, messages: Iterable[Message | Mapping[str, Any]]) -> str:
+        """Start the conversation ``thread_id`` with prior messages, before its first run.
+
+        Needs a checkpointer. Returns the id of the seed checkpoint.
+        """
+        history = [Message.model_validate(m) for m in messages]
+        return self.compiled.seed_thread(thread_id, {"messages": history})
+
+    def conversation(self, thread_id: str) -> list[Message]:
+        """The messages of the conversation ``thread_id`` as persisted (needs a checkpointer)."""
+        return list(self.compiled.get_state(thread_id).values.messages)
 
     # -- running ---------------------------------------------------------------------------
 
