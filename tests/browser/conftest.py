@@ -421,6 +421,8 @@ class Lab:
         """The builder widget's root element, once it is on the page."""
         root = self.page.locator(ROOT_SELECTOR).first
         root.wait_for(state="visible", timeout=timeout * 1000)
+        # Mouse events go to viewport coordinates: bring the whole widget on screen.
+        root.evaluate("(e) => e.scrollIntoView({ block: 'start' })")
         return root
 
     def node(self, node_id: str) -> Any:
@@ -447,6 +449,7 @@ class Lab:
 
     def connect(self, source: str, target: str) -> None:
         """Drag from ``source``'s output handle to ``target``'s input handle, as a user does."""
+        self.node(source).scroll_into_view_if_needed()
         start = self.node(source).locator(".react-flow__handle.source").first.bounding_box()
         end = self.node(target).locator(".react-flow__handle.target").first.bounding_box()
         assert start, f"the output handle of {source} is not on screen"
@@ -457,6 +460,19 @@ class Lab:
         mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
         mouse.up()
 
+    def drag_node(self, node_id: str, dx: float, dy: float, *, steps: int = 15) -> None:
+        """Drag a node by its middle, in ``steps`` mouse moves."""
+        node = self.node(node_id)
+        node.scroll_into_view_if_needed()
+        box = node.bounding_box()
+        assert box, f"{node_id} is not on screen"
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        mouse = self.page.mouse
+        mouse.move(x, y)
+        mouse.down()
+        mouse.move(x + dx, y + dy, steps=steps)
+        mouse.up()
+
     def click_edge(self, source: str, target: str) -> None:
         """Click the middle of an edge's drawn path (its bounding box may miss the line)."""
         edge = self.edge(source, target)
@@ -465,6 +481,7 @@ class Lab:
             """(e) => {
                 const path = e.querySelector('path.react-flow__edge-path')
                     || e.querySelector('path');
+                path.scrollIntoView({ block: 'center', inline: 'center' });
                 const p = path.getPointAtLength(path.getTotalLength() / 2);
                 const m = path.getScreenCTM();
                 return { x: p.x * m.a + p.y * m.c + m.e, y: p.x * m.b + p.y * m.d + m.f };

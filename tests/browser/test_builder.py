@@ -124,9 +124,21 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
     )
     renamed = _node_named(kernel.json("builder.spec"), "summarize")
 
+    # Drag it aside: its position reaches Python once, when the drag ends.
+    kernel.run("moves = []; builder.observe(lambda change: moves.append(1), names='spec')")
+    before_drag = lab.node(renamed).bounding_box()
+    lab.drag_node(renamed, 260, -120)
+    after_drag = lab.node(renamed).bounding_box()
+    assert after_drag["x"] > before_drag["x"] + 100
+    lab.wait_until(lambda: kernel.json("len(moves)") >= 1, message="the drag never reached Python")
+    lab.page.wait_for_timeout(300)
+    assert kernel.json("len(moves)") == 1, "a drag must sync once, when it ends"
+    position = kernel.json(f"builder.spec.node({renamed!r}).position")
+    assert position is not None
+
     # Connect it: drag from review's output handle to its input handle.
     lab.connect("review", renamed)
-    lab.edge("review", renamed).wait_for()
+    lab.edge("review", renamed).wait_for(state="attached")
     lab.wait_until(
         lambda: ("review", renamed) in spec_edges(kernel.json("builder.spec")),
         message="the drawn edge never reached builder.spec",
@@ -134,8 +146,9 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
 
     # Delete an edge: click it, press Delete.
     lab.click_edge("polish", "publish")
+    # "attached", not "visible": a straight vertical edge has a zero-width box.
     lab.page.wait_for_selector(
-        '.react-flow__edge.selected[aria-label="Edge from polish to publish"]'
+        '.react-flow__edge.selected[aria-label="Edge from polish to publish"]', state="attached"
     )
     lab.page.keyboard.press("Delete")
     lab.edge("polish", "publish").wait_for(state="detached")
@@ -146,22 +159,6 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
     # The key stayed in the widget: JupyterLab did not delete a cell.
     assert len(lab.prompts()) == 2
 
-    # Delete a node, then undo with Ctrl+Z: it comes back on the canvas and in Python.
-    lab.node("outline").click()
-    lab.page.keyboard.press("Delete")
-    lab.node("outline").wait_for(state="detached")
-    lab.wait_until(lambda: "outline" not in spec_nodes(kernel.json("builder.spec")))
-    lab.page.keyboard.press("Control+z")
-    lab.node("outline").wait_for()
-    lab.wait_until(
-        lambda: "outline" in spec_nodes(kernel.json("builder.spec")),
-        message="undo did not bring the node back into builder.spec",
-    )
-    spec = kernel.json("builder.spec")
-    assert {("research", "outline"), ("outline", "draft")} <= spec_edges(spec)
-    lab.edge("research", "outline").wait_for()
-    # Ctrl+Z in the widget never reached the notebook (no cell undo, still 2 cells).
-    assert len(lab.prompts()) == 2
     lab.assert_no_js_errors()
 
 
@@ -174,6 +171,37 @@ def _labels_and_ids(spec: dict) -> set[str]:
 def _node_named(spec: dict, name: str) -> str:
     (node_id,) = [n["id"] for n in spec["nodes"] if name in (n["id"], n["label"])]
     return node_id
+
+
+def test_ctrl_z_right_after_deleting_a_node_brings_it_back_and_ctrl_shift_z_redoes(lab):
+    kernel = lab.open_notebook("undo", [STORY, SHOW])
+    lab.builder()
+    lab.node("outline").click()
+    lab.page.keyboard.press("Delete")
+    lab.node("outline").wait_for(state="detached")
+    lab.wait_until(lambda: "outline" not in spec_nodes(kernel.json("builder.spec")))
+
+    # What a user does next: Ctrl+Z at once, without clicking anywhere first.
+    lab.page.keyboard.press("Control+z")
+    lab.node("outline").wait_for(timeout=5_000)
+    lab.wait_until(
+        lambda: "outline" in spec_nodes(kernel.json("builder.spec")),
+        message="undo did not bring the node back into builder.spec",
+    )
+    assert {("research", "outline"), ("outline", "draft")} <= spec_edges(
+        kernel.json("builder.spec")
+    )
+    lab.edge("research", "outline").wait_for(state="attached")
+
+    lab.page.keyboard.press("Control+Shift+z")
+    lab.node("outline").wait_for(state="detached", timeout=5_000)
+    lab.wait_until(lambda: "outline" not in spec_nodes(kernel.json("builder.spec")))
+    lab.page.get_by_test_id("toolbar-undo").click()
+    lab.node("outline").wait_for(timeout=5_000)
+
+    # The keys stayed in the widget: JupyterLab neither undid nor deleted a cell.
+    assert lab.prompts() == ["[1]:", "[2]:"]
+    lab.assert_no_js_errors()
 
 
 def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
@@ -215,8 +243,8 @@ def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
     lab.page.get_by_test_id("node-publish").click()
     typed = lab.page.get_by_test_id("binding-input")
     typed.fill("helpers:shout")
-    lab.page.get_by_test_id("binding-docstring").get_by_text("Say it louder").wait_for()
     lab.page.get_by_test_id("binding-apply").click()
+    lab.page.get_by_test_id("binding-docstring").get_by_text("Say it louder").wait_for()
     lab.wait_until(
         lambda: kernel.json("builder.spec.node('publish').binding") == "helpers:shout",
         message="binding helpers:shout never reached builder.spec",
