@@ -277,12 +277,23 @@ function Editor() {
     (c: Connection) => history.commit(edit.connect(spec, c.source, c.target)),
     [spec, history],
   );
+  // Deleting the focused node drops focus on <body>, where keys reach JupyterLab (and
+  // Ctrl+Z would undo a cell): keep focus inside the widget.
+  const root = useRef<HTMLDivElement>(null);
+  const keepFocus = useCallback(() => {
+    requestAnimationFrame(() => {
+      const active = document.activeElement;
+      if (root.current && (!active || active === document.body || !root.current.contains(active)))
+        root.current.focus({ preventScroll: true });
+    });
+  }, []);
   const deleteSelected = useCallback(
     (nodeIds: string[], edgeIds: string[]) => {
       if (!nodeIds.length && !edgeIds.length) return;
       history.commit(edit.remove(spec, nodeIds, edgeIds));
+      keepFocus();
     },
-    [spec, history],
+    [spec, history, keepFocus],
   );
   const onDelete = useCallback(
     ({ nodes: ns, edges: es }: { nodes: Node[]; edges: GraphEdge[] }) =>
@@ -312,8 +323,7 @@ function Editor() {
     const center = box
       ? flow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 })
       : { x: 0, y: 0 };
-    const offset = (spec.nodes.length % 5) * 18;
-    history.commit(edit.addNode(spec, { x: Math.round(center.x - 80 + offset), y: Math.round(center.y - 25 + offset) }));
+    history.commit(edit.addNode(spec, edit.freeSpot(spec, { x: center.x - 80, y: center.y - 25 })));
   }, [flow, spec, history]);
 
   const rename = useCallback(
@@ -340,12 +350,14 @@ function Editor() {
         e.preventDefault();
         if (e.shiftKey) history.redo();
         else history.undo();
+        keepFocus();
       } else if (mod && e.key.toLowerCase() === "y") {
         e.preventDefault();
         history.redo();
+        keepFocus();
       }
     },
-    [history],
+    [history, keepFocus],
   );
 
   const wrapper = useRef<HTMLDivElement>(null);
@@ -367,6 +379,8 @@ function Editor() {
 
   return (
     <div
+      ref={root}
+      tabIndex={-1}
       className="graphnb-builder"
       data-testid="graphnb-builder"
       data-lm-suppress-shortcuts="true"
@@ -385,7 +399,7 @@ function Editor() {
           onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLInputElement).blur()}
         />
         <button type="button" data-testid="toolbar-add-node" onClick={addNode} title="add a node">
-          ＋ Node
+          + Node
         </button>
         <button
           type="button"
@@ -479,7 +493,9 @@ function Editor() {
             chunks={chunks.run === run.id ? chunks.text : run.chunks}
             model={currentModel}
             threads={threads}
-            registerRun={(fn) => (runWith.current = fn)}
+            registerRun={(fn) => {
+              runWith.current = fn;
+            }}
             onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
             onStop={() => send({ type: "stop" })}
             onSelectNode={selectNode}

@@ -19,6 +19,9 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
         markerEnd={markerEnd}
         className={`graphnb-edge graphnb-edge-${kind}${selected ? " graphnb-edge-selected" : ""}`}
       />
+      {/* A dot at the middle: a grip to click, and it gives straight (vertical) edges a
+          non-empty box, so they count as visible. */}
+      <circle className="graphnb-edge-dot" cx={labelX} cy={labelY} r={selected ? 4 : 2.5} />
       {label !== null && (
         <EdgeLabelRenderer>
           <div

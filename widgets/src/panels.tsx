@@ -391,7 +391,9 @@ export function RunPanel(props: {
   useEffect(() => setShowTrace(false), [run.id]);
   const start = () => parsed.value && props.onRun(parsed.value, threadId.trim() || null);
   const { registerRun } = props;
-  useEffect(() => registerRun(start));
+  useEffect(() => {
+    registerRun(start);
+  });
   return (
     <Panel id="panel-run" title="Run">
       {props.model?.json_schema?.properties && (

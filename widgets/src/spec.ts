@@ -19,6 +19,21 @@ export function cleanId(text: string): string {
   return /^\p{N}/u.test(cleaned) ? `n_${cleaned}` : cleaned;
 }
 
+/** The place nearest `wanted`, trying rightwards first, where a new node overlaps none. */
+export function freeSpot(spec: GraphSpec, wanted: XY, size: XY = { x: 170, y: 60 }): XY {
+  const taken = [...spec.nodes.map((n) => n.position), ...Object.values(specialPositions(spec))].filter(
+    (p): p is XY => p != null,
+  );
+  const free = (p: XY) => taken.every((t) => Math.abs(t.x - p.x) >= size.x || Math.abs(t.y - p.y) >= size.y);
+  for (let row = 0; row < 20; row++) {
+    for (let column = 0; column < 8; column++) {
+      const p = { x: Math.round(wanted.x + column * size.x * 1.1), y: Math.round(wanted.y + row * size.y) };
+      if (free(p)) return p;
+    }
+  }
+  return { x: Math.round(wanted.x), y: Math.round(wanted.y) };
+}
+
 export function addNode(spec: GraphSpec, position: XY, id = freshId(spec)): GraphSpec {
   return {
     ...spec,
