@@ -25,12 +25,14 @@ BROWSER = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
 )
 LIGHT = (
-    "--jp-layout-color1:#fff;--jp-layout-color2:#eee;--jp-content-font-color1:rgba(0,0,0,.87);"
+    "--jp-layout-color0:#fff;--jp-layout-color1:#fff;--jp-layout-color2:#eee;"
+    "--jp-content-font-color1:rgba(0,0,0,.87);"
     "--jp-content-font-color2:rgba(0,0,0,.54);--jp-brand-color1:#1976d2;"
     "--jp-warn-color1:#f57c00;--jp-error-color1:#d32f2f;background:#fff"
 )
 DARK = (
-    "--jp-layout-color1:#212121;--jp-layout-color2:#424242;--jp-content-font-color1:#fff;"
+    "--jp-layout-color0:#111;--jp-layout-color1:#212121;--jp-layout-color2:#424242;"
+    "--jp-content-font-color1:#fff;"
     "--jp-content-font-color2:rgba(255,255,255,.7);--jp-brand-color1:#42a5f5;"
     "--jp-warn-color1:#f57c00;--jp-error-color1:#e57373;background:#111"
 )
