@@ -8,6 +8,7 @@ so a mutated state merges exactly like a partial dict.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -143,6 +144,10 @@ def as_reducer(value: object) -> Reducer | None:
     """Return ``value`` as a :class:`Reducer` if it is one or a plain two-argument callable."""
     if isinstance(value, Reducer):
         return value
+    if value is operator.add:
+        # LangGraph's `Annotated[list, operator.add]`: the built-in `add` does the same and
+        # validates each write alone instead of re-validating the whole merged value.
+        return add
     if callable(value) and not isinstance(value, type) and _takes_two_arguments(value):
         return Reducer(value)
     return None

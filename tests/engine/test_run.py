@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 import threading
 import time
 from typing import Annotated
@@ -236,6 +237,29 @@ def test_a_nodes_mutations_never_leak_into_other_nodes_view():
     assert seen == [([], 0)]
     assert result.log == []  # returning None writes nothing
     assert result.count == 0
+
+
+def test_nested_values_are_isolated_too():
+    class Nested(GraphState):
+        table: dict[str, list[int]] = {"a": [1]}
+        rows: list[dict[str, int]] = [{"n": 1}]
+
+    def mutate(state: Nested) -> None:
+        state.table["a"].append(2)
+        state.rows[0]["n"] = 99
+
+    result = chain(Nested, mutate).invoke()
+    assert result.table == {"a": [1]}
+    assert result.rows == [{"n": 1}]
+
+
+def test_operator_add_on_a_list_field_validates_each_write():
+    class Items(GraphState):
+        items: Annotated[list[int], operator.add] = []
+
+    assert chain(Items, lambda s: {"items": [1, "2"]}).invoke().items == [1, 2]
+    with pytest.raises(InvalidUpdateError, match="'items' expects list"):
+        chain(Items, lambda s: {"items": ["x"]}).invoke()
 
 
 def test_removing_items_from_an_append_field_is_a_clear_error():
