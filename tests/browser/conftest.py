@@ -489,10 +489,11 @@ class Lab:
         )
         self.page.mouse.click(point["x"], point["y"])
 
-    def screenshot(self, name: str) -> Path:
+    def screenshot(self, name: str, element: Any = None) -> Path:
+        """Keep a PNG of the page (or of one element) in the artifacts folder."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=False)
+        (element or self.page).screenshot(path=str(path))
         return path
 
     def wait_until(
@@ -536,7 +537,10 @@ def lab_page(server: LabServer, browser: Any, artifact_stem: str) -> Iterator[La
 @pytest.fixture
 def lab(lab_server: LabServer, chromium: Any, request: pytest.FixtureRequest) -> Iterator[Lab]:
     """A JupyterLab page; JavaScript errors fail the test, failures keep a screenshot."""
-    with lab_page(lab_server, chromium, _artifact_stem(request.node.nodeid)) as lab:
+    stem = _artifact_stem(request.node.nodeid)
+    for stale in ARTIFACTS.glob(f"{stem}.*"):
+        stale.unlink()
+    with lab_page(lab_server, chromium, stem) as lab:
         yield lab
         reports = request.node.stash.get(_PHASE_REPORTS, {})
         errors = lab.js_errors()

@@ -296,6 +296,7 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     assert last["status"] == "done"
     assert last["chunks"] == expected
     lab.screenshot("story-run-done")
+    lab.screenshot("story-run-done-widget", element=lab.builder())
 
     # A long run, then Stop: the panel says stopped and the task was cancelled in Python.
     kernel.run("DELAY = 0.2; WORDS = 500")
