@@ -71,7 +71,7 @@ def extract(obj: Any) -> Diagram:
     if END in used:
         nodes.append(DiagramNode(END, "end", "end", "end"))
 
-    edges = tuple(_edge(index, edge) for index, edge in enumerate(spec.edges))
+    edges = tuple(_edge(index, edge, machine) for index, edge in enumerate(spec.edges))
     return Diagram(spec.name, "machine" if machine else "graph", tuple(nodes), edges)
 
 
@@ -84,15 +84,18 @@ def _tooltip(node: NodeSpec) -> str:
     return text
 
 
-def _edge(index: int, edge: EdgeSpec) -> DiagramEdge:
+def _edge(index: int, edge: EdgeSpec, machine: bool) -> DiagramEdge:
     label = edge.label
     if label is None and edge.kind == "conditional" and edge.route not in (None, edge.target):
         label = edge.route
+    # A machine's transitions are all picked by events: drawn solid, as in UML, not as the
+    # dashed router edges of a graph.
+    kind = "direct" if machine and edge.kind == "conditional" else edge.kind
     return DiagramEdge(
         index,
         edge.source,
         edge.target,
-        edge.kind,
+        kind,
         label or None,
         internal=edge.metadata.get("internal") is True,
     )

@@ -75,3 +75,44 @@ def test_diagram_node_lookup_names_the_missing_id() -> None:
     diagram = Diagram("g", "graph", (), ())
     with pytest.raises(KeyError, match="'nope'"):
         diagram.node("nope")
+
+
+def test_a_real_machine_is_drawn_as_a_state_diagram_with_solid_transitions() -> None:
+    from enum import Enum, auto
+
+    from graphnb.diagram import to_mermaid, to_svg
+    from graphnb.machine import Machine, external, internal
+
+    class Door(Enum):
+        OPEN = auto()
+        CLOSED = auto()
+        GONE = auto()
+
+    class Push(Enum):
+        OPEN = auto()
+        CLOSE = auto()
+        KNOCK = auto()
+        BREAK = auto()
+
+    door = Machine(
+        "door",
+        states=Door,
+        events=Push,
+        initial=Door.CLOSED,
+        final=[Door.GONE],
+        transitions=[
+            external(Door.CLOSED, Door.OPEN, on=Push.OPEN, when=lambda ctx: True, guard_name="key"),
+            external(Door.OPEN, Door.CLOSED, on=Push.CLOSE),
+            external(Door.OPEN, Door.GONE, on=Push.BREAK),
+            internal(Door.CLOSED, on=Push.KNOCK),
+        ],
+    )
+    diagram = extract(door)
+    assert diagram.kind == "machine"
+    assert {e.kind for e in diagram.edges} == {"direct"}
+    lines = to_mermaid(door).splitlines()
+    assert "    [*] --> CLOSED" in lines
+    assert "    CLOSED --> OPEN : OPEN [key]" in lines
+    assert "    GONE --> [*]" in lines
+    assert 'class="gnb-edge gnb-conditional' not in to_svg(door)
+    assert "gnb-internal" in to_svg(door)
