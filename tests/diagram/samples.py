@@ -79,11 +79,14 @@ def react_machine() -> GraphSpec:
     edges = [EdgeSpec(source=START, target="IDLE")]
     for source, target, event, guard in REACT_TRANSITIONS:
         internal = source == target
+        label = f"{event} [{guard}]" if guard else event
         edges.append(
             EdgeSpec(
                 source=source,
                 target=target,
-                label=f"{event} [{guard}]" if guard else event,
+                kind="conditional",
+                route=label,
+                label=label,
                 metadata={"event": event, "guard": guard, "internal": internal},
             )
         )
