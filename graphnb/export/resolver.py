@@ -150,7 +150,12 @@ class Resolver:
                 )
             return
         if value is _MISSING:
-            if not hasattr(builtins, name):
+            hidden = _type_checking_imports(scope).get(name)
+            if hidden is not None:
+                # Imported for annotations only; the export has no import cycle to avoid.
+                self._bind(name, hidden)
+                self.imports[name] = hidden
+            elif not hasattr(builtins, name):
                 self.problems.append(ExportProblem(who, f"{name!r} is not defined"))
             return
         if getattr(builtins, name, _MISSING) is value:
@@ -178,7 +183,7 @@ class Resolver:
         if literal is not None:
             return
         path = _import_path(value)
-        if path is not None:
+        if path is not None and "." not in path[1]:
             self._bind(name, value)
             self.imports[name] = (path[0], path[1])
             return
@@ -235,6 +240,40 @@ class Resolver:
         self._defined[id(obj)] = expression
         self._alive.append(obj)
         return expression
+
+
+def _type_checking_imports(scope: Mapping[str, Any]) -> dict[str, tuple[str, str | None]]:
+    """Names a module imports under ``if TYPE_CHECKING:``, as ``(module, attribute)``."""
+    module = sys.modules.get(str(scope.get("__name__", "")))
+    file = getattr(module, "__file__", None)
+    if module is None or not file or not str(file).endswith(".py"):
+        return {}
+    try:
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return {}
+    package = getattr(module, "__package__", None) or ""
+    found: dict[str, tuple[str, str | None]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test
+        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+        if name != "TYPE_CHECKING":
+            continue
+        for statement in node.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    local = alias.asname or alias.name.partition(".")[0]
+                    found[local] = (alias.name, "" if alias.asname else None)
+            elif isinstance(statement, ast.ImportFrom):
+                base = statement.module or ""
+                if statement.level:
+                    parts = package.split(".")[: len(package.split(".")) - statement.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                for alias in statement.names:
+                    found[alias.asname or alias.name] = (base, alias.name)
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:

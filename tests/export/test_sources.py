@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypedDict
+
+from graphnb import END, START, StateGraph, append
+from graphnb.export import load_module, to_module, write_module
+from graphnb.export.source import Source, free_names
+
+
+def traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(state: Any) -> Any:
+        update = dict(fn(state))
+        update["trace"] = [fn.__name__]
+        return update
+
+    return wrapper
+
+
+class Basket(TypedDict, total=False):
+    items: Annotated[list[str], append]
+    trace: Annotated[list[str], append]
+    mood: str
+
+
+@traced
+def pick(state: Basket) -> dict[str, Any]:
+    return {"items": ["apple"]}
+
+
+async def pack(state: Basket) -> dict[str, Any]:
+    return {"items": ["box"]}
+
+
+def start_route(state: Basket) -> Literal["pick", "pack"]:
+    return "pack" if state.get("mood") == "hurry" else "pick"
+
+
+def run_module(path: Path, *args: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, str(path), "-q", *args],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_typeddict_state_decorators_async_nodes_and_a_router_at_start(tmp_path: Path) -> None:
+    graph = StateGraph(Basket, name="basket")
+    graph.add_node("pick", pick).add_node("pack", pack)
+    graph.add_conditional_edges(START, start_route)
+    graph.add_edge("pick", "pack").add_edge("pack", END)
+    text = to_module(graph)
+    assert "class Basket(TypedDict, total=False):" in text
+    assert "@traced\ndef pick(" in text
+    assert "def traced(fn: Callable[..., Any])" in text
+    assert "async def pack(" in text
+    assert 'graph.add_conditional_edges(START, start_route, ["pick", "pack"])' in text
+    path = tmp_path / "basket.py"
+    path.write_text(text, encoding="utf-8")
+    assert run_module(path) == {"items": ["apple", "box"], "trace": ["pick"]}
+    assert run_module(path, "-i", '{"mood": "hurry"}') == {"items": ["box"], "mood": "hurry"}
+
+
+def test_names_imported_only_for_type_checking_are_imported(tmp_path: Path) -> None:
+    (tmp_path / "typed_nodes.py").write_text(
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "from graphnb import END, START, StateGraph\n"
+        "if TYPE_CHECKING:\n"
+        "    from collections.abc import Mapping\n"
+        "def node(state: Mapping[str, int]) -> dict[str, int]:\n"
+        "    return {'x': state['x'] + 1}\n"
+        "graph = StateGraph(dict)\n"
+        "graph.add_node('node', node).add_edge(START, 'node').add_edge('node', END)\n",
+        encoding="utf-8",
+    )
+    module = load_module(tmp_path / "typed_nodes.py")
+    text = to_module(module.graph)
+    assert "from collections.abc import Mapping" in text
+    path = write_module(module.graph, tmp_path / "typed_export.py")
+    assert run_module(path, "-i", '{"x": 1}') == {"x": 2}
+
+
+def test_free_names_follow_python_scoping() -> None:
+    source = Source(
+        "outer",
+        "def outer(a=DEFAULT):\n"
+        "    local = 1\n"
+        "    def inner():\n"
+        "        return local + helper() + len([x for x in ITEMS])\n"
+        "    return inner\n",
+    )
+    assert free_names(source) == ["DEFAULT", "helper", "len", "ITEMS"]
+    recursive = Source("again", "def again(n):\n    return again(n - 1) if n else Stop\n")
+    assert free_names(recursive) == ["Stop"]
+
+
+def test_loaded_exports_are_importable_objects_again(tmp_path: Path) -> None:
+    graph = StateGraph(Basket, name="again")
+    graph.add_node("pack", pack).add_edge(START, "pack").add_edge("pack", END)
+    first = load_module(write_module(graph, tmp_path / "first.py"))
+    second = to_module(first.graph)
+    assert second == to_module(graph)
