@@ -26,7 +26,7 @@ from .messages import Message, ModelReply, ToolCall, call
 from .model import ChatModel, TokenSink
 from .openai_model import OpenAIChatModel
 from .react import REACT_MACHINE, ReactEvent, ReactState
-from .results import Failure, RateLimited, Success, Timeout, ToolResult
+from .results import Failure, FailureReason, RateLimited, Success, Timeout, ToolResult
 from .retry import ErrorInfo, ErrorKind, RetryDecision, RetryPolicy, classify_error
 from .runner import DEFAULT_FALLBACK, AgentResult, PhaseTimeouts, ReActAgent
 from .scripted import Hang, ScriptedModel
@@ -46,6 +46,7 @@ __all__ = [
     "ErrorInfo",
     "ErrorKind",
     "Failure",
+    "FailureReason",
     "Hang",
     "MalformedToolCall",
     "Message",

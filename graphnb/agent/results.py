@@ -24,9 +24,12 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
-__all__ = ["Failure", "RateLimited", "Success", "Timeout", "ToolResult"]
+__all__ = ["Failure", "FailureReason", "RateLimited", "Success", "Timeout", "ToolResult"]
+
+FailureReason = Literal["error", "invalid-arguments", "unknown-tool", "not-allowed", "cancelled"]
+"""Why a tool call failed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,7 @@ class Failure:
     call_id: str
     tool: str
     error: str
-    reason: str = "error"
+    reason: FailureReason = "error"
     duration: float = 0.0
 
 

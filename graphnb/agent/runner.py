@@ -26,7 +26,6 @@ import asyncio
 import inspect
 import json
 import random
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -576,7 +575,7 @@ class ReActAgent:
                     message="FAILED was entered without a recorded failure",
                     retryable=False,
                 )
-            info = ErrorInfo(failure.kind, failure.retryable, failure.message, failure.retry_after)  # type: ignore[arg-type]
+            info = ErrorInfo(failure.kind, failure.retryable, failure.message, failure.retry_after)
             decision = self.retry.decide(info, failure.attempt, scope.rng)
             verdict = f"{'retry' if decision.retry else 'reset'}: {decision.reason}"
             scope.trace.add(
@@ -690,7 +689,3 @@ def _tool_error(result: ToolResult) -> ErrorInfo:
             return ErrorInfo("rate_limited", True, text, after)
         case _:
             assert_never(result)
-
-
-def _elapsed(start: float) -> float:
-    return time.perf_counter() - start

@@ -10,6 +10,7 @@ from ..reducers import append
 from ..state import GraphState, StateField
 from .messages import Message, ToolCall
 from .results import ToolResult
+from .retry import ErrorKind
 
 __all__ = ["AgentFailure", "AgentRunState", "RunStatus"]
 
@@ -34,7 +35,7 @@ class AgentFailure(BaseModel):
 
     phase: str
     event: Literal["ERROR", "TIMEOUT"]
-    kind: str
+    kind: ErrorKind
     message: str
     retryable: bool
     retry_after: float | None = None
