@@ -140,22 +140,26 @@ class SqlSaver(BaseSaver):
             for statement in self._ddl():
                 cursor.execute(statement)
             cursor.execute(f"SELECT version FROM {self.version_table}")
-            found = cursor.fetchall()
-            if not found:
-                cursor.execute(
-                    f"INSERT INTO {self.version_table} (version) VALUES ({self.param})",
-                    (SCHEMA_VERSION,),
-                )
-            elif max(row[0] for row in found) > SCHEMA_VERSION:
-                raise SaverSetupError(
-                    f"table {self.table!r} was created by a newer graphnb (layout "
-                    f"version {max(row[0] for row in found)}, this one reads "
-                    f"{SCHEMA_VERSION}); upgrade graphnb"
-                )
+            if self._needs_version(cursor.fetchall()):
+                cursor.execute(self._version_insert, (SCHEMA_VERSION,))
         except BaseException:
             cursor.execute("ROLLBACK")
             raise
         self._setup_unlock(cursor)
+
+    @property
+    def _version_insert(self) -> str:
+        return f"INSERT INTO {self.version_table} (version) VALUES ({self.param})"
+
+    def _needs_version(self, found: Sequence[Sequence[Any]]) -> bool:
+        """Whether the version row is missing; refuses a layout newer than this one."""
+        if found and max(row[0] for row in found) > SCHEMA_VERSION:
+            raise SaverSetupError(
+                f"table {self.table!r} was created by a newer graphnb (layout version "
+                f"{max(row[0] for row in found)}, this one reads {SCHEMA_VERSION}); "
+                "upgrade graphnb"
+            )
+        return not found
 
     def _ddl(self) -> list[str]:
         j, t, f = self.json_type, self.text_type, self.float_type
@@ -203,8 +207,7 @@ class SqlSaver(BaseSaver):
             "delete": f"DELETE FROM {table} WHERE thread_id = {p}",
         }
 
-    def put(self, row: StoredCheckpoint) -> None:
-        """Store one checkpoint in one statement; see :meth:`BaseSaver.put`."""
+    def _insert_params(self, row: StoredCheckpoint) -> tuple[Any, ...]:
         try:
             texts = (
                 json.dumps(row.meta, allow_nan=False, separators=(",", ":")),
@@ -219,7 +222,7 @@ class SqlSaver(BaseSaver):
                 field="?",
                 thread_id=row.thread_id,
             ) from None
-        params = (
+        return (
             row.thread_id,
             row.seq,
             row.checkpoint_id,
@@ -231,35 +234,48 @@ class SqlSaver(BaseSaver):
             row.created_at,
             *texts,
         )
+
+    def _insert_error(self, error: Exception, row: StoredCheckpoint) -> Exception:
+        """What a failed insert means to the caller."""
+        if self._is_duplicate(error):
+            return CheckpointConflictError.taken(row.thread_id, row.seq)
+        if self._is_bad_data(error):
+            return UnstorableValueError(
+                f"the database refused a checkpoint of thread {row.thread_id!r}: {error}",
+                field="?",
+                thread_id=row.thread_id,
+            )
+        return error
+
+    def put(self, row: StoredCheckpoint) -> None:
+        """Store one checkpoint in one statement; see :meth:`BaseSaver.put`."""
+        params = self._insert_params(row)
         with self._cursor() as cursor:
             try:
                 cursor.execute(self._queries["insert"], params)
             except Exception as error:
-                if self._is_duplicate(error):
-                    raise CheckpointConflictError.taken(row.thread_id, row.seq) from None
-                if self._is_bad_data(error):
-                    raise UnstorableValueError(
-                        f"the database refused a checkpoint of thread {row.thread_id!r}: {error}",
-                        field="?",
-                        thread_id=row.thread_id,
-                    ) from None
-                raise
+                mapped = self._insert_error(error, row)
+                if mapped is error:
+                    raise
+                raise mapped from None
+
+    def _load_query(self, thread_id: str, checkpoint_id: str | None) -> tuple[str, tuple[str, ...]]:
+        if checkpoint_id is None:
+            return self._queries["latest"], (thread_id, thread_id)
+        key = (thread_id, thread_id, checkpoint_id, thread_id, checkpoint_id)
+        return self._queries["at"], key
 
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """See :meth:`BaseSaver.load`."""
         with self._cursor() as cursor:
-            if checkpoint_id is None:
-                cursor.execute(self._queries["latest"], (thread_id, thread_id))
-                rows = self._rows(cursor.fetchall())
-                return Loaded(rows, rows[-1].seq) if rows else None
-            key = (thread_id, thread_id, checkpoint_id, thread_id, checkpoint_id)
-            cursor.execute(self._queries["at"], key)
+            cursor.execute(*self._load_query(thread_id, checkpoint_id))
             rows = self._rows(cursor.fetchall())
             if not rows:
                 return None
+            if checkpoint_id is None:
+                return Loaded(rows, rows[-1].seq)
             cursor.execute(self._queries["head"], (thread_id,))
-            head = cursor.fetchone()[0]
-            return Loaded(rows, int(head))
+            return Loaded(rows, int(cursor.fetchone()[0]))
 
     def history(self, thread_id: str) -> list[StoredCheckpoint]:
         """See :meth:`BaseSaver.history`."""

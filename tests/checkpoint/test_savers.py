@@ -335,6 +335,8 @@ def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
         assert await saver.adelete_thread("t") == 1
 
     asyncio.run(scenario())
+    if isinstance(saver, PostgresSaver):  # psycopg's own async connection, not a thread
+        assert saver._aconn is not None
 
 
 def test_a_table_layout_from_a_newer_version_is_refused(saver: BaseSaver) -> None:
