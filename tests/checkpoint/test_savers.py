@@ -348,3 +348,25 @@ def test_a_table_layout_from_a_newer_version_is_refused(saver: BaseSaver) -> Non
     saver.close()
     with pytest.raises(SaverSetupError, match="newer graphnb"):
         saver.threads()
+
+
+def test_a_row_whose_json_does_not_parse_names_its_thread(tmp_path: Any) -> None:
+    import sqlite3
+
+    saver = SqliteSaver(tmp_path / "t.db")
+    store = threads(saver)
+    grow(store, "broken", 1)
+    grow(store, "fine", 1)
+    saver.close()
+    conn = sqlite3.connect(tmp_path / "t.db")
+    with conn:
+        conn.execute("UPDATE graphnb_checkpoints SET writes = '[[' WHERE thread_id = 'broken'")
+    conn.close()
+    with pytest.raises(CheckpointLoadError, match="JSON does not parse") as caught:
+        store.load("broken")
+    assert caught.value.thread_id == "broken"
+    position = store.load("fine")
+    assert position is not None
+    assert position.values["messages"] == ["m0"]
+    assert saver.threads() == ["broken", "fine"]
+    saver.close()
