@@ -167,7 +167,8 @@ class _Builder:
         self.sizes = sizes
         self.index = {node.id: i for i, node in enumerate(diagram.nodes)}
         self.count_real = len(diagram.nodes)
-        # Per item: half widths left/right of its center line, height, rank, is-dummy.
+        # Per item: its extent left and right of its center line, its height, and whether
+        # it is a dummy (an edge passing through a rank, or an edge label).
         self.left: list[float] = []
         self.right: list[float] = []
         self.height: list[float] = []
@@ -323,7 +324,7 @@ class _Builder:
             if count < fewest:
                 ranks = other
         xs = self._coordinates(ranks, up, down, total)
-        ys, row_top, row_bottom = self._rows(ranks, rank, total)
+        ys, row_top, row_bottom = self._rows(ranks, total)
         return self._result(ranks, rank, chains, back, label_item, xs, ys, row_top, row_bottom)
 
     # -- 4. order ----------------------------------------------------------------------
@@ -438,7 +439,7 @@ class _Builder:
         return self.right[a] + space + self.left[b]
 
     def _rows(
-        self, ranks: list[list[int]], rank: list[int], total: int
+        self, ranks: list[list[int]], total: int
     ) -> tuple[list[float], list[float], list[float]]:
         ys = [0.0] * total
         row_top: list[float] = []
