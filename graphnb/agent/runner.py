@@ -188,7 +188,7 @@ class ReActAgent:
                 _S.COMPLETED: self._completed,
             },
         )
-        self.recursion_limit = 4 + 3 * max_rounds * (self.retry.max_attempts + 1)
+        self.recursion_limit = 10 + 3 * max_rounds * (self.retry.max_attempts + 1)
         options = dict(compile_options or {})
         if checkpointer is not None:
             options["checkpointer"] = checkpointer

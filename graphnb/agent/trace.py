@@ -26,7 +26,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..diagram import Trace
 
 __all__ = ["PhaseStats", "TraceKind", "TraceLog", "TraceRecord"]
 
@@ -164,6 +167,32 @@ class TraceLog:
         """The phase with the highest mean duration, or ``None`` for an empty log."""
         stats = self.phase_stats()
         return max(stats, key=lambda name: stats[name].mean) if stats else None
+
+    def path(self) -> list[tuple[str, str]]:
+        """The ``(source, target)`` states of each transition, in order."""
+        pairs = []
+        for record in self.of("transition"):
+            source, _, target = record.name.partition(" -> ")
+            pairs.append((source, target))
+        return pairs
+
+    def diagram_trace(self) -> Trace:
+        """The path through the machine, to draw on its diagram.
+
+        Example: ``graphnb.diagram.to_svg(REACT_MACHINE, trace=result.trace.diagram_trace())``.
+        """
+        from ..diagram import Trace
+
+        path = self.path()
+        steps: dict[str, list[int]] = {}
+        if path:
+            steps[path[0][0]] = [0]
+        for index, (_, target) in enumerate(path, start=1):
+            steps.setdefault(target, []).append(index)
+        return Trace(
+            {state: tuple(entered) for state, entered in steps.items()},
+            edges=tuple(dict.fromkeys(path)),
+        )
 
     # -- export and display ----------------------------------------------------------------
 

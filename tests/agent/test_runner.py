@@ -396,3 +396,26 @@ def test_agent_draws_as_the_react_machine() -> None:
 def test_tool_calls_and_messages_round_trip_through_json() -> None:
     message = Message(role="assistant", tool_calls=[ToolCall("weather", {"city": "A"}, "c1")])
     assert Message.model_validate_json(message.model_dump_json()) == message
+
+
+def test_the_path_taken_draws_on_the_machine_diagram() -> None:
+    from graphnb.agent import REACT_MACHINE
+    from graphnb.diagram import extract, to_svg
+
+    model = ScriptedModel([ModelServerError("x", model="m", status=500), "ok"])
+    result = ReActAgent(model, retry=FAST).run("hi")
+    trace = result.trace.diagram_trace()
+    assert trace.edges == (
+        ("IDLE", "THINKING"),
+        ("THINKING", "FAILED"),
+        ("FAILED", "THINKING"),
+        ("THINKING", "RESPONDING"),
+        ("RESPONDING", "COMPLETED"),
+    )
+    assert trace.steps["THINKING"] == (1, 3)
+    diagram = extract(REACT_MACHINE)
+    taken = {diagram.edges[i].label for i in trace.taken_edges(diagram)}
+    assert "RETRY [retry_thinking]" in taken
+    assert "RETRY [retry_tools]" not in taken
+    assert "NEED_TOOL" not in taken
+    assert "gnb-taken" in to_svg(REACT_MACHINE, trace=trace)
