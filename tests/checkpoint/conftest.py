@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from graphnb.checkpoint import BaseSaver, MemorySaver, MySQLSaver, PostgresSaver, SqliteSaver
+from graphnb.checkpoint import (
+    BaseSaver,
+    MemorySaver,
+    MySQLSaver,
+    PostgresSaver,
+    SqliteSaver,
+    SqlSaver,
+)
 
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 MYSQL_URL = "mysql://root:@127.0.0.1:3306/test"
@@ -75,6 +82,17 @@ def make_saver(kind: str, tmp_path: Path, prefix: str | None = None, **options: 
 def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseSaver]:
     """Each of the four savers in turn, empty, dropped afterwards."""
     made = make_saver(request.param, tmp_path)
+    try:
+        yield made
+    finally:
+        drop_tables(made)
+
+
+@pytest.fixture(params=SAVERS[1:])
+def sql_saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlSaver]:
+    """Each of the three SQL savers in turn, empty, dropped afterwards."""
+    made = make_saver(request.param, tmp_path)
+    assert isinstance(made, SqlSaver)
     try:
         yield made
     finally:

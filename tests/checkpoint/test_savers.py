@@ -17,6 +17,7 @@ from graphnb.checkpoint import (
     PostgresSaver,
     SaverSetupError,
     SqliteSaver,
+    SqlSaver,
     StoredCheckpoint,
     StoredFieldDroppedWarning,
     ThreadNotFoundError,
@@ -339,9 +340,8 @@ def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
         assert saver._aconn is not None
 
 
-def test_a_table_layout_from_a_newer_version_is_refused(saver: BaseSaver) -> None:
-    if not isinstance(saver, (SqliteSaver, PostgresSaver, MySQLSaver)):
-        pytest.skip("only SQL savers have tables")
+def test_a_table_layout_from_a_newer_version_is_refused(sql_saver: SqlSaver) -> None:
+    saver = sql_saver
     saver.threads()  # creates the tables
     with saver._cursor() as cursor:
         cursor.execute(f"UPDATE {saver.version_table} SET version = 99")
@@ -370,3 +370,19 @@ def test_a_row_whose_json_does_not_parse_names_its_thread(tmp_path: Any) -> None
     assert position.values["messages"] == ["m0"]
     assert saver.threads() == ["broken", "fine"]
     saver.close()
+
+
+def test_tables_are_made_on_first_use_with_a_version_and_readable_json(
+    sql_saver: SqlSaver,
+) -> None:
+    grow(threads(sql_saver), "t", 2)
+    first_ran = {
+        SqliteSaver: "json_extract(meta, '$.ran[0]')",
+        PostgresSaver: "meta->'ran'->>0",
+        MySQLSaver: "JSON_UNQUOTE(JSON_EXTRACT(meta, '$.ran[0]'))",
+    }[type(sql_saver)]
+    with sql_saver._cursor() as cursor:
+        cursor.execute(f"SELECT version FROM {sql_saver.version_table}")
+        assert [tuple(row) for row in cursor.fetchall()] == [(1,)]
+        cursor.execute(f"SELECT {first_ran} FROM {sql_saver.table} ORDER BY seq")
+        assert [row[0] for row in cursor.fetchall()] == ["a", "a"]
