@@ -151,7 +151,7 @@ class OpenAIChatModel:
                 after=self.timeout,
             ) from None
         except openai.RateLimitError as error:
-            after = retry_after_seconds(error.response.headers.get("retry-after"))
+            after = _retry_after(error.response.headers)
             raise ModelRateLimited(
                 f"model {self.model!r} is rate limited (HTTP 429)"
                 + (f"; retry after {after:g}s" if after is not None else ""),
@@ -235,6 +235,17 @@ class OpenAIChatModel:
                 )
             calls.append(ToolCall(name, parsed, call_id))
         return tuple(calls)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds from ``Retry-After``, or OpenAI's finer ``retry-after-ms`` when sent."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    return retry_after_seconds(headers.get("retry-after"))
 
 
 def _wire(message: Message) -> dict[str, Any]:

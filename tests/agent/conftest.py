@@ -23,7 +23,7 @@ import pytest
 class Reply:
     """One scripted behaviour of the fake endpoint."""
 
-    kind: str  # "text", "tool_calls", "status", "hang"
+    kind: str  # "text", "tool_calls", "status", "hang", "stall" (stream some text, then hang)
     text: str = ""
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, raw arguments)
     status: int = 200
@@ -48,6 +48,10 @@ def hang() -> Reply:
     return Reply("hang")
 
 
+def stall(value: str) -> Reply:
+    return Reply("stall", text=value)
+
+
 class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -70,6 +74,7 @@ class FakeOpenAI(ThreadingHTTPServer):
     tool_calls = staticmethod(tool_calls)
     status = staticmethod(status)
     hang = staticmethod(hang)
+    stall = staticmethod(stall)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -133,6 +138,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         send({"role": "assistant", "content": ""})
+        if reply.kind == "stall":
+            send({"content": reply.text})
+            self.server.release.wait(30)
+            return
         if reply.kind == "text":
             words = reply.text.split(" ")
             for index, word in enumerate(words):

@@ -207,3 +207,20 @@ def test_agent_recovers_from_a_hang_and_malformed_json_over_http(fake_openai: An
     result = with_model(fake_openai.base_url, body, timeout=0.3)
     assert result.answer == "Recovered."
     assert [r.detail["error"] for r in result.trace.of("retry")] == ["timeout", "malformed"]
+
+
+def test_a_stream_that_stalls_midway_times_out_after_its_first_tokens(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.stall("Half an ans"))
+    tokens: list[str] = []
+    with pytest.raises(ModelTimeout):
+        with_model(
+            fake_openai.base_url, lambda m: m.complete(USER, on_token=tokens.append), timeout=0.3
+        )
+    assert tokens == ["Half an ans"]
+
+
+def test_retry_after_ms_is_preferred_when_sent(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.status(429, Retry_After="2", retry_after_ms="250"))
+    with pytest.raises(ModelRateLimited) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER))
+    assert caught.value.retry_after == 0.25
