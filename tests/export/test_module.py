@@ -130,22 +130,22 @@ def test_library_callables_are_imported_not_copied() -> None:
     assert "def outline" not in text
 
 
-def test_builtin_reducers_of_dict_states_are_imported_from_their_public_module(
+def test_c_reducers_of_dict_states_are_imported_from_their_public_module(
     tmp_path: Path,
 ) -> None:
     def count(state: dict[str, Any]) -> dict[str, Any]:
         return {"total": 2, "log": ["counted"]}
 
-    graph = StateGraph(dict, reducers={"total": operator.add, "log": append}, name="sum")
+    graph = StateGraph(dict, reducers={"total": operator.mul, "log": append}, name="sum")
     graph.add_node("count", count).add_edge(START, "count").add_edge("count", END)
     text = to_module(graph)
-    assert "from operator import add" in text
-    assert 'reducers={"total": add, "log": append}' in text
+    assert "from operator import mul" in text
+    assert 'reducers={"total": mul, "log": append}' in text
     path = tmp_path / "sums.py"
     path.write_text(text, encoding="utf-8")
     done = run_python(path, "-q", "-i", '{"total": 40, "log": ["start"]}', cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"total": 42, "log": ["start", "counted"]}
+    assert json.loads(done.stdout) == {"total": 80, "log": ["start", "counted"]}
 
 
 @pytest.mark.parametrize(
