@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import pytest
+
 from graphnb import END, START, EdgeSpec, GraphSpec, NodeSpec
 from graphnb.diagram import to_dot, to_mermaid
 
 from .samples import fan_out_join, react_machine, router_graph
+
+# pydot still calls pyparsing's camelCase names, which recent pyparsing deprecates.
+PYDOT_WARNINGS = pytest.mark.filterwarnings("ignore:.*deprecated - use:DeprecationWarning")
 
 
 def test_machine_mermaid_is_a_state_diagram_with_start_and_final_markers() -> None:
@@ -72,3 +77,31 @@ def test_text_formats_are_deterministic() -> None:
     assert to_mermaid(react_machine()) == to_mermaid(react_machine())
     assert to_dot(react_machine()) == to_dot(react_machine())
     assert END in to_dot(router_graph())
+
+
+@PYDOT_WARNINGS
+def test_dot_output_parses_with_every_node_and_edge(sample: tuple[str, GraphSpec]) -> None:
+    pydot = pytest.importorskip("pydot")
+    _, spec = sample
+    (graph,) = pydot.graph_from_dot_data(to_dot(spec))
+    names = {node.get_name().strip('"') for node in graph.get_nodes()} - {"graph", "node", "edge"}
+    ids = {node.id for node in spec.nodes} | {e.source for e in spec.edges}
+    assert ids | {e.target for e in spec.edges} <= names
+    edges = [(e.get_source().strip('"'), e.get_destination().strip('"')) for e in graph.get_edges()]
+    expected = [
+        (e.source, f"__join__{e.target}" if e.kind == "join" else e.target) for e in spec.edges
+    ]
+    expected += [
+        (f"__join__{t}", t) for t in dict.fromkeys(e.target for e in spec.edges if e.kind == "join")
+    ]
+    assert edges == expected
+
+
+@PYDOT_WARNINGS
+def test_dot_with_awkward_names_parses_back_to_the_same_names() -> None:
+    pydot = pytest.importorskip("pydot")
+    name = 'say "hi" \\ there'
+    spec = GraphSpec(nodes=[NodeSpec(id=name)], edges=[EdgeSpec(source=START, target=name)])
+    (graph,) = pydot.graph_from_dot_data(to_dot(spec))
+    (edge,) = graph.get_edges()
+    assert edge.get_destination() == '"say \\"hi\\" \\\\ there"'
