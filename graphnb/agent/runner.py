@@ -28,8 +28,10 @@ import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, assert_never
+
+from pydantic_core import to_jsonable_python
 
 from ..engine.context import RunContext
 from .batch import BatchPolicy, run_tool_calls
@@ -498,7 +500,7 @@ class ReActAgent:
                         _tool_error(failed),
                         timeout=isinstance(failed, Timeout),
                     )
-            return {"results": results, "event": _E.TOOL_RESULT}
+            return {"results": [_storable(r) for r in results], "event": _E.TOOL_RESULT}
 
     async def _observing(self, state: AgentRunState, context: RunContext) -> dict[str, Any]:
         scope = self._enter(state, context, _S.OBSERVING)
@@ -636,6 +638,16 @@ def _unanswered(state: AgentRunState) -> list[ToolCall]:
         if message.role == "user":
             break
     return []
+
+
+def _storable(result: ToolResult) -> ToolResult:
+    """The result with its value as JSON data, so it persists with the thread.
+
+    Models and dataclasses become dicts, dates ISO strings; anything else its ``str``.
+    """
+    if isinstance(result, Success):
+        return replace(result, value=to_jsonable_python(result.value, fallback=str))
+    return result
 
 
 async def _maybe_await(value: Any) -> Any:

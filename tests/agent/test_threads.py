@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from graphnb.agent import Message, ReActAgent, ScriptedModel, call
 from graphnb.checkpoint import MemorySaver, ThreadRequiredError
@@ -13,6 +15,10 @@ from graphnb.checkpoint import MemorySaver, ThreadRequiredError
 def weather(city: str) -> str:
     """Today's weather in a city."""
     return f"sunny in {city}"
+
+
+class Plan(BaseModel):
+    weeks: int
 
 
 def contents(messages: Any) -> list[tuple[str, str | None]]:
@@ -107,3 +113,31 @@ def test_threads_need_a_checkpointer() -> None:
     agent = ReActAgent(ScriptedModel(["x"]))
     with pytest.raises(ThreadRequiredError, match="checkpointer"):
         agent.seed_thread("t", [])
+
+
+def test_tool_values_that_are_not_json_are_stored_as_json_data() -> None:
+    class Opaque:
+        def __str__(self) -> str:
+            return "opaque thing"
+
+    def when() -> datetime.date:
+        """A date."""
+        return datetime.date(2026, 12, 2)
+
+    def plan() -> Plan:
+        """A model."""
+        return Plan(weeks=4)
+
+    def opaque() -> object:
+        """Something JSON does not know."""
+        return Opaque()
+
+    seen: list[Any] = []
+    model = ScriptedModel([[call("when"), call("plan"), call("opaque")], "ok"])
+    agent = ReActAgent(
+        model, [when, plan, opaque], checkpointer=MemorySaver(), observe=lambda rs: seen.extend(rs)
+    )
+    assert agent.run("go", thread_id="j").ok
+    assert [r.value for r in seen] == ["2026-12-02", {"weeks": 4}, "opaque thing"]
+    replies = [m.content for m in agent.conversation("j") if m.role == "tool"]
+    assert replies == ["2026-12-02", '{"weeks": 4}', "opaque thing"]
