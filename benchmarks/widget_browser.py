@@ -45,8 +45,12 @@ def load_harness() -> ModuleType:
 
 SETUP = """
 import time
-from graphnb import END, START, StateGraph
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph
 from graphnb.widget import Builder
+
+class Stream(GraphState):
+    text: Annotated[str, StateField(streaming=True)] = ""
 
 def step(state: dict) -> dict:
     return {}
@@ -77,7 +81,7 @@ def firehose(state: dict):
         yield "x"
 
 stream_graph = (
-    StateGraph(dict, streaming="text", name="stream")
+    StateGraph(Stream, name="stream")
     .add_node("prepare", step)
     .add_node("firehose", firehose)
     .add_node("finish", step)
@@ -98,20 +102,22 @@ COUNT_MESSAGES = """() => {
 }"""
 
 # Click latency: from the pointer going down to React Flow marking the node selected.
-CLICK_PROBE = """(node) => new Promise((resolve) => {
-    let down = null;
-    const onDown = () => { down = performance.now(); };
-    node.addEventListener('pointerdown', onDown, { capture: true, once: true });
-    const observer = new MutationObserver(() => {
-        if (down !== null && node.classList.contains('selected')) {
-            observer.disconnect();
-            resolve(performance.now() - down);
-        }
+# The promise is parked on window: awaiting it here would block until it times out.
+CLICK_PROBE = """(node) => {
+    window.__graphnb_click = new Promise((resolve) => {
+        let down = null;
+        const onDown = () => { down = performance.now(); };
+        node.addEventListener('pointerdown', onDown, { capture: true, once: true });
+        const observer = new MutationObserver(() => {
+            if (down !== null && node.classList.contains('selected')) {
+                observer.disconnect();
+                resolve(performance.now() - down);
+            }
+        });
+        observer.observe(node, { attributes: true, attributeFilter: ['class'] });
+        setTimeout(() => { observer.disconnect(); resolve(null); }, 5000);
     });
-    observer.observe(node, { attributes: true, attributeFilter: ['class'] });
-    setTimeout(() => { observer.disconnect(); resolve(null); }, 5000);
-    window.__graphnb_probe_ready = true;
-})"""
+}"""
 
 
 def run_cell(lab: Any, code: str) -> float:
@@ -140,9 +146,10 @@ def clear_outputs(lab: Any) -> None:
 
 def click_latency(lab: Any, node_id: str) -> float | None:
     node = lab.node(node_id)
-    probe = node.evaluate_handle(CLICK_PROBE)
+    node.scroll_into_view_if_needed()
+    node.evaluate(CLICK_PROBE)
     node.click()
-    return probe.json_value()
+    return lab.page.evaluate("() => window.__graphnb_click")
 
 
 def wait_run_status(lab: Any, pattern: str, timeout: float = 60) -> None:
@@ -156,8 +163,14 @@ def wait_run_status(lab: Any, pattern: str, timeout: float = 60) -> None:
     )
 
 
-def bench_render(lab: Any, size: int) -> dict[str, float | None]:
-    started = run_cell(lab, f"big = Builder(big_graph({size}), height=700)\nbig")
+def bench_render(lab: Any, kernel: Any, size: int) -> dict[str, float | None]:
+    started = run_cell(
+        lab,
+        "_started = time.perf_counter()\n"
+        f"big = Builder(big_graph({size}), height=700)\n"
+        "_python_s = time.perf_counter() - _started\n"
+        "big",
+    )
     present = lab.page.wait_for_function(
         """(size) => document.querySelectorAll('.react-flow__node').length >= size
             && performance.now()""",
@@ -167,6 +180,7 @@ def bench_render(lab: Any, size: int) -> dict[str, float | None]:
     ).json_value()
     latency = click_latency(lab, f"n{size // 2}")
     return {
+        "python_side_s": kernel.json("_python_s"),
         "nodes_present_s": (present - started) / 1000,
         "click_latency_ms": latency,
         "interactive_s": (present - started) / 1000 + (latency or float("inf")) / 1000,
@@ -257,10 +271,18 @@ def main() -> int:
         harness.lab_page(server, browser, "benchmark") as lab,
     ):
         kernel = lab.open_notebook("bench", [SETUP])
-        results["render_200"] = bench_render(lab, args.nodes)
-        clear_outputs(lab)
-        results["stream_500_per_s"] = bench_stream(lab, kernel)
-        results["drag"] = bench_drag(lab, kernel)
+        try:
+            results["render_200"] = bench_render(lab, kernel, args.nodes)
+            clear_outputs(lab)
+            results["render_200_again"] = bench_render(lab, kernel, args.nodes)
+            clear_outputs(lab)
+            results["stream_500_per_s"] = bench_stream(lab, kernel)
+            results["drag"] = bench_drag(lab, kernel)
+        except Exception:
+            shot = lab.screenshot("benchmark-failure")
+            print(f"benchmark failed; screenshot: {shot}", file=sys.stderr)
+            print("\n".join(map(str, lab.console[-20:])), file=sys.stderr)
+            raise
         results["js_errors"] = lab.js_errors()
     if args.json:
         print(json.dumps(results, indent=2))
@@ -270,22 +292,28 @@ def main() -> int:
 
 
 def report(results: dict[str, Any], size: int) -> None:
-    render, stream, drag = results["render_200"], results["stream_500_per_s"], results["drag"]
-    print(f"{size}-node graph (target: interactive < 1 s)")
-    print(f"  cell executed -> all nodes on the page: {render['nodes_present_s']:.3f} s")
-    print(f"  click -> node selected:                 {render['click_latency_ms']} ms")
-    print(f"  interactive:                            {render['interactive_s']:.3f} s")
+    stream, drag = results["stream_500_per_s"], results["drag"]
+    for key, when in (("render_200", "first in the kernel"), ("render_200_again", "again")):
+        render = results[key]
+        print(f"{size}-node graph, {when} (target: interactive < 1 s)")
+        print(f"  Builder() in Python:                    {render['python_side_s']:.3f} s")
+        print(f"  cell executed -> all nodes on the page: {render['nodes_present_s']:.3f} s")
+        print(f"  click -> node selected:                 {render['click_latency_ms']:.0f} ms")
+        print(f"  interactive:                            {render['interactive_s']:.3f} s")
     print("streaming ~500 chunks/s")
-    print(f"  run status {stream['status']}, {stream['chunks']} chunks in {stream['seconds']} s")
+    print(f"  run {stream['status']}: {stream['chunks']} chunks in {stream['seconds']:.2f} s")
     print(
         f"  comm messages to the page: {stream['comm_messages_to_page']} "
         f"({stream['chunks_per_message']:.1f} chunks per message)"
     )
     print(
-        f"  frames: {stream['frames']}, longest gap {stream['longest_frame_gap_ms']} ms, "
+        f"  frames: {stream['frames']}, longest gap {stream['longest_frame_gap_ms']:.0f} ms, "
         f"gaps > 100 ms: {stream['frame_gaps_over_100ms']}"
     )
-    print(f"  click latency during the stream (ms): {stream['click_latency_ms_during_stream']}")
+    latencies = ", ".join(
+        "timeout" if ms is None else f"{ms:.0f}" for ms in stream["click_latency_ms_during_stream"]
+    )
+    print(f"  click latency during the stream: {latencies} ms")
     print("one drag (30 mouse moves)")
     print(f"  comm messages sent by the page: {drag['comm_messages_sent']} (target: 1)")
     print(f"  spec updates seen in Python:    {drag['spec_updates_in_python']}")
