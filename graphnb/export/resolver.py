@@ -81,9 +81,24 @@ class Resolver:
             try:
                 source = source_of(obj)
             except SourceUnavailable as error:
+                owner = self._owner_class(obj)
+                if owner is not None:
+                    defined = self.reference(owner, who)
+                    return f"{defined}.{obj.__name__}" if defined is not None else None
                 return self._imported(obj, who, str(error))
             return self._define(obj, source, who, source.name)
         return self._imported(obj, who, _why_not_source(obj))
+
+    def _owner_class(self, fn: Any) -> type | None:
+        """The top-level class whose body defines ``fn`` (a static or plain method)."""
+        parts = getattr(fn, "__qualname__", "").split(".")
+        if not isinstance(fn, types.FunctionType) or len(parts) != 2:
+            return None
+        owner = self._globals_of(fn).get(parts[0])
+        if isinstance(owner, type) and owner.__dict__.get(parts[1]) is not None:
+            found = getattr(owner, parts[1], None)
+            return owner if found is fn else None
+        return None
 
     def scaffold(self, preferred: str, module: str, attribute: str, value: Any) -> str:
         """Bind a name the generated code needs (``StateGraph``, ``START``...)."""

@@ -52,6 +52,9 @@ def source_of(obj: Any) -> Source:
             raise SourceUnavailable(f"it wraps {type(target).__name__}, which has no source")
         if target.__name__ == "<lambda>":
             raise SourceUnavailable("it is a lambda")
+        owner = target.__qualname__.split(".")[-2:-1]
+        if owner and owner[0] != "<locals>":
+            raise SourceUnavailable(f"it is defined in the body of class {owner[0]}")
         if target.__closure__:
             names = ", ".join(target.__code__.co_freevars)
             raise SourceUnavailable(f"it is a closure over {names}")

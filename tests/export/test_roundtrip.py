@@ -84,7 +84,7 @@ coordinates = st.floats(allow_nan=False, allow_infinity=False, width=32)
 
 @st.composite
 def graphs(draw: st.DrawFn) -> tuple[StateGraph[Trail], dict[str, str]]:
-    """A random graph: a chain through every node, extra forward edges, some routers."""
+    """A random graph: a chain through every node, extra forward edges, routers, a join."""
     nodes = draw(name_lists)
     graph = StateGraph(Trail, name=draw(names))
     for node in nodes:
@@ -106,6 +106,9 @@ def graphs(draw: st.DrawFn) -> tuple[StateGraph[Trail], dict[str, str]]:
         else:
             for target in targets:
                 graph.add_edge(node, target)
+    if len(nodes) >= 3 and draw(st.booleans()):
+        first, second, target = sorted(draw(st.permutations(range(len(nodes))))[:3])
+        graph.add_edge([nodes[first], nodes[second]], nodes[target])
     return graph, chosen
 
 

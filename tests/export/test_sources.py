@@ -112,3 +112,20 @@ def test_loaded_exports_are_importable_objects_again(tmp_path: Path) -> None:
     first = load_module(write_module(graph, tmp_path / "first.py"))
     second = to_module(first.graph)
     assert second == to_module(graph)
+
+
+class Toolbox:
+    @staticmethod
+    def tidy(state: dict[str, Any]) -> dict[str, Any]:
+        return {"tidy": True}
+
+
+def test_a_static_method_is_exported_with_its_class(tmp_path: Path) -> None:
+    graph = StateGraph(dict, name="tools")
+    graph.add_node("tidy", Toolbox.tidy).add_edge(START, "tidy").add_edge("tidy", END)
+    text = to_module(graph, ruff=False)
+    assert 'graph.add_node("tidy", Toolbox.tidy)' in text
+    assert "class Toolbox:\n    @staticmethod\n    def tidy(" in text
+    path = tmp_path / "tools.py"
+    path.write_text(text, encoding="utf-8")
+    assert run_module(path) == {"tidy": True}
