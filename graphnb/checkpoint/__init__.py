@@ -10,34 +10,73 @@ Savers: :class:`MemorySaver`, :class:`SqliteSaver` (the embedded default),
 
 from __future__ import annotations
 
-from .base import BaseSaver, Loaded
-from .errors import (
-    CheckpointConflictError,
-    CheckpointError,
-    CheckpointLoadError,
-    ResumeError,
-    SaverSetupError,
-    ThreadNotFoundError,
-    ThreadRequiredError,
-    UnsafeCheckpointError,
-    UnstorableValueError,
-)
-from .interrupt import Command, GraphInterrupt, interrupt
-from .memory import MemorySaver
-from .mysql import MySQLSaver
-from .postgres import PostgresSaver
-from .record import (
-    CheckpointSource,
-    Interrupt,
-    InterruptWhen,
-    StateSnapshot,
-    StoredCheckpoint,
-)
-from .serde import StoredFieldDroppedWarning
-from .sql import SCHEMA_VERSION, SqlSaver
-from .sqlite import SqliteSaver
-from .threads import DEFAULT_SNAPSHOT_EVERY, Threads
-from .url import as_saver, saver_from_url
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import BaseSaver, Loaded
+    from .errors import (
+        CheckpointConflictError,
+        CheckpointError,
+        CheckpointLoadError,
+        ResumeError,
+        SaverSetupError,
+        ThreadNotFoundError,
+        ThreadRequiredError,
+        UnsafeCheckpointError,
+        UnstorableValueError,
+    )
+    from .human import Command, GraphInterrupt, interrupt
+    from .memory import MemorySaver
+    from .mysql import MySQLSaver
+    from .postgres import PostgresSaver
+    from .record import (
+        CheckpointSource,
+        Interrupt,
+        InterruptWhen,
+        StateSnapshot,
+        StoredCheckpoint,
+    )
+    from .serde import StoredFieldDroppedWarning
+    from .sql import SCHEMA_VERSION, SqlSaver
+    from .sqlite import SqliteSaver
+    from .threads import DEFAULT_SNAPSHOT_EVERY, Threads
+    from .url import as_saver, saver_from_url
+
+# Names load their module on first use, so `import graphnb.checkpoint` (or re-exporting
+# `interrupt` from `graphnb`) costs nothing until a saver or a thread is actually used.
+_MODULES = {
+    "BaseSaver": "base",
+    "Loaded": "base",
+    "CheckpointConflictError": "errors",
+    "CheckpointError": "errors",
+    "CheckpointLoadError": "errors",
+    "ResumeError": "errors",
+    "SaverSetupError": "errors",
+    "ThreadNotFoundError": "errors",
+    "ThreadRequiredError": "errors",
+    "UnsafeCheckpointError": "errors",
+    "UnstorableValueError": "errors",
+    "Command": "human",
+    "GraphInterrupt": "human",
+    "interrupt": "human",
+    "MemorySaver": "memory",
+    "MySQLSaver": "mysql",
+    "PostgresSaver": "postgres",
+    "CheckpointSource": "record",
+    "Interrupt": "record",
+    "InterruptWhen": "record",
+    "StateSnapshot": "record",
+    "StoredCheckpoint": "record",
+    "StoredFieldDroppedWarning": "serde",
+    "SCHEMA_VERSION": "sql",
+    "SqlSaver": "sql",
+    "SqliteSaver": "sqlite",
+    "DEFAULT_SNAPSHOT_EVERY": "threads",
+    "Threads": "threads",
+    "as_saver": "url",
+    "saver_from_url": "url",
+}
 
 __all__ = [
     "DEFAULT_SNAPSHOT_EVERY",
@@ -71,3 +110,16 @@ __all__ = [
     "interrupt",
     "saver_from_url",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -10,13 +10,16 @@ in a worker thread (``asyncio.to_thread``), which suits drivers that are sync on
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from .record import StoredCheckpoint
 
 __all__ = ["BaseSaver", "Loaded"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,30 +86,36 @@ class BaseSaver(ABC):
 
     async def aput(self, row: StoredCheckpoint) -> None:
         """Async :meth:`put`."""
-        await asyncio.to_thread(self.put, row)
+        await _to_thread(self.put, row)
 
     async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """Async :meth:`load`."""
-        return await asyncio.to_thread(self.load, thread_id, checkpoint_id)
+        return await _to_thread(self.load, thread_id, checkpoint_id)
 
     async def ahistory(self, thread_id: str) -> list[StoredCheckpoint]:
         """Async :meth:`history`."""
-        return await asyncio.to_thread(self.history, thread_id)
+        return await _to_thread(self.history, thread_id)
 
     async def athreads(self) -> list[str]:
         """Async :meth:`threads`."""
-        return await asyncio.to_thread(self.threads)
+        return await _to_thread(self.threads)
 
     async def adelete_thread(self, thread_id: str) -> int:
         """Async :meth:`delete_thread`."""
-        return await asyncio.to_thread(self.delete_thread, thread_id)
+        return await _to_thread(self.delete_thread, thread_id)
 
     async def aclose(self) -> None:
         """Async :meth:`close`."""
-        await asyncio.to_thread(self.close)
+        await _to_thread(self.close)
 
     def __enter__(self) -> BaseSaver:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+async def _to_thread(fn: Callable[..., T], /, *args: Any) -> T:
+    import asyncio  # loaded already wherever a coroutine runs; `import graphnb` stays lean
+
+    return await asyncio.to_thread(fn, *args)

@@ -28,7 +28,7 @@ from ..schema import WriteError
 from ..spec import START
 from ..state import GraphState
 from .errors import ResumeError, ThreadNotFoundError
-from .interrupt import Command, GraphInterrupt, asking, done_asking
+from .human import Command, GraphInterrupt, asking, done_asking
 from .record import INPUT, Interrupt
 from .threads import Position, ThreadWriter
 

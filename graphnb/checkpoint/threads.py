@@ -11,8 +11,8 @@ that reading any checkpoint stays close to the cost of reading its state once.
 from __future__ import annotations
 
 import json
+import os
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -373,7 +373,7 @@ class ThreadWriter:
         return StoredCheckpoint(
             thread_id=self.thread_id,
             seq=seq,
-            checkpoint_id=uuid.uuid4().hex,
+            checkpoint_id=os.urandom(16).hex(),
             parent_id=parent.checkpoint_id if parent is not None else None,
             parent_seq=parent.seq if parent is not None else None,
             base_seq=seq if snap is not None else self.base_seq,

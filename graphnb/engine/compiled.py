@@ -16,7 +16,7 @@ from .run import Run, step_async, step_sync
 if TYPE_CHECKING:
     from ..checkpoint.base import BaseSaver
     from ..checkpoint.driver import RunOptions
-    from ..checkpoint.interrupt import Command
+    from ..checkpoint.human import Command
     from ..checkpoint.record import StateSnapshot
     from ..checkpoint.threads import Threads
 

@@ -37,6 +37,6 @@ class RunContext:
 
     def interrupt(self, value: Any = None) -> Any:
         """Stop a threaded run for a human; see :func:`graphnb.checkpoint.interrupt`."""
-        from ..checkpoint.interrupt import interrupt
+        from ..checkpoint.human import interrupt
 
         return interrupt(value)
