@@ -1,9 +1,10 @@
 """Tools: plain typed Python functions, described to the model by a JSON schema.
 
 The schema comes from the function's signature through Pydantic, and the same Pydantic
-model validates the arguments a model sends before the function runs. Describe a
-parameter with ``Annotated[str, Field(description=...)]``; the tool's description is the
-first paragraph of its docstring.
+model validates the arguments a model sends before the function runs. The tool's
+description is the first paragraph of its docstring; a parameter's description comes from
+``Annotated[str, Field(description=...)]``, else from the docstring's Google-style
+``Args:`` section.
 
 Example:
     >>> from typing import Annotated
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -87,13 +89,16 @@ class Tool:
                 )
             default = ... if parameter.default is parameter.empty else parameter.default
             fields[parameter.name] = (hints[parameter.name], default)
+        documented = _google_args(inspect.getdoc(fn) or "")
         model = create_model(
             f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
         )
         schema = model.model_json_schema()
         schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
+        for name, prop in schema.get("properties", {}).items():
             prop.pop("title", None)
+            if name in documented and "description" not in prop:
+                prop["description"] = documented[name]
         doc = description if description is not None else inspect.getdoc(fn) or ""
         return cls(tool_name, doc.split("\n\n")[0].strip(), fn, schema, model)
 
@@ -210,6 +215,41 @@ class Toolset:
         if names is None:
             return self.tools
         return [self._tools[name] for name in names]
+
+
+_ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _google_args(doc: str) -> dict[str, str]:
+    """Parameter descriptions from a Google-style ``Args:`` section.
+
+    A few lines of parsing instead of a docstring library: only this one section of one
+    style is read, and it must not add a dependency to the core.
+    """
+    found: dict[str, str] = {}
+    lines = doc.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() in ("Args:", "Arguments:"))
+    except StopIteration:
+        return found
+    indent: int | None = None
+    current: str | None = None
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            current = None
+            continue
+        depth = len(line) - len(line.lstrip())
+        if depth == 0:
+            break
+        if indent is None:
+            indent = depth
+        match = _ARG.match(line.strip()) if depth == indent else None
+        if match:
+            current = match[1].lstrip("*")
+            found[current] = match[2].strip()
+        elif current is not None and depth > indent:
+            found[current] = f"{found[current]} {line.strip()}".strip()
+    return found
 
 
 def describe_validation(error: ValidationError) -> str:

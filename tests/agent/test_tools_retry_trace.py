@@ -200,3 +200,29 @@ def test_html_escapes_names_and_shows_failures() -> None:
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
     assert "failed" in html
+
+
+def test_parameter_descriptions_come_from_the_google_args_section() -> None:
+    def book(
+        city: str, nights: int = 1, note: Annotated[str, Field(description="Given")] = ""
+    ) -> str:
+        """Book a hotel.
+
+        Args:
+            city: Where to stay; a long description
+                that wraps onto a second line.
+            nights (int): How many nights.
+            note: Ignored, the Field description wins.
+
+        Returns:
+            the booking id.
+        """
+        return city
+
+    props = Tool.from_function(book).parameters["properties"]
+    assert props["city"]["description"] == (
+        "Where to stay; a long description that wraps onto a second line."
+    )
+    assert props["nights"]["description"] == "How many nights."
+    assert props["note"]["description"] == "Given"
+    assert Tool.from_function(book).description == "Book a hotel."
