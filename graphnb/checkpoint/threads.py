@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from ..errors import GraphSetupError
 from ..schema import StateSchema, WriteError
 from .base import BaseSaver, Loaded
 from .errors import CheckpointLoadError, ThreadNotFoundError, UnstorableValueError
@@ -118,6 +119,7 @@ class Threads(Generic[S]):
     ) -> None:
         if snapshot_every < 1:
             raise ValueError(f"snapshot_every must be at least 1, got {snapshot_every}")
+        _refuse_importing_fields(schema)
         self.saver = saver
         self.schema = schema
         self.snapshot_every = snapshot_every
@@ -408,6 +410,24 @@ class ThreadWriter:
         await self.saver.aput(row)
         self.advance(row)
         return row
+
+
+def _refuse_importing_fields(schema: StateSchema[Any]) -> None:
+    """Refuse fields whose validation imports what the data names (``ImportString``).
+
+    Loading such a field from a stored row would import whatever the row says, which is
+    exactly what persistence must never do.
+    """
+    importing = [
+        name for name, field in schema.fields.items() if "ImportString" in repr(field.annotation)
+    ]
+    if importing:
+        names = ", ".join(f"{name!r}" for name in importing)
+        raise GraphSetupError(
+            f"{schema.label} cannot be checkpointed: field(s) {names} use ImportString, whose "
+            "validation imports the object a stored value names; store the dotted name as "
+            "a str and resolve it in a node instead"
+        )
 
 
 def _jsonable_interrupt(interrupt: Interrupt, thread_id: str) -> dict[str, Any]:

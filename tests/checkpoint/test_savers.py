@@ -13,6 +13,7 @@ from graphnb.checkpoint import (
     BaseSaver,
     CheckpointConflictError,
     CheckpointLoadError,
+    MemorySaver,
     MySQLSaver,
     PostgresSaver,
     SaverSetupError,
@@ -386,3 +387,15 @@ def test_tables_are_made_on_first_use_with_a_version_and_readable_json(
         assert [tuple(row) for row in cursor.fetchall()] == [(1,)]
         cursor.execute(f"SELECT {first_ran} FROM {sql_saver.table} ORDER BY seq")
         assert [row[0] for row in cursor.fetchall()] == ["a", "a"]
+
+
+def test_a_model_whose_loading_would_import_is_refused() -> None:
+    from pydantic import ImportString
+
+    from graphnb.errors import GraphSetupError
+
+    class Plugin(GraphState):
+        hook: ImportString[Any] | None = None
+
+    with pytest.raises(GraphSetupError, match="'hook' use ImportString"):
+        Threads(MemorySaver(), StateSchema.of(Plugin))
