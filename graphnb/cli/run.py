@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any, TextIO
 
 __all__ = [
@@ -156,9 +157,13 @@ def _stream(
         options["thread_id"] = args.thread
     final: Any = None
     streaming = False
+    steps = 0
+    started = time.perf_counter()
     for event in compiled.stream(values, **options):
         if isinstance(event, StepFinished):
             final = event.state
+            if event.step >= 0:  # step -1 is the input, not a step the graph took
+                steps += 1
             continue
         if isinstance(event, Interrupted):
             stops = ", ".join(f"{i.when} {i.node}" for i in event.interrupts)
@@ -183,6 +188,9 @@ def _stream(
         elif isinstance(event, NodeFailed):
             progress.write(f"! {event.node} failed: {event.message}\n")
         progress.flush()
+    if not args.quiet:
+        elapsed = (time.perf_counter() - started) * 1000
+        progress.write(f"done: {steps} step{'s' if steps != 1 else ''} in {elapsed:.1f} ms\n")
     return final
 
 

@@ -72,6 +72,7 @@ def test_run_streams_progress_to_stderr_and_prints_the_final_state(
     assert "> add (step 0)" in done.stderr
     assert "< add wrote seen, total" in done.stderr
     assert "one two" in done.stderr
+    assert "done: 2 steps in " in done.stderr
 
 
 def test_run_picks_the_graph_named_graph_and_compiles_builders(flow: Path, tmp_path: Path) -> None:
