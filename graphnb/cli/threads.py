@@ -16,9 +16,19 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from .run import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandError, compile_for, load_target, to_json
+from .run import (
+    EXIT_FAILED,
+    EXIT_LOAD,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    compile_for,
+    load_target,
+    to_json,
+)
 
 __all__ = ["register"]
 
@@ -42,8 +52,15 @@ def threads(args: argparse.Namespace) -> int:
 
 
 def _saver(url: str) -> Any:
+    """The saver of ``url``, for reading: a SQLite file must already exist."""
     from ..checkpoint import SaverSetupError, saver_from_url
 
+    scheme, _, rest = url.partition("://")
+    path = rest[1:] if rest.startswith("/") else rest
+    is_file = scheme.split("+")[0].lower() == "sqlite" and path not in ("", ":memory:")
+    # Reading must not leave an empty database behind a mistyped path.
+    if is_file and not Path(path).exists():
+        raise CommandError(f"no such database: {path}", EXIT_LOAD)
     try:
         return saver_from_url(url)
     except SaverSetupError as error:

@@ -166,7 +166,6 @@ def to_module(
         ExportError: listing every callable or name that cannot be exported, and why.
 
     Example:
-        >>> from graphnb import StateGraph, START, END
         >>> from graphnb.cli.demo import build
         >>> text = to_module(build(), ruff=False)
         >>> print(text.splitlines()[0])

@@ -99,6 +99,7 @@ def test_a_seeded_thread_starts_from_its_seed(chat: Path) -> None:
 
 
 def test_threads_errors_have_clear_messages_and_codes(chat: Path) -> None:
+    assert graphnb("run", "chat.py", "--thread", "somebody", "--db", DB, cwd=chat).returncode == 0
     missing = graphnb("threads", "--db", DB, "nobody", cwd=chat)
     assert missing.returncode == 2
     assert "has no thread 'nobody'" in missing.stderr
@@ -110,6 +111,10 @@ def test_threads_errors_have_clear_messages_and_codes(chat: Path) -> None:
     assert "--seed is not valid JSON" in bad_seed.stderr
     no_graph = graphnb("threads", "--db", DB, "x", "--seed", "{}", cwd=chat)
     assert no_graph.returncode == 2
+    typo = graphnb("threads", "--db", "sqlite:///thraeds.db", cwd=chat)
+    assert typo.returncode == 3
+    assert "no such database: thraeds.db" in typo.stderr
+    assert not (chat / "thraeds.db").exists()
 
 
 def test_run_with_db_but_no_thread_is_a_usage_error(chat: Path) -> None:
