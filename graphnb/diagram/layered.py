@@ -23,16 +23,15 @@ gives the same layout, to the last bit.
 
 from __future__ import annotations
 
-import bisect
 import itertools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from .model import Diagram, DiagramEdge, DiagramNode
+from .geometry import Box, Layout, Point, Route, Sizes
+from .model import Diagram, DiagramEdge
+from .ordering import by_barycenter, crossings, transpose
+from .placement import spaced_isotonic
 
-__all__ = ["Box", "Layout", "Point", "Route", "Sizes", "compute_layout"]
-
-Point = tuple[float, float]
+__all__ = ["compute_layout", "loop_label_offset"]
 
 _SWEEPS = 8
 _PASSES = 4
@@ -41,107 +40,6 @@ _BIG = 20_000  # items (nodes and dummies) above which fewer sweeps and passes a
 _DUMMY_WEIGHT = 4.0
 _LOOP_STEP = 12.0
 _LOOP_BASE = 26.0
-
-
-@dataclass(frozen=True, slots=True)
-class Box:
-    """A rectangle given by its center and size (px, y pointing down)."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def left(self) -> float:
-        """The left side's x."""
-        return self.x - self.width / 2
-
-    @property
-    def right(self) -> float:
-        """The right side's x."""
-        return self.x + self.width / 2
-
-    @property
-    def top(self) -> float:
-        """The top side's y."""
-        return self.y - self.height / 2
-
-    @property
-    def bottom(self) -> float:
-        """The bottom side's y."""
-        return self.y + self.height / 2
-
-    def overlaps(self, other: Box) -> bool:
-        """Whether the two rectangles share any interior point."""
-        return (
-            self.left < other.right
-            and other.left < self.right
-            and self.top < other.bottom
-            and other.top < self.bottom
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """Where one edge is drawn.
-
-    Attributes:
-        edge: the edge.
-        points: from the source to the target. Consecutive points with the same x are
-            joined by a straight line, others by a vertical S curve; a self-loop has the
-            four points of one cubic Bezier curve.
-        label: where the edge's label sits, if it has one.
-        back: the edge closes a cycle and runs against the layout's direction.
-    """
-
-    edge: DiagramEdge
-    points: tuple[Point, ...]
-    label: Box | None = None
-    back: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """Positions of everything in a diagram.
-
-    Attributes:
-        nodes: each node's box, by node id.
-        joins: each join bar's box, by the id of the node it joins into.
-        routes: one route per diagram edge, in edge order (join edges end at their bar).
-        connectors: for each join bar, the route from the bar to its node.
-        width: the drawing's width, margins included.
-        height: the drawing's height, margins included.
-    """
-
-    nodes: Mapping[str, Box]
-    joins: Mapping[str, Box]
-    routes: tuple[Route, ...]
-    connectors: Mapping[str, tuple[Point, ...]]
-    width: float
-    height: float
-
-
-@dataclass(frozen=True, slots=True)
-class Sizes:
-    """How big things are; renderers and the widget pass their own.
-
-    Attributes:
-        node: the (width, height) of a node's box.
-        label: the (width, height) of an edge label's box, given its text.
-        node_gap: the least horizontal gap between two nodes.
-        dummy_gap: the least horizontal gap next to an edge passing by.
-        rank_gap: the vertical gap between two layers (half of it on each side of a rank
-            of edge labels).
-        margin: the empty border around the drawing.
-    """
-
-    node: Callable[[DiagramNode], tuple[float, float]]
-    label: Callable[[str], tuple[float, float]]
-    node_gap: float = 28.0
-    dummy_gap: float = 10.0
-    rank_gap: float = 28.0
-    margin: float = 12.0
 
 
 def loop_label_offset(count: int) -> float:
@@ -315,10 +213,10 @@ class _Builder:
 
         # Small drawings also try a second start (children in reverse order); the first
         # start wins ties, so the result stays deterministic.
-        ranks, fewest = self._reduce_crossings(self._initial_order(rank, down), up, down, total)
+        ranks, fewest = self._reducecrossings(self._initial_order(rank, down), up, down, total)
         if total < _SMALL and fewest:
             flipped = [list(reversed(d)) for d in down]
-            other, count = self._reduce_crossings(
+            other, count = self._reducecrossings(
                 self._initial_order(rank, flipped), up, down, total
             )
             if count < fewest:
@@ -350,7 +248,7 @@ class _Builder:
             ranks[rank[item]].append(item)
         return ranks
 
-    def _reduce_crossings(
+    def _reducecrossings(
         self,
         ranks: list[list[int]],
         up: list[list[int]],
@@ -366,20 +264,20 @@ class _Builder:
         for row in ranks:
             number(row)
         best = [list(row) for row in ranks]
-        fewest = _crossings(ranks, down, pos)
+        fewest = crossings(ranks, down, pos)
         stale = 0
         for _ in range(_SWEEPS if total < _BIG else _SWEEPS // 2):
             if fewest == 0 or stale >= 2:
                 break
             for r in range(1, len(ranks)):
-                ranks[r] = _by_barycenter(ranks[r], up, pos)
+                ranks[r] = by_barycenter(ranks[r], up, pos)
                 number(ranks[r])
             for r in range(len(ranks) - 2, -1, -1):
-                ranks[r] = _by_barycenter(ranks[r], down, pos)
+                ranks[r] = by_barycenter(ranks[r], down, pos)
                 number(ranks[r])
             for row in ranks:
-                _transpose(row, up, down, pos)
-            count = _crossings(ranks, down, pos)
+                transpose(row, up, down, pos)
+            count = crossings(ranks, down, pos)
             if count < fewest:
                 fewest, best, stale = count, [list(row) for row in ranks], 0
             else:
@@ -421,7 +319,7 @@ class _Builder:
                 else:
                     desired.append(xs[item])
             for item, x in zip(
-                row, _isotonic(desired, [weight[i] for i in row], gaps[r]), strict=True
+                row, spaced_isotonic(desired, [weight[i] for i in row], gaps[r]), strict=True
             ):
                 xs[item] = x
 
@@ -558,92 +456,3 @@ class _Builder:
             width,
             height,
         )
-
-
-def _by_barycenter(row: list[int], neighbours: list[list[int]], pos: list[int]) -> list[int]:
-    """``row`` reordered by the mean position of each item's neighbours.
-
-    Items without neighbours keep their slot; ties keep their current order.
-    """
-    keyed: list[tuple[float, int, int]] = []
-    free: list[int] = []
-    for p, item in enumerate(row):
-        around = neighbours[item]
-        if len(around) == 1:
-            keyed.append((pos[around[0]], p, item))
-        elif around:
-            keyed.append((sum([pos[n] for n in around]) / len(around), p, item))
-        else:
-            free.append(p)
-    keyed.sort()
-    if not free:
-        return [item for _, _, item in keyed]
-    moved = iter([item for _, _, item in keyed])
-    kept = set(free)
-    return [row[p] if p in kept else next(moved) for p in range(len(row))]
-
-
-def _transpose(row: list[int], up: list[list[int]], down: list[list[int]], pos: list[int]) -> None:
-    """Swap neighbours of ``row`` (in place) while a swap removes crossings."""
-    for _ in range(4):
-        improved = False
-        for p in range(len(row) - 1):
-            a, b = row[p], row[p + 1]
-            before = after = 0
-            for side in (up, down):
-                for x in side[a]:
-                    for y in side[b]:
-                        if pos[x] > pos[y]:
-                            before += 1
-                        elif pos[x] < pos[y]:
-                            after += 1
-            if after < before:
-                row[p], row[p + 1] = b, a
-                pos[a], pos[b] = p + 1, p
-                improved = True
-        if not improved:
-            return
-
-
-def _crossings(ranks: list[list[int]], down: list[list[int]], pos: list[int]) -> int:
-    """How many pairs of segments cross between consecutive ranks.
-
-    Segments are taken left to right by their upper end; each crosses every earlier one
-    whose lower end lies strictly right of its own (an inversion count, kept with a sorted
-    list: ``bisect`` and ``insort`` run in C, faster here than a tree in Python).
-    """
-    total = 0
-    for row in ranks[:-1]:
-        ends: list[int] = []
-        for item in row:
-            below = down[item]
-            for p in (pos[below[0]],) if len(below) == 1 else sorted([pos[n] for n in below]):
-                total += len(ends) - bisect.bisect_right(ends, p)
-                bisect.insort(ends, p)
-    return total
-
-
-def _isotonic(desired: list[float], weights: list[float], gaps: list[float]) -> list[float]:
-    """Positions closest to ``desired`` (weighted least squares) with ``x[i+1] - x[i] >= gaps[i]``.
-
-    Shifting out the gaps turns this into isotonic regression, solved exactly by the pool
-    adjacent violators algorithm in linear time.
-    """
-    offsets = list(itertools.accumulate(gaps, initial=0.0))
-    # Blocks of pooled items, as parallel stacks: total weight, weighted sum, item count.
-    block_weight: list[float] = []
-    block_sum: list[float] = []
-    block_count: list[int] = []
-    for want, weight, offset in zip(desired, weights, offsets, strict=True):
-        w, total, count = weight, weight * (want - offset), 1
-        while block_weight and block_sum[-1] * w >= total * block_weight[-1]:
-            w += block_weight.pop()
-            total += block_sum.pop()
-            count += block_count.pop()
-        block_weight.append(w)
-        block_sum.append(total)
-        block_count.append(count)
-    out: list[float] = []
-    for w, total, count in zip(block_weight, block_sum, block_count, strict=True):
-        out.extend([total / w] * count)
-    return [value + offset for value, offset in zip(out, offsets, strict=True)]

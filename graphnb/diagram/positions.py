@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .extract import extract
-from .layered import Sizes, compute_layout
+from .geometry import Sizes
+from .layered import compute_layout
 from .model import DiagramNode
 from .text import shorten, text_width
 

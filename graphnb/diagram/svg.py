@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from .layered import Box, Layout, Point, Route, Sizes, compute_layout
+from .geometry import Box, Layout, Point, Route, Sizes
+from .layered import compute_layout
 from .model import Diagram, DiagramNode
 from .text import shorten, text_width
 from .trace import Trace

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from graphnb import END, START, EdgeSpec, GraphSpec, NodeSpec
 from graphnb.diagram import extract, layout
-from graphnb.diagram.layered import Box, Layout, compute_layout
+from graphnb.diagram.geometry import Box, Layout
+from graphnb.diagram.layered import compute_layout
 from graphnb.diagram.svg import svg_sizes
 
 from .samples import cyclic_graph, fan_out_join, react_machine, router_graph
