@@ -38,8 +38,12 @@ def draft(state: Story):
         time.sleep(DELAY)
         yield f"{state.topic}-{index} "
 
+FAIL = False
+
 def review(state: Story) -> dict:
     """Check the draft."""
+    if FAIL:
+        raise ValueError("review failed on purpose")
     return {"notes": [f"{len(state.text.split())} words"]}
 
 def polish(state: Story) -> dict:
@@ -100,6 +104,7 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
         lab.page.get_by_test_id(f"node-{node_id}").wait_for()
         assert node_id in lab.node(node_id).inner_text()
     assert set(STORY_EDGES) <= set(lab.edge_pairs())
+    assert lab.page.locator("[data-problem]").count() == 0, "a valid graph shows no problem"
 
     # Add a node: it appears on the canvas and in the spec.
     before = set(lab.node_ids())
@@ -112,6 +117,14 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
         lambda: added in spec_nodes(kernel.json("builder.spec")),
         message=f"the added node {added!r} never reached builder.spec",
     )
+    # Live validation: the new node is unbound, and the canvas says so on the node.
+    problems = kernel.json("builder.problems")
+    assert {"code": "unbound", "nodes": [added]} in [
+        {"code": p["code"], "nodes": p["nodes"]} for p in problems
+    ]
+    new_node = lab.page.get_by_test_id(f"node-{added}")
+    assert new_node.get_attribute("data-problem")
+    assert "not bound" in (new_node.get_attribute("title") or "")
 
     # Rename it: double-click its label, type, Enter.
     lab.page.get_by_test_id(f"node-label-{added}").dblclick()
@@ -315,6 +328,25 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     assert kernel.json("builder._runner.task.cancelled()") is True
     assert kernel.json("builder.last_run['status']") == "stopped"
     assert page.locator(".graphnb-active").count() == 0
+
+    # A node that raises: the error shows at the node, the traceback one click away.
+    kernel.run("DELAY = 0; WORDS = 3; FAIL = True")
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(
+        """() => /error/i.test(
+            document.querySelector('[data-testid="run-status"]').textContent)""",
+        timeout=15_000,
+    )
+    review = page.get_by_test_id("node-review")
+    assert review.get_attribute("data-status") == "error"
+    assert "review failed on purpose" in (review.get_attribute("title") or "")
+    assert "review failed on purpose" in page.get_by_test_id("run-error").inner_text()
+    page.get_by_test_id("run-traceback-toggle").click()
+    traceback = page.get_by_test_id("run-traceback")
+    traceback.wait_for()
+    assert "ValueError" in traceback.inner_text()
+    # The frame of the user's own function, where it raised, is what a traceback is for.
+    assert "in review" in traceback.inner_text()
     lab.assert_no_js_errors()
 
 
