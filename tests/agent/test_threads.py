@@ -141,3 +141,25 @@ def test_tool_values_that_are_not_json_are_stored_as_json_data() -> None:
     assert [r.value for r in seen] == ["2026-12-02", {"weeks": 4}, "opaque thing"]
     replies = [m.content for m in agent.conversation("j") if m.role == "tool"]
     assert replies == ["2026-12-02", '{"weeks": 4}', "opaque thing"]
+
+
+def test_tools_see_the_thread_and_run_ids_of_their_run() -> None:
+    from graphnb.agent import current_context
+
+    seen: list[tuple[str | None, str]] = []
+
+    async def whoami() -> str:
+        """Who runs me."""
+        context = current_context()
+        seen.append((context.thread_id, context.run_id))
+        return "me"
+
+    agent = ReActAgent(
+        ScriptedModel([call("whoami"), "a", call("whoami"), "b"]),
+        [whoami],
+        checkpointer=MemorySaver(),
+    )
+    agent.run("1", thread_id="conv-9")
+    agent.run("2", thread_id="conv-9")
+    assert [thread for thread, _ in seen] == ["conv-9", "conv-9"]
+    assert seen[0][1] != seen[1][1]  # each run its own id
