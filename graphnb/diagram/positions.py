@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .extract import extract
@@ -17,17 +18,20 @@ def layout(
     obj: Any,
     *,
     node_size: tuple[float, float] = (150.0, 40.0),
+    sizes: Mapping[str, tuple[float, float]] | None = None,
     gap: float = 40.0,
 ) -> dict[str, tuple[float, float]]:
     """Canvas positions for every node of ``obj``, START and END included.
 
-    Positions are the top-left corners of ``node_size`` boxes in canvas pixels (x right,
+    Positions are the top-left corners of the nodes' boxes in canvas pixels (x right,
     y down, as React Flow places nodes), laid out top to bottom from START. The same graph
     always gets the same positions.
 
     Args:
         obj: a ``GraphSpec`` or anything with a ``.spec`` (a builder, a compiled graph...).
         node_size: the (width, height) the canvas draws a node with.
+        sizes: the (width, height) of particular nodes, by id, when they differ from
+            ``node_size`` (as measured by the canvas, or smaller START and END markers).
         gap: the least horizontal gap between two nodes, px.
 
     Example:
@@ -38,10 +42,10 @@ def layout(
         >>> positions[START][1] < positions["a"][1] < positions[END][1]
         True
     """
-    width, height = node_size
+    known = dict(sizes or {})
 
-    def node(_: DiagramNode) -> tuple[float, float]:
-        return width, height
+    def node(item: DiagramNode) -> tuple[float, float]:
+        return known.get(item.id, node_size)
 
     def label(text: str) -> tuple[float, float]:
         return text_width(shorten(text, 24), 11.0) + 12.0, 20.0

@@ -136,3 +136,11 @@ def test_every_edge_gets_a_route_ending_on_its_nodes(spec: GraphSpec) -> None:
         end = result.joins if joined else result.nodes
         target = end[route.edge.target]
         assert target.left <= route.points[-1][0] <= target.right
+
+
+def test_layout_uses_the_sizes_given_per_node_for_top_left_corners() -> None:
+    small = {START: (40.0, 20.0), END: (40.0, 20.0)}
+    positions = layout(fan_out_join(), sizes=small)
+    # START's small box is centred over split's 150 px box.
+    assert positions[START][0] + 20 == positions["split"][0] + 75
+    assert positions[END][0] + 20 == positions["report"][0] + 75
