@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from pydantic_core import to_jsonable_python
 
 from ..engine.context import RunContext
+from ..engine.events import StreamMode
 from .batch import BatchPolicy, run_tool_calls
 from .context import AgentContext, use_context
 from .errors import RoundLimitExceeded
@@ -300,7 +301,7 @@ class ReActAgent:
         self,
         prompt: str,
         *,
-        mode: Any = "events",
+        mode: StreamMode | Sequence[StreamMode] = "events",
         thread_id: str | None = None,
         data: Mapping[str, Any] | None = None,
         trace: TraceLog | None = None,
