@@ -23,7 +23,7 @@ from ..errors import GraphSetupError
 from ..schema import StateSchema, WriteError
 from .base import BaseSaver, Loaded
 from .errors import CheckpointLoadError, ThreadNotFoundError, UnstorableValueError
-from .record import INPUT, Interrupt, InterruptWhen, StateSnapshot, StoredCheckpoint
+from .record import Interrupt, InterruptWhen, StateSnapshot, StoredCheckpoint
 from .serde import (
     check_safe,
     decode_snapshot,
@@ -75,6 +75,7 @@ class Position:
 
     Attributes:
         row: the stored checkpoint.
+        meta: its ``meta`` column, validated.
         values: the state at it (field name -> value).
         head_seq: ``seq`` of the thread's last checkpoint when it was read.
         chain_len: checkpoints after the snapshot the state was rebuilt from.
@@ -207,7 +208,15 @@ class Threads(Generic[S]):
         They are merged when the step completes on resume; those nodes do not run again.
         """
         row = position.row
-        stored = _WRITES.validate_python(position.meta.pending) if position.meta.pending else []
+        try:
+            stored = _WRITES.validate_python(position.meta.pending)
+        except ValidationError:
+            raise CheckpointLoadError(
+                f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} has malformed "
+                "pending writes: expected [[node, {field: value}], ...]",
+                thread_id=row.thread_id,
+                checkpoint_id=row.checkpoint_id,
+            ) from None
         dropped: set[str] = set()
         return [
             (
@@ -495,8 +504,3 @@ def _chain(rows: list[StoredCheckpoint], target: StoredCheckpoint) -> list[Store
         chain.append(row)
     chain.reverse()
     return chain
-
-
-def input_write(update: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
-    """The write recording a run's input."""
-    return (INPUT, update)
