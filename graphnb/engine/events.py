@@ -98,7 +98,7 @@ class Interrupted:
     """A threaded run stopped to wait for a human; resume it by running the thread again.
 
     Attributes:
-        step: the step the run stopped at (before, during or after it).
+        step: the super-step the resumed run will start with.
         interrupts: why it stopped: each names the node, ``before``/``after``/``during``
             and, for ``interrupt(value)``, the value.
         checkpoint_id: the checkpoint holding the pending interrupts.
