@@ -414,3 +414,17 @@ def test_the_run_context_can_interrupt_too() -> None:
     app.invoke({}, thread_id="t9")
     assert app.get_state("t9").interrupts[0].value == "topic for t9?"
     assert app.invoke(Command(resume="owls"), thread_id="t9").topic == "owls"
+
+
+def test_async_runs_stop_before_a_node_and_resume() -> None:
+    app = chain("a", "b").compile(checkpointer=MemorySaver())
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        first = await app.ainvoke({}, thread_id="t", interrupt_before=["b"])
+        updates = [u async for u in app.astream(None, thread_id="t", mode="updates")]
+        return first.visits, [next(iter(u)) for u in updates]
+
+    visits, resumed = asyncio.run(scenario())
+    assert visits == ["a"]
+    assert resumed == ["b"]
+    assert app.get_state("t").values.visits == ["a", "b"]
