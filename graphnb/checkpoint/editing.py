@@ -131,7 +131,7 @@ def seed_thread(
         raise GraphSetupError(
             f"start_at names {', '.join(f'`{n}`' for n in unknown)}, not a node of {graph.name!r}"
         )
-    if threads.saver.load(thread_id) is not None:
+    if threads.load(thread_id) is not None:
         raise CheckpointConflictError(
             f"thread {thread_id!r} already has checkpoints; a seed goes into a new thread "
             "(edit an existing one with update_state)",

@@ -22,7 +22,12 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from ..errors import GraphSetupError
 from ..schema import StateSchema, WriteError
 from .base import BaseSaver, Loaded
-from .errors import CheckpointLoadError, ThreadNotFoundError, UnstorableValueError
+from .errors import (
+    CheckpointLoadError,
+    ThreadNotFoundError,
+    ThreadRequiredError,
+    UnstorableValueError,
+)
 from .record import Interrupt, InterruptWhen, StateSnapshot, StoredCheckpoint
 from .serde import (
     check_safe,
@@ -40,6 +45,9 @@ S = TypeVar("S")
 DEFAULT_SNAPSHOT_EVERY = 50
 """A whole snapshot is stored at least once every this many checkpoints of a chain."""
 _SNAPSHOT_RATIO = 3.0
+
+MAX_THREAD_ID = 255
+"""The longest thread id every saver can store."""
 
 
 class _StoredInterrupt(BaseModel):
@@ -135,10 +143,12 @@ class Threads(Generic[S]):
             CheckpointLoadError: the rows are corrupt or no longer fit the model.
             UnsafeCheckpointError: a row asks to construct a class.
         """
+        _check_thread_id(thread_id)
         return self.position(self.saver.load(thread_id, checkpoint_id), thread_id, checkpoint_id)
 
     async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
         """Async :meth:`load`."""
+        _check_thread_id(thread_id)
         loaded = await self.saver.aload(thread_id, checkpoint_id)
         return self.position(loaded, thread_id, checkpoint_id)
 
@@ -419,6 +429,14 @@ class ThreadWriter:
         await self.saver.aput(row)
         self.advance(row)
         return row
+
+
+def _check_thread_id(thread_id: object) -> None:
+    if not isinstance(thread_id, str) or not 0 < len(thread_id) <= MAX_THREAD_ID:
+        raise ThreadRequiredError(
+            f"a thread_id is a non-empty string of at most {MAX_THREAD_ID} characters, "
+            f"got {thread_id!r:.80}"
+        )
 
 
 def _refuse_importing_fields(schema: StateSchema[Any]) -> None:

@@ -428,3 +428,11 @@ def test_async_runs_stop_before_a_node_and_resume() -> None:
     assert visits == ["a"]
     assert resumed == ["b"]
     assert app.get_state("t").values.visits == ["a", "b"]
+
+
+def test_thread_ids_are_checked_before_any_database_work() -> None:
+    app = chain("a").compile(checkpointer=MemorySaver())
+    with pytest.raises(ThreadRequiredError, match="non-empty string"):
+        app.invoke({}, thread_id="")
+    with pytest.raises(ThreadRequiredError, match="at most 255"):
+        app.get_state("x" * 256)
