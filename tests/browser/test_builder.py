@@ -171,7 +171,7 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
     )
     # The key stayed in the widget: JupyterLab did not delete a cell.
     assert len(lab.prompts()) == 2
-
+    lab.screenshot("draw-after-edits", element=root)
     lab.assert_no_js_errors()
 
 
