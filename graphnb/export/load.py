@@ -10,9 +10,12 @@ be exported again.
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import contextlib
 import hashlib
 import importlib.util
+import inspect
 import json
 import linecache
 import os
@@ -137,16 +140,29 @@ def _load_notebook(file: Path) -> types.ModuleType:
     directory = str(file.resolve().parent)
     if directory not in sys.path:
         sys.path.insert(0, directory)
-    for index, (source, offset) in enumerate(zip(sources, offsets, strict=True), start=1):
-        try:
-            code = compile("\n" * offset + source, filename, "exec")
-            exec(code, module.__dict__)
-        except Exception as error:
-            raise GraphLoadError(
-                f"{str(file)!r}: code cell {index} raised {type(error).__name__}: {error}",
-                path=str(file),
-                cell=index,
-            ) from error
+    # Cells may `await` at top level, as IPython allows; they share one event loop.
+    loop = asyncio.new_event_loop()
+    try:
+        for index, (source, offset) in enumerate(zip(sources, offsets, strict=True), start=1):
+            try:
+                code = compile(
+                    "\n" * offset + source,
+                    filename,
+                    "exec",
+                    flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                )
+                if code.co_flags & inspect.CO_COROUTINE:
+                    loop.run_until_complete(eval(code, module.__dict__))
+                else:
+                    exec(code, module.__dict__)
+            except Exception as error:
+                raise GraphLoadError(
+                    f"{str(file)!r}: code cell {index} raised {type(error).__name__}: {error}",
+                    path=str(file),
+                    cell=index,
+                ) from error
+    finally:
+        loop.close()
     return module
 
 

@@ -65,8 +65,13 @@ def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphPa
         callables = {name: node.fn for name, node in obj.nodes.items()}
         routers = {source: router.fn for source, router in obj.routers.items()}
         return _from_schema(obj.spec, obj.schema, callables, routers)
+    for attribute in ("compiled", "graph"):  # objects that wrap a graph (an agent)
+        inner = getattr(obj, attribute, None)
+        if isinstance(inner, StateGraph | CompiledGraph):
+            return graph_parts(inner, namespace)
     to_graph = getattr(obj, "to_graph", None)
-    if callable(to_graph):  # the widget's builder: it knows its callables best
+    if callable(to_graph) and _callable_without_arguments(to_graph):
+        # The widget's builder: it knows its callables best.
         try:
             graph = to_graph()
         except BindingError as error:
@@ -83,6 +88,18 @@ def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphPa
     if namespace is None and isinstance(getattr(obj, "namespace", None), Mapping):
         namespace = obj.namespace
     return _from_spec(spec, obj, namespace)
+
+
+def _callable_without_arguments(fn: Callable[..., Any]) -> bool:
+    import inspect
+
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters
+    )
 
 
 def _from_schema(

@@ -72,3 +72,27 @@ def test_the_widget_builder_exports_its_code_given_callables() -> None:
 def test_objects_that_are_not_graphs_are_rejected() -> None:
     with pytest.raises(TypeError, match="expected a StateGraph"):
         to_module(42)
+
+
+class Wrapper:
+    """Like the ReAct agent: an object that holds a compiled graph."""
+
+    def __init__(self) -> None:
+        self.compiled = small_graph().compile()
+        self.spec = self.compiled.spec
+
+
+def test_objects_wrapping_a_compiled_graph_export_it() -> None:
+    assert to_module(Wrapper(), ruff=False) == to_module(small_graph(), ruff=False)
+
+
+class NeedsArguments(SpecHolder):
+    """Like a state machine: its to_graph needs arguments, so the spec is used."""
+
+    def to_graph(self, state: Any, handlers: Any) -> StateGraph[Any]:
+        raise AssertionError("not called")
+
+
+def test_a_to_graph_needing_arguments_is_not_called() -> None:
+    text = to_module(NeedsArguments(small_graph()), ruff=False)
+    assert 'graph.add_node("hello", hello, position=(5.0, 6.0))' in text

@@ -107,3 +107,13 @@ def test_exported_notebook_runs_every_cell_in_a_kernel(tmp_path: Path) -> None:
 def test_notebook_export_is_deterministic() -> None:
     first = nbformat.writes(to_notebook(build_demo()))
     assert first == nbformat.writes(to_notebook(build_demo()))
+
+
+def test_notebook_cells_may_await_at_top_level(tmp_path: Path) -> None:
+    cells = [
+        *CELLS[:4],
+        CELLS[4].replace("story = builder.compile()", "story = builder.compile()\n"),
+        "final = await story.ainvoke({'topic': 'owls'})\nassert final.lines[0] == 'seen: owls'",
+    ]
+    graphs = load_graphs(write_source_notebook(tmp_path / "awaits.ipynb", cells))
+    assert graphs["story"].invoke({}).lines == ["seen: cats", "the end"]
