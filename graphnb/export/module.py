@@ -25,7 +25,7 @@ from .errors import ExportError, ExportProblem
 from .parts import GraphParts, graph_parts
 from .resolver import Definition, Resolver
 
-__all__ = ["ExportedCode", "export_code", "to_module", "write_module"]
+__all__ = ["ExportedCode", "export_code", "format_source", "to_module", "write_module"]
 
 _STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -391,7 +391,7 @@ def _ruff_binary() -> str | None:
     return str(candidate) if candidate.exists() else None
 
 
-def format_source(text: str) -> str:
+def format_source(text: str, *, sort_imports: bool = True) -> str:
     """Sort imports and format ``text`` with ruff when it is installed; else return it as is.
 
     Ruff runs isolated from any project configuration, so the result does not depend on
@@ -400,10 +400,12 @@ def format_source(text: str) -> str:
     ruff = _ruff_binary()
     if ruff is None:
         return text
-    for command in (
-        ["check", "--isolated", "--select", "I", "--fix", "--exit-zero", "--quiet"],
-        ["format", "--isolated", "--quiet"],
-    ):
+    commands = [["format", "--isolated", "--quiet"]]
+    if sort_imports:
+        commands.insert(
+            0, ["check", "--isolated", "--select", "I", "--fix", "--exit-zero", "--quiet"]
+        )
+    for command in commands:
         done = subprocess.run(
             [ruff, *command, "--stdin-filename", "graph.py", "-"],
             input=text,

@@ -42,10 +42,10 @@ def to_notebook(
     code = export_code(obj, namespace=namespace)
     v4: Any = nbformat.v4
 
-    def cell(text: str) -> Any:
+    def cell(text: str, *, imports: bool = False) -> Any:
         text = text.strip() + "\n"
         if ruff is not False:
-            text = format_source(text)
+            text = format_source(text, sort_imports=imports)
         return v4.new_code_cell(text.rstrip("\n"))
 
     def markdown(text: str) -> Any:
@@ -56,7 +56,7 @@ def to_notebook(
     imports = code.import_block(module=False)
     if code.future:
         imports = "from __future__ import annotations\n\n" + imports
-    cells.append(cell(imports))
+    cells.append(cell(imports, imports=True))
     state_index = next((i for i, d in enumerate(code.definitions) if d.name == code.state), -1)
     if state_index >= 0:
         cells.append(
