@@ -6,7 +6,7 @@ state goes to standard output as JSON, so ``graphnb run flow.py --quiet | jq`` w
 Exit codes, shared by every graphnb command that loads a file:
 
 - ``0``: done;
-- ``1``: the graph failed while it ran;
+- ``1``: the graph failed while it ran (or could not be exported, or seeded);
 - ``2``: bad usage: unknown option, input that is not JSON, unknown graph name;
 - ``3``: the file is missing or could not be loaded (it raised, or is not Python).
 """
@@ -27,10 +27,10 @@ __all__ = [
     "CommandError",
     "add_run_options",
     "compile_for",
-    "to_json",
     "load_target",
     "register",
     "run_loaded",
+    "to_json",
 ]
 
 EXIT_OK = 0
@@ -57,7 +57,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--thread",
         metavar="ID",
-        help="run on this persisted thread: a new thread starts, an existing one continues",
+        help="run on this persisted thread, checkpointing each step; on an existing thread "
+        "--input starts a new run and no input resumes an interrupted one",
     )
     parser.add_argument(
         "--db",
@@ -70,7 +71,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
+def _parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
     """The input state given by ``--input`` or ``--input-file``."""
     text: str | None = args.input
     where = "--input"
@@ -119,7 +120,7 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
     out = out or sys.stdout
     progress = sys.stderr
     try:
-        values = parse_input(args)
+        values = _parse_input(args)
         if args.db is not None and args.thread is None:
             raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
         compiled = compile_for(graph, args.db if args.thread is not None else None)
