@@ -74,6 +74,12 @@ graph = (
 
 SHOW = "builder = Builder(graph)\nbuilder"
 
+PERSISTED = """
+from graphnb.widget import Builder
+builder = Builder(path="drawing.json")
+builder
+"""
+
 STORY_NODES = ["research", "outline", "draft", "review", "polish", "publish"]
 STORY_EDGES = [
     ("__start__", "research"),
@@ -329,8 +335,13 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     assert kernel.json("builder.last_run['status']") == "stopped"
     assert page.locator(".graphnb-active").count() == 0
 
-    # A node that raises: the error shows at the node, the traceback one click away.
-    kernel.run("DELAY = 0; WORDS = 3; FAIL = True")
+    lab.assert_no_js_errors()
+
+
+def test_a_failing_node_shows_its_error_at_the_node_and_the_traceback_one_click_away(lab):
+    lab.open_notebook("fail", [STORY, "DELAY = 0; WORDS = 3; FAIL = True", SHOW])
+    lab.builder()
+    page = lab.page
     page.get_by_test_id("toolbar-run").click()
     page.wait_for_function(
         """() => /error/i.test(
@@ -347,6 +358,39 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     assert "ValueError" in traceback.inner_text()
     # The frame of the user's own function, where it raised, is what a traceback is for.
     assert "in review" in traceback.inner_text()
+    lab.assert_no_js_errors()
+
+
+def test_the_drawing_survives_a_page_reload_and_a_kernel_restart(lab):
+    lab.open_notebook("persist", [PERSISTED])
+    lab.builder()
+    lab.page.get_by_test_id("toolbar-add-node").click()
+    lab.page.locator(".react-flow__node-step").first.wait_for()
+    (added,) = [n for n in lab.node_ids() if not n.startswith("__")]
+    lab.page.get_by_test_id(f"node-label-{added}").dblclick()
+    rename = lab.page.get_by_test_id("node-rename-input")
+    rename.fill("keeper")
+    rename.press("Enter")
+    lab.node("keeper").wait_for()
+    lab.wait_until(lambda: "keeper" in (lab.server.root_dir / "drawing.json").read_text())
+
+    # Reload the page: the live kernel's widget is drawn again, with the edit.
+    lab.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    lab.page.reload()
+    lab.builder(timeout=60)
+    lab.node("keeper").wait_for()
+
+    # Restart the kernel and run the notebook again: the drawing comes back from its file.
+    lab.page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()"
+    )
+    lab.wait_for_kernel_idle()
+    lab.page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    lab.run_all_cells()
+    lab.builder()
+    lab.node("keeper").wait_for()
+    kernel = lab.kernel()
+    assert "keeper" in spec_nodes(kernel.json("builder.spec"))
     lab.assert_no_js_errors()
 
 
