@@ -28,7 +28,7 @@ def export(args: argparse.Namespace) -> int:
                 raise CommandError(
                     f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
                 )
-            text = to_module(graph)
+            text = to_module(graph, filename=output.name if output is not None else None)
             if output is None:
                 sys.stdout.write(text)
                 return EXIT_OK

@@ -9,7 +9,9 @@ pickles.
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -45,6 +47,8 @@ class ExportedCode:
         build_name: the name the builder function got (``build_graph`` unless taken).
         graph_name: the name the compiled graph gets (``graph`` unless taken).
         main: ``graph = ...``, ``main()`` and the ``__main__`` guard.
+        run_cli: the name ``main()`` calls to run the graph.
+        example: an input for the docstring's example command.
     """
 
     name: str
@@ -57,6 +61,7 @@ class ExportedCode:
     graph_name: str
     main: str
     run_cli: str
+    example: dict[str, Any]
 
     def import_block(self, *, module: bool = True) -> str:
         """The import statements; without ``run_cli`` (only ``main()`` uses it) for notebooks."""
@@ -144,11 +149,16 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         graph_name=graph_name,
         main=main,
         run_cli=run_cli,
+        example=_example_input(spec),
     )
 
 
 def to_module(
-    obj: Any, *, namespace: Mapping[str, Any] | None = None, ruff: bool | None = None
+    obj: Any,
+    *,
+    namespace: Mapping[str, Any] | None = None,
+    ruff: bool | None = None,
+    filename: str | None = None,
 ) -> str:
     """Export a graph as the source of a standalone Python module.
 
@@ -158,9 +168,10 @@ def to_module(
         namespace: where the graph's notebook names live, when ``obj`` does not say.
         ruff: format the module with ruff; ``None`` formats it when ruff is installed.
             The module is valid and readable without it.
+        filename: the file's name, for the example command in the module's docstring.
 
     Returns:
-        The module's text; the same graph always gives the same text.
+        The module's text; the same graph (and filename) always gives the same text.
 
     Raises:
         ExportError: listing every callable or name that cannot be exported, and why.
@@ -174,7 +185,7 @@ def to_module(
         True
     """
     code = export_code(obj, namespace=namespace)
-    text = _module_text(code)
+    text = _module_text(code, filename)
     return format_source(text) if ruff is not False else text
 
 
@@ -187,18 +198,24 @@ def write_module(
 ) -> Path:
     """Export a graph as a module and write it to ``path`` (UTF-8); returns the path."""
     target = Path(path)
-    target.write_text(to_module(obj, namespace=namespace, ruff=ruff), encoding="utf-8")
+    text = to_module(obj, namespace=namespace, ruff=ruff, filename=target.name)
+    target.write_text(text, encoding="utf-8")
     return target
 
 
 # -- layout ----------------------------------------------------------------------------
 
 
-def _module_text(code: ExportedCode) -> str:
+def _module_text(code: ExportedCode, filename: str | None) -> str:
+    example = _docstring_text(json.dumps(code.example, ensure_ascii=False), quote=False)
+    program = _docstring_text(shlex.quote(filename or "this_file.py"), quote=False)
+    command = f"python {program} --input '{example}'"
+    if "'" in example:
+        command = f"python {program} --input-file input.json"
     docstring = (
-        f'"""The graph {_docstring_text(code.name)}, exported by graphnb.\n\n'
+        f'"""The graph {_docstring_text(repr(code.name))}, exported by graphnb.\n\n'
         "Run it from a terminal, with the input state as JSON:\n\n"
-        '    python this_file.py --input \'{"field": "value"}\'\n\n'
+        f"    {command}\n\n"
         f"or import it and call ``{code.graph_name}.invoke({{...}})``.\n"
         '"""\n'
     )
@@ -212,9 +229,25 @@ def _module_text(code: ExportedCode) -> str:
     return "\n".join(blocks) + "\n\n" + "\n\n".join(body)
 
 
-def _docstring_text(name: str) -> str:
-    text = repr(name).replace("\\", "\\\\").replace('"', '\\"')
-    return text
+def _docstring_text(text: str, *, quote: bool = True) -> str:
+    """``text`` made safe inside a triple-quoted docstring (backslashes, quotes)."""
+    text = text.replace("\\", "\\\\")
+    return text.replace('"', '\\"') if quote else text.replace('"""', '\\"\\"\\"')
+
+
+_SAMPLES: dict[str, Any] = {"str": "...", "int": 1, "float": 1.0, "bool": True}
+
+
+def _example_input(spec: GraphSpec) -> dict[str, Any]:
+    """A small input for the docstring's example: required fields, else the first one."""
+    fields = [f for f in spec.state.fields if f.required] or spec.state.fields[:1]
+    example: dict[str, Any] = {}
+    for field in fields:
+        base = field.type.partition("[")[0].split(" ")[0]
+        example[field.alias or field.name] = _SAMPLES.get(
+            base, [] if base == "list" else {} if base == "dict" else None
+        )
+    return example
 
 
 def _state_expression(parts: GraphParts, resolver: Resolver) -> str | None:
@@ -255,7 +288,7 @@ def _builder(
     arguments.append(f"name={_string(spec.name)}")
     lines = [
         f"def {name}() -> {state_graph}[{state or 'dict'}]:",
-        f'    """Build the graph {_docstring_text(spec.name)} as it was drawn."""',
+        f'    """Build the graph {_docstring_text(repr(spec.name))} as it was drawn."""',
         _call(f"    graph = {state_graph}", arguments),
     ]
     for node in spec.nodes:

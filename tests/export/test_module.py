@@ -245,3 +245,14 @@ def test_user_names_that_clash_with_generated_ones_get_other_names(tmp_path: Pat
     done = run_python(path, "-q", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"ran": "main"}
+
+
+def test_exported_module_documents_how_to_run_it_and_has_help(tmp_path: Path) -> None:
+    path = write_module(looping_graph(), tmp_path / "loop_help.py")
+    text = path.read_text(encoding="utf-8")
+    assert "python loop_help.py --input '{\"items\": []}'" in text
+    done = run_python(path, "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "Run the graph 'loop'" in done.stdout
+    for option in ("--input", "--input-file", "--thread", "--db", "--quiet"):
+        assert option in done.stdout
