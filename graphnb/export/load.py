@@ -17,6 +17,7 @@ import hashlib
 import importlib.util
 import inspect
 import json
+import keyword
 import linecache
 import os
 import sys
@@ -73,9 +74,22 @@ def _module_name(file: Path, prefix: str) -> str:
     return f"{prefix}{stem}_{digest}"
 
 
+def _free_module_name(file: Path) -> str:
+    """The file's stem, unless that would shadow a module by the same name."""
+    stem = file.stem
+    if stem.isidentifier() and not keyword.iskeyword(stem) and stem not in sys.modules:
+        try:
+            found = importlib.util.find_spec(stem)
+        except (ImportError, ValueError):
+            found = None
+        origin = getattr(found, "origin", None)
+        if found is None or (origin and Path(origin).resolve() == file.resolve()):
+            return stem
+    return _module_name(file, "graphnb_file_")
+
+
 def _load_script(file: Path) -> types.ModuleType:
-    name = file.stem if file.stem.isidentifier() and file.stem not in sys.modules else None
-    name = name or _module_name(file, "graphnb_file_")
+    name = _free_module_name(file)
     directory = str(file.resolve().parent)
     if directory not in sys.path:
         sys.path.insert(0, directory)

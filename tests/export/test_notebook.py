@@ -15,6 +15,7 @@ from graphnb.export import (
     GraphNotFoundError,
     load_graph,
     load_graphs,
+    load_module,
     to_module,
     to_notebook,
     write_notebook,
@@ -117,3 +118,11 @@ def test_notebook_cells_may_await_at_top_level(tmp_path: Path) -> None:
     ]
     graphs = load_graphs(write_source_notebook(tmp_path / "awaits.ipynb", cells))
     assert graphs["story"].invoke({}).lines == ["seen: cats", "the end"]
+
+
+def test_a_script_named_like_an_installed_module_does_not_shadow_it(tmp_path: Path) -> None:
+    (tmp_path / "nbclient.py").write_text("VALUE = 1\n", encoding="utf-8")
+    module = load_module(tmp_path / "nbclient.py")
+    assert module.VALUE == 1
+    assert module.__name__.startswith("graphnb_file_nbclient_")
+    assert sys.modules["nbclient"].NotebookClient is NotebookClient
