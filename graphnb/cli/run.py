@@ -51,7 +51,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options shared by ``graphnb run`` and exported modules' ``main()``."""
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
-        "--input", "-i", metavar="JSON", help="the input state as a JSON object (default: {})"
+        "--input",
+        "-i",
+        metavar="JSON",
+        help="the input state as a JSON object; without it the run starts from the state's "
+        "defaults",
     )
     source.add_argument("--input-file", metavar="PATH", help="read the input JSON from a file")
     parser.add_argument(
