@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import ExportProblem
-from .source import Source, SourceUnavailable, free_names, source_of
+from .source import Source, SourceUnavailable, free_names, quoted_annotation_names, source_of
 
 __all__ = ["Definition", "Resolver"]
 
@@ -139,6 +139,13 @@ class Resolver:
             self.future_annotations = True
         for free in free_names(source):
             self._use(free, scope.get(free, _MISSING), scope, f"{who} (uses {free!r})")
+        hidden = _type_checking_imports(scope)
+        for quoted in quoted_annotation_names(source):
+            # A quoted annotation may name something only a type checker knows; take what
+            # the module has, and leave the rest as the text it already is.
+            if quoted not in self._bound and (quoted in scope or quoted in hidden):
+                value = scope.get(quoted, _MISSING)
+                self._use(quoted, value, scope, f"{who} (annotation {quoted!r})")
         self.definitions.append(Definition(name, "source", source.text))
         return name
 
@@ -263,11 +270,16 @@ def _type_checking_imports(scope: Mapping[str, Any]) -> dict[str, tuple[str, str
     file = getattr(module, "__file__", None)
     if module is None or not file or not str(file).endswith(".py"):
         return {}
+    package = getattr(module, "__package__", None) or ""
+    return dict(_hidden_imports(str(file), package))
+
+
+@cache
+def _hidden_imports(file: str, package: str) -> tuple[tuple[str, tuple[str, str | None]], ...]:
     try:
         tree = ast.parse(Path(file).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError):
-        return {}
-    package = getattr(module, "__package__", None) or ""
+        return ()
     found: dict[str, tuple[str, str | None]] = {}
     for node in tree.body:
         if not isinstance(node, ast.If):
@@ -288,7 +300,7 @@ def _type_checking_imports(scope: Mapping[str, Any]) -> dict[str, tuple[str, str
                     base = ".".join([*parts, base] if base else parts)
                 for alias in statement.names:
                     found[alias.asname or alias.name] = (base, alias.name)
-    return found
+    return tuple(sorted(found.items()))
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -17,7 +17,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Source", "SourceUnavailable", "free_names", "source_of"]
+__all__ = ["Source", "SourceUnavailable", "free_names", "quoted_annotation_names", "source_of"]
 
 
 class SourceUnavailable(Exception):
@@ -143,3 +143,30 @@ def _first_use(text: str) -> Any:
             if node.id not in positions or key < positions[node.id]:
                 positions[node.id] = key
     return lambda name: (positions.get(name, (1 << 30, 0)), name)
+
+
+def quoted_annotation_names(source: Source) -> list[str]:
+    """Names used inside string annotations (``x: "Item"``), which symtable cannot see.
+
+    >>> quoted_annotation_names(Source("f", 'def f(x: "list[Item]") -> "Out": ...'))
+    ['Item', 'Out', 'list']
+    """
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source.text)):
+        annotations: list[ast.expr | None] = []
+        if isinstance(node, ast.arg):
+            annotations.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            annotations.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            annotations.append(node.annotation)
+        for annotation in annotations:
+            for part in ast.walk(annotation) if annotation is not None else ():
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    try:
+                        inner = ast.parse(part.value, mode="eval")
+                    except SyntaxError:
+                        continue
+                    found.update(n.id for n in ast.walk(inner) if isinstance(n, ast.Name))
+    found.discard(source.name)
+    return sorted(found)

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
-from graphnb import END, START, StateGraph, append
+from pydantic import BaseModel
+
+from graphnb import END, START, GraphState, StateGraph, append
 from graphnb.export import load_module, to_module, write_module
 from graphnb.export.source import Source, free_names
 
@@ -129,3 +131,26 @@ def test_a_static_method_is_exported_with_its_class(tmp_path: Path) -> None:
     path = tmp_path / "tools.py"
     path.write_text(text, encoding="utf-8")
     assert run_module(path) == {"tidy": True}
+
+
+class Item(BaseModel):
+    name: str
+
+
+class Cart(GraphState):
+    items: "list[Item]" = []  # noqa: UP037 - a quoted annotation on purpose
+
+
+def add_item(state: Cart) -> dict[str, Any]:
+    return {"items": [*state.items, Item(name="pear")]}
+
+
+def test_names_in_quoted_annotations_are_exported(tmp_path: Path) -> None:
+    graph = StateGraph(Cart, name="cart")
+    graph.add_node("add", add_item).add_edge(START, "add").add_edge("add", END)
+    text = to_module(graph)
+    assert "class Item(BaseModel):" in text
+    assert "from pydantic import BaseModel" in text
+    path = tmp_path / "cart.py"
+    path.write_text(text, encoding="utf-8")
+    assert run_module(path) == {"items": [{"name": "pear"}]}
