@@ -12,24 +12,20 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
-import subprocess
-import sys
-import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..reducers import Reducer, add, append, merge, replace
-from ..spec import END, START, EdgeSpec, GraphSpec
+from ..spec import END, START
+from .codegen import builder_function, docstring_text, example_input, import_block
 from .errors import ExportError, ExportProblem
+from .formatting import format_source
 from .parts import GraphParts, graph_parts
 from .resolver import Definition, Resolver
 
-__all__ = ["ExportedCode", "export_code", "format_source", "to_module", "write_module"]
-
-_STDLIB = frozenset(sys.stdlib_module_names)
+__all__ = ["ExportedCode", "export_code", "to_module", "write_module"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +64,7 @@ class ExportedCode:
         imports = dict(self.imports)
         if not module:
             imports.pop(self.run_cli, None)
-        return _import_block(imports)
+        return import_block(imports)
 
 
 def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> ExportedCode:
@@ -119,7 +115,7 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
     build_name = resolver.fresh("build_graph")
     graph_name = resolver.fresh("graph")
     main_name = resolver.fresh("main")
-    builder = _builder(
+    builder = builder_function(
         spec,
         parts,
         state=state,
@@ -149,7 +145,7 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         graph_name=graph_name,
         main=main,
         run_cli=run_cli,
-        example=_example_input(spec),
+        example=example_input(spec),
     )
 
 
@@ -207,13 +203,13 @@ def write_module(
 
 
 def _module_text(code: ExportedCode, filename: str | None) -> str:
-    example = _docstring_text(json.dumps(code.example, ensure_ascii=False), quote=False)
-    program = _docstring_text(shlex.quote(filename or "this_file.py"), quote=False)
+    example = docstring_text(json.dumps(code.example, ensure_ascii=False), quote=False)
+    program = docstring_text(shlex.quote(filename or "this_file.py"), quote=False)
     command = f"python {program} --input '{example}'"
     if "'" in example:
         command = f"python {program} --input-file input.json"
     docstring = (
-        f'"""The graph {_docstring_text(repr(code.name))}, exported by graphnb.\n\n'
+        f'"""The graph {docstring_text(repr(code.name))}, exported by graphnb.\n\n'
         "Run it from a terminal, with the input state as JSON:\n\n"
         f"    {command}\n\n"
         f"or import it and call ``{code.graph_name}.invoke({{...}})``.\n"
@@ -227,27 +223,6 @@ def _module_text(code: ExportedCode, filename: str | None) -> str:
     body.append(code.builder)
     body.append(code.main)
     return "\n".join(blocks) + "\n\n" + "\n\n".join(body)
-
-
-def _docstring_text(text: str, *, quote: bool = True) -> str:
-    """``text`` made safe inside a triple-quoted docstring (backslashes, quotes)."""
-    text = text.replace("\\", "\\\\")
-    return text.replace('"', '\\"') if quote else text.replace('"""', '\\"\\"\\"')
-
-
-_SAMPLES: dict[str, Any] = {"str": "...", "int": 1, "float": 1.0, "bool": True}
-
-
-def _example_input(spec: GraphSpec) -> dict[str, Any]:
-    """A small input for the docstring's example: required fields, else the first one."""
-    fields = [f for f in spec.state.fields if f.required] or spec.state.fields[:1]
-    example: dict[str, Any] = {}
-    for field in fields:
-        base = field.type.partition("[")[0].split(" ")[0]
-        example[field.alias or field.name] = _SAMPLES.get(
-            base, [] if base == "list" else {} if base == "dict" else None
-        )
-    return example
 
 
 def _state_expression(parts: GraphParts, resolver: Resolver) -> str | None:
@@ -264,190 +239,7 @@ def _reducer_expression(reducer: Reducer, key: str, resolver: Resolver) -> str |
     return resolver.reference(merge_fn, f"reducer of {key!r}")
 
 
-def _builder(
-    spec: GraphSpec,
-    parts: GraphParts,
-    *,
-    state: str | None,
-    nodes: Mapping[str, str | None],
-    routers: Mapping[str, str | None],
-    reducers: Mapping[str, str | None],
-    state_graph: str,
-    markers: Mapping[str, str],
-    name: str,
-) -> str:
-    def endpoint(node: str) -> str:
-        return markers.get(node) or _string(node)
-
-    arguments = [state or "dict"]
-    if reducers:
-        items = ", ".join(f"{_string(key)}: {value}" for key, value in reducers.items())
-        arguments.append(f"reducers={{{items}}}")
-    if parts.streaming:
-        arguments.append(f"streaming={_string(parts.streaming)}")
-    arguments.append(f"name={_string(spec.name)}")
-    lines = [
-        f"def {name}() -> {state_graph}[{state or 'dict'}]:",
-        f'    """Build the graph {_docstring_text(repr(spec.name))} as it was drawn."""',
-        _call(f"    graph = {state_graph}", arguments),
-    ]
-    for node in spec.nodes:
-        call = [_string(node.id), nodes[node.id] or "None"]
-        if node.label is not None:
-            call.append(f"label={_string(node.label)}")
-        if node.position is not None:
-            call.append(f"position=({_float(node.position.x)}, {_float(node.position.y)})")
-        lines.append(_call("    graph.add_node", call))
-    joined: set[str] = set()
-    routed: set[str] = set()
-    for edge in spec.edges:
-        if edge.kind == "direct":
-            lines.append(
-                _call("    graph.add_edge", [endpoint(edge.source), endpoint(edge.target)])
-            )
-        elif edge.kind == "join" and edge.target not in joined:
-            joined.add(edge.target)
-            sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
-            listed = ", ".join(endpoint(source) for source in sources)
-            lines.append(_call("    graph.add_edge", [f"[{listed}]", endpoint(edge.target)]))
-        elif edge.kind == "conditional" and edge.source not in routed:
-            routed.add(edge.source)
-            lines.append(_conditional(edge, spec.edges, routers, endpoint))
-    lines.append("    return graph\n")
-    return "\n".join(lines)
-
-
-def _conditional(
-    first: EdgeSpec, edges: list[EdgeSpec], routers: Mapping[str, str | None], endpoint: Any
-) -> str:
-    routes = [e for e in edges if e.kind == "conditional" and e.source == first.source]
-    router = routers.get(first.source) or "None"
-    if all((e.route or e.target) == e.target for e in routes):
-        mapping = "[" + ", ".join(endpoint(e.target) for e in routes) + "]"
-    else:
-        mapping = (
-            "{"
-            + ", ".join(f"{_string(e.route or e.target)}: {endpoint(e.target)}" for e in routes)
-            + "}"
-        )
-    return _call("    graph.add_conditional_edges", [endpoint(first.source), router, mapping])
-
-
-def _call(head: str, arguments: list[str], width: int = 88) -> str:
-    """A call laid out as ruff's formatter would: one line, else arguments indented."""
-    line = f"{head}({', '.join(arguments)})"
-    if len(line) <= width:
-        return line
-    indent = " " * (len(head) - len(head.lstrip()) + 4)
-    inner = indent + ", ".join(arguments)
-    if len(inner) <= width:
-        return f"{head}(\n{inner}\n{indent[4:]})"
-    return f"{head}(\n" + "".join(f"{indent}{a},\n" for a in arguments) + f"{indent[4:]})"
-
-
-def _string(text: str) -> str:
-    """A string literal, double-quoted as formatters write it when that needs no escapes.
-
-    >>> print(_string("it's"), _string('say "hi"'), _string("class"))
-    "it's" 'say "hi"' "class"
-    """
-    literal = repr(text)
-    if literal.startswith('"') or '"' in text:
-        return literal
-    return '"' + literal[1:-1].replace("\\'", "'") + '"'
-
-
-def _float(value: float) -> str:
-    text = repr(float(value))
-    return text if text not in ("inf", "-inf", "nan") else f'float("{text}")'
-
-
-def _import_block(imports: Mapping[str, tuple[str, str | None]]) -> str:
-    """Imports grouped and sorted as isort (and ruff's ``I`` rules) lay them out."""
-    plain: dict[str, set[str]] = {}
-    members: dict[str, set[str]] = {}
-    for local, (module, attribute) in imports.items():
-        if attribute is None:
-            plain.setdefault(module, set()).add(module)
-        elif attribute == "":
-            plain.setdefault(module, set()).add(f"{module} as {local}")
-        else:
-            member = attribute if attribute == local else f"{attribute} as {local}"
-            members.setdefault(module, set()).add(member)
-    sections: dict[int, list[str]] = {0: [], 1: []}
-    for module in sorted(plain, key=str.lower):
-        for line in sorted(plain[module]):
-            sections[_section(module)].append(f"import {line}")
-    for module in sorted(members, key=str.lower):
-        names = sorted(members[module], key=_member_key)
-        line = f"from {module} import {', '.join(names)}"
-        if len(line) > 88:
-            line = f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
-        sections[_section(module)].append(line)
-    ordered = [_sort_section(lines) for lines in sections.values() if lines]
-    return "\n\n".join("\n".join(lines) for lines in ordered) + "\n"
-
-
-def _sort_section(lines: list[str]) -> list[str]:
-    plain = [line for line in lines if line.startswith("import ")]
-    froms = [line for line in lines if line.startswith("from ")]
-    return plain + froms
-
-
-def _section(module: str) -> int:
-    return 0 if module.partition(".")[0] in _STDLIB else 1
-
-
-def _member_key(name: str) -> tuple[int, str]:
-    bare = name.split(" ")[0]
-    if len(bare) > 1 and bare.isupper():
-        return (0, bare.lower())
-    if bare[:1].isupper():
-        return (1, bare.lower())
-    return (2, bare.lower())
-
-
 def _run_cli() -> Any:
     from .script import run_cli
 
     return run_cli
-
-
-# -- formatting ------------------------------------------------------------------------
-
-
-def _ruff_binary() -> str | None:
-    found = shutil.which("ruff")
-    if found:
-        return found
-    candidate = Path(sysconfig.get_path("scripts")) / "ruff"
-    return str(candidate) if candidate.exists() else None
-
-
-def format_source(text: str, *, sort_imports: bool = True) -> str:
-    """Sort imports and format ``text`` with ruff when it is installed; else return it as is.
-
-    Ruff runs isolated from any project configuration, so the result does not depend on
-    the directory the export is made in.
-    """
-    ruff = _ruff_binary()
-    if ruff is None:
-        return text
-    commands = [["format", "--isolated", "--quiet"]]
-    if sort_imports:
-        commands.insert(
-            0, ["check", "--isolated", "--select", "I", "--fix", "--exit-zero", "--quiet"]
-        )
-    for command in commands:
-        done = subprocess.run(
-            [ruff, *command, "--stdin-filename", "graph.py", "-"],
-            input=text,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            check=False,
-        )
-        if done.returncode != 0 or not done.stdout:
-            return text
-        text = done.stdout
-    return text

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .module import ExportedCode, export_code, format_source
+from .formatting import format_source
+from .module import ExportedCode, export_code
 
 __all__ = ["to_notebook", "write_notebook"]
 
