@@ -24,7 +24,7 @@ function sources() {
   return files.sort();
 }
 
-/** sha256 over each file's path and bytes; mirrored by graphnb/widget/bundle.py. */
+/** sha256 over each file's path and bytes; mirrored by tests/widget/test_bundle.py. */
 export function sourceHash() {
   const hash = createHash("sha256");
   for (const file of sources()) {

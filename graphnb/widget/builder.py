@@ -187,11 +187,14 @@ class Builder(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Stop any run, stop watching cells and close the widget."""
-        self._runner.stop()
-        if self._hook is not None:
+        runner: RunController | None = getattr(self, "_runner", None)  # None: __init__ failed
+        if runner is not None:
+            runner.stop()
+        hook = getattr(self, "_hook", None)
+        if hook is not None:
             shell = ns.ipython_shell()
             if shell is not None:
-                shell.events.unregister("post_run_cell", self._hook)
+                shell.events.unregister("post_run_cell", hook)
             self._hook = None
         super().close()
 

@@ -18,6 +18,8 @@ POSITIONS_KEY = "graphnb.widget.positions"
 
 _GAP_X = 220.0
 _GAP_Y = 110.0
+_NODE_SIZE = (170.0, 50.0)
+"""The (width, height) the canvas draws a step node with, roughly."""
 
 
 def layout(spec: GraphSpec) -> dict[str, tuple[float, float]]:
@@ -33,7 +35,7 @@ def layout(spec: GraphSpec) -> dict[str, tuple[float, float]]:
     else:
         diagram_layout = getattr(diagram, "layout", None)
     if diagram_layout is not None:
-        return dict(diagram_layout(spec))
+        return dict(diagram_layout(spec, node_size=_NODE_SIZE))
     return _layered(spec)
 
 

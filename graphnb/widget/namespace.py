@@ -109,7 +109,8 @@ def describe_callable(fn: Any, *, binding: str | None = None) -> CallableInfo:
         raise TypeError(f"expected a callable, got {type(fn).__name__} {fn!r}")
     name = getattr(fn, "__name__", None) or type(fn).__name__
     try:
-        signature = f"{name}{inspect.signature(fn)}"
+        # Notebook classes print as `__main__.Story`; users wrote `Story`.
+        signature = f"{name}{inspect.signature(fn)}".replace("__main__.", "")
     except (TypeError, ValueError):
         signature = f"{name}(...)"
     try:

@@ -1,0 +1,84 @@
+"""The committed bundle is what users run: it must be built from the current sources."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+from graphnb.widget import messages
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDGETS = ROOT / "widgets"
+STATIC = ROOT / "graphnb" / "static"
+
+
+def source_hash() -> str:
+    """The hash ``widgets/build.mjs`` writes into the bundle's first line (same recipe)."""
+    files = ["build.mjs", "package-lock.json"]
+    files += [p.relative_to(WIDGETS).as_posix() for p in (WIDGETS / "src").rglob("*") if p.is_file()]
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update((WIDGETS / name).read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def test_the_committed_bundle_was_built_from_the_current_sources():
+    first_line = (STATIC / "widget.js").read_text(encoding="utf-8").split("\n", 1)[0]
+    found = re.search(r"sources sha256: ([0-9a-f]{64})", first_line)
+    assert found, f"widget.js has no source hash in its first line: {first_line[:120]!r}"
+    assert found[1] == source_hash(), (
+        "graphnb/static/widget.js is older than widgets/src: rebuild it with "
+        "`cd widgets && npm ci && npm run build` and commit graphnb/static"
+    )
+
+
+def test_the_bundle_and_its_css_ship_inside_the_package():
+    assert (STATIC / "widget.js").stat().st_size > 100_000
+    css = (STATIC / "widget.css").read_text(encoding="utf-8")
+    assert ".react-flow" in css
+    assert "--jp-layout-color1" in css, "the widget follows the JupyterLab theme"
+
+
+def _type_literals(alias: object) -> set[str]:
+    found = set()
+    for member in typing.get_args(alias):
+        hints = typing.get_type_hints(member)
+        found.update(typing.get_args(hints["type"]))
+    return found
+
+
+def _ts_union(name: str) -> set[str]:
+    text = (WIDGETS / "src" / "protocol.ts").read_text(encoding="utf-8")
+    union = re.search(rf"export type {name} =([^;]+);", text)
+    assert union, f"protocol.ts has no type {name}"
+    members = re.findall(r"\w+", union[1])
+    literals = set()
+    for member in members:
+        body = re.search(rf"export type {member} = \{{[^}}]*?type: \"([\w-]+)\"", text)
+        assert body, f"protocol.ts: {member} has no `type` literal"
+        literals.add(body[1])
+    return literals
+
+
+def test_message_types_are_the_same_in_python_and_typescript():
+    assert _type_literals(messages.ClientMessage) == _ts_union("ClientMessage")
+    assert _type_literals(messages.ServerMessage) == _ts_union("ServerMessage")
+
+
+def test_importing_graphnb_loads_no_widget_library():
+    code = (
+        "import sys, graphnb\n"
+        "heavy = {'anywidget', 'ipywidgets', 'IPython', 'traitlets'} & set(sys.modules)\n"
+        "print(sorted(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
