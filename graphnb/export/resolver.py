@@ -18,22 +18,19 @@ import ast
 import builtins
 import math
 import sys
-import sysconfig
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any, Literal
 
 from .errors import ExportProblem
+from .origin import import_path, importable, is_user_code, type_checking_imports
 from .source import Source, SourceUnavailable, free_names, quoted_annotation_names, source_of
 
 __all__ = ["Definition", "Resolver"]
 
 _MISSING: Any = object()
 _LITERAL_TYPES = (bool, int, str, bytes, type(None))
-_NOTEBOOK_MODULES = ("__main__", "builtins")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +74,7 @@ class Resolver:
         if id(obj) in self._defined:
             return self._defined[id(obj)]
         module = getattr(obj, "__module__", None)
-        if isinstance(obj, types.FunctionType | type) and _is_user_code(module):
+        if isinstance(obj, types.FunctionType | type) and is_user_code(module):
             try:
                 source = source_of(obj)
             except SourceUnavailable as error:
@@ -139,7 +136,7 @@ class Resolver:
             self.future_annotations = True
         for free in free_names(source):
             self._use(free, scope.get(free, _MISSING), scope, f"{who} (uses {free!r})")
-        hidden = _type_checking_imports(scope)
+        hidden = type_checking_imports(scope)
         for quoted in quoted_annotation_names(source):
             # A quoted annotation may name something only a type checker knows; take what
             # the module has, and leave the rest as the text it already is.
@@ -172,7 +169,7 @@ class Resolver:
                 )
             return
         if value is _MISSING:
-            hidden = _type_checking_imports(scope).get(name)
+            hidden = type_checking_imports(scope).get(name)
             if hidden is not None:
                 # Imported for annotations only; the export has no import cycle to avoid.
                 self._bind(name, hidden)
@@ -186,7 +183,7 @@ class Resolver:
             self._import_module(name, value, who)
             return
         module = getattr(value, "__module__", None)
-        if isinstance(value, types.FunctionType | type) and _is_user_code(module):
+        if isinstance(value, types.FunctionType | type) and is_user_code(module):
             try:
                 source = source_of(value)
             except SourceUnavailable:
@@ -204,13 +201,13 @@ class Resolver:
             return
         if literal is not None:
             return
-        path = _import_path(value)
+        path = import_path(value)
         if path is not None and "." not in path[1]:
             self._bind(name, value)
             self.imports[name] = (path[0], path[1])
             return
         owner = scope.get("__name__")
-        if isinstance(owner, str) and _importable(owner) and scope.get(name) is value:
+        if isinstance(owner, str) and importable(owner) and scope.get(name) is value:
             self._bind(name, value)
             self.imports[name] = (owner, name)
             return
@@ -230,7 +227,7 @@ class Resolver:
 
     def _import_module(self, name: str, module: types.ModuleType, who: str) -> None:
         full = module.__name__
-        if not _importable(full):
+        if not importable(full):
             self.problems.append(ExportProblem(who, f"module {full!r} cannot be imported"))
             return
         self._bind(name, module)
@@ -245,7 +242,7 @@ class Resolver:
         """Reference ``obj`` by importing it; a problem naming ``why`` when impossible."""
         if getattr(builtins, getattr(obj, "__name__", "") or "", _MISSING) is obj:
             return str(obj.__name__)
-        path = _import_path(obj)
+        path = import_path(obj)
         if path is None:
             self.problems.append(ExportProblem(who, f"{why}, and it cannot be imported by path"))
             return None
@@ -264,45 +261,6 @@ class Resolver:
         return expression
 
 
-def _type_checking_imports(scope: Mapping[str, Any]) -> dict[str, tuple[str, str | None]]:
-    """Names a module imports under ``if TYPE_CHECKING:``, as ``(module, attribute)``."""
-    module = sys.modules.get(str(scope.get("__name__", "")))
-    file = getattr(module, "__file__", None)
-    if module is None or not file or not str(file).endswith(".py"):
-        return {}
-    package = getattr(module, "__package__", None) or ""
-    return dict(_hidden_imports(str(file), package))
-
-
-@cache
-def _hidden_imports(file: str, package: str) -> tuple[tuple[str, tuple[str, str | None]], ...]:
-    try:
-        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return ()
-    found: dict[str, tuple[str, str | None]] = {}
-    for node in tree.body:
-        if not isinstance(node, ast.If):
-            continue
-        test = node.test
-        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
-        if name != "TYPE_CHECKING":
-            continue
-        for statement in node.body:
-            if isinstance(statement, ast.Import):
-                for alias in statement.names:
-                    local = alias.asname or alias.name.partition(".")[0]
-                    found[local] = (alias.name, "" if alias.asname else None)
-            elif isinstance(statement, ast.ImportFrom):
-                base = statement.module or ""
-                if statement.level:
-                    parts = package.split(".")[: len(package.split(".")) - statement.level + 1]
-                    base = ".".join([*parts, base] if base else parts)
-                for alias in statement.names:
-                    found[alias.asname or alias.name] = (base, alias.name)
-    return tuple(sorted(found.items()))
-
-
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
@@ -315,74 +273,6 @@ def _unwrap(fn: Any) -> Any:
     import inspect
 
     return inspect.unwrap(fn)
-
-
-@cache
-def _library_roots() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
-    return tuple(sorted(str(Path(root).resolve()) for root in roots))
-
-
-def _is_user_code(module_name: str | None) -> bool:
-    """Whether objects of this module are written as source rather than imported."""
-    if not module_name or module_name in _NOTEBOOK_MODULES or not _importable(module_name):
-        return module_name != "builtins"
-    if module_name.partition(".")[0] == "graphnb":
-        return False
-    file = getattr(sys.modules.get(module_name), "__file__", None)
-    if not file:
-        return False
-    resolved = str(Path(file).resolve())
-    return not any(resolved.startswith(root) for root in _library_roots())
-
-
-def _importable(module_name: str) -> bool:
-    """Whether ``import module_name`` works outside this process (not a notebook's module)."""
-    if module_name in _NOTEBOOK_MODULES or module_name.startswith("__"):
-        return False
-    module = sys.modules.get(module_name)
-    return module is not None and getattr(module, "__spec__", None) is not None
-
-
-def _import_path(obj: Any) -> tuple[str, str] | None:
-    """``(module, qualname)`` to import ``obj`` from, preferring the shortest public module."""
-    module_name = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    if not isinstance(module_name, str) or not _importable(module_name):
-        return None
-    if isinstance(qualname, str) and "<" not in qualname:
-        found: Any = sys.modules[module_name]
-        for part in qualname.split("."):
-            found = getattr(found, part, _MISSING)
-        if found is obj:
-            head = qualname.partition(".")[0]
-            head_value = getattr(sys.modules[module_name], head)
-            for parent in _parents(module_name):
-                if getattr(sys.modules.get(parent), head, _MISSING) is head_value:
-                    return parent, qualname
-            return module_name, qualname
-    names = sorted(name for name, value in vars(sys.modules[module_name]).items() if value is obj)
-    public = [name for name in names if not name.startswith("_")]
-    if not (public or names):
-        return None
-    name = (public or names)[0]
-    for parent in _parents(module_name):
-        if getattr(sys.modules.get(parent), name, _MISSING) is obj:
-            return parent, name
-    return module_name, name
-
-
-def _parents(module_name: str) -> list[str]:
-    """Shorter public modules that may re-export a module's names, shortest first.
-
-    ``_operator`` is re-exported by ``operator``; ``graphnb.reducers`` by ``graphnb``.
-    """
-    parts = module_name.split(".")
-    found = [".".join(parts[:end]) for end in range(1, len(parts))]
-    if module_name.startswith("_") and _importable(module_name.lstrip("_")):
-        found.insert(0, module_name.lstrip("_"))
-    return found
 
 
 def _literal(value: Any) -> str | None:
