@@ -7,7 +7,7 @@ ipywidgets opens a comm through ``ipywidgets.comm.create_comm``; patching that o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from typing import Any
 
 import pytest
@@ -48,7 +48,8 @@ class FakeComm:
 
     def updates(self, key: str) -> list[Any]:
         """Every value of trait ``key`` sent to the front end, in order."""
-        return [m["state"][key] for m in self.sent if m.get("method") == "update" and key in m["state"]]
+        updates = [m["state"] for m in self.sent if m.get("method") == "update"]
+        return [state[key] for state in updates if key in state]
 
     def clear(self) -> None:
         self.sent.clear()
@@ -61,13 +62,11 @@ class FakeComm:
 
     def receive(self, content: dict[str, Any]) -> None:
         """The front end sent a custom message (``model.send(content)``)."""
-        self._on_msg(
-            {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
-        )
+        self._on_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
 
 
 @pytest.fixture
-def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[FakeComm]]:
+def comms(monkeypatch: pytest.MonkeyPatch) -> list[FakeComm]:
     """Every comm opened during the test, newest last."""
     import ipywidgets.comm
 
@@ -78,7 +77,7 @@ def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[FakeComm]]:
         return opened[-1]
 
     monkeypatch.setattr(ipywidgets.comm, "create_comm", create_comm)
-    yield opened
+    return opened
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ STATIC = ROOT / "graphnb" / "static"
 def source_hash() -> str:
     """The hash ``widgets/build.mjs`` writes into the bundle's first line (same recipe)."""
     files = ["build.mjs", "package-lock.json"]
-    files += [p.relative_to(WIDGETS).as_posix() for p in (WIDGETS / "src").rglob("*") if p.is_file()]
+    sources = (WIDGETS / "src").rglob("*")
+    files += [p.relative_to(WIDGETS).as_posix() for p in sources if p.is_file()]
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode())

@@ -35,9 +35,8 @@ def test_builder_opens_a_graph_built_in_code_with_a_position_for_every_node(comm
 def test_an_edit_from_the_front_end_updates_spec_and_live_problems(comm, notebook):
     builder = Builder(notebook["graph"], namespace=notebook)
     edited = spec_json(builder)
-    edited["nodes"].append(
-        {"id": "lonely", "label": None, "binding": None, "position": {"x": 0, "y": 0}, "metadata": {}}
-    )
+    lonely = {"id": "lonely", "binding": None, "position": {"x": 0, "y": 0}}
+    edited["nodes"].append(lonely)
     comm.receive_update({"spec": edited})
     assert [node.id for node in builder.spec.nodes] == ["research", "draft", "lonely"]
     codes = {(p["code"], tuple(p["nodes"])) for p in builder.problems}
