@@ -139,3 +139,15 @@ def test_an_exported_module_runs_on_a_thread(chat: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["messages"] == expected
+
+
+def test_an_interrupted_run_says_so_and_resumes_without_input(chat: Path) -> None:
+    with (chat / "chat.py").open("a", encoding="utf-8") as file:
+        file.write("paused = builder.compile(interrupt_before=['reply'])\n")
+    first = graphnb("run", "chat.py:paused", "--thread", "p", "--db", DB, "-i", "{}", cwd=chat)
+    assert first.returncode == 0, first.stderr
+    assert "interrupted (before reply); run again with --thread p to resume" in first.stderr
+    assert json.loads(first.stdout) == {"messages": [], "turns": 0}
+    resumed = graphnb("run", "chat.py:paused", "--thread", "p", "--db", DB, "-q", cwd=chat)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout) == {"messages": ["reply 1"], "turns": 1}
