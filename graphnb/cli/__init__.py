@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-COMMANDS = ("demo", "run", "draw", "export", "threads")
+COMMANDS = ("demo", "run", "draw", "export", "threads", "lab")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 

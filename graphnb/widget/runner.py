@@ -93,6 +93,7 @@ class RunController:
         self._last = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._started = 0.0
+        self._baseline: dict[str, Any] = {}
         self.messages_sent = 0
 
     @property
@@ -153,6 +154,9 @@ class RunController:
         state["field"] = graph.schema.streaming
         self.state = state
         self._pending, self._pending_node = [], ""
+        # The input step highlights what the input set, not every field.
+        defaults = _jsonable(graph.schema.defaults())
+        self._baseline = defaults if isinstance(defaults, dict) else {}
         self._started = self._clock()
         self._publish_now(force=True)
         options: dict[str, Any] = {"mode": "events"}
@@ -209,7 +213,7 @@ class RunController:
             values = _jsonable(event.state)
             if not isinstance(values, dict):
                 values = {"value": values}
-            previous = state["steps"][-1]["state"] if state["steps"] else {}
+            previous = state["steps"][-1]["state"] if state["steps"] else self._baseline
             changed = [key for key, value in values.items() if previous.get(key) != value]
             state["steps"].append(
                 StepRecord(step=event.step, nodes=list(event.nodes), state=values, changed=changed)

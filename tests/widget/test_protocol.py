@@ -190,6 +190,7 @@ def test_a_run_streams_chunks_in_batches_and_reports_every_node(comm, notebook):
     assert all(n["duration"] is not None for n in run["nodes"].values())
     steps = run["steps"]
     assert [s["step"] for s in steps] == [-1, 0, 1]
+    assert steps[0]["changed"] == ["topic"]
     assert steps[1]["changed"] == ["notes"]
     assert steps[2]["changed"] == ["text"]
     assert steps[2]["state"]["text"] == expected
