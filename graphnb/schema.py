@@ -300,7 +300,24 @@ def _empty_value(annotation: Any) -> Any:
     return None
 
 
+def _complete(model: type[GraphState]) -> None:
+    """Make sure every annotation of ``model`` is resolved; its reducers live in them."""
+    if getattr(model, "__pydantic_fields_complete__", True):
+        return
+    from pydantic.errors import PydanticUndefinedAnnotation
+
+    try:
+        model.model_rebuild(raise_errors=True)
+    except PydanticUndefinedAnnotation as error:
+        raise TypeError(
+            f"the annotations of {model.__name__} cannot be resolved ({error.message}); "
+            "define the model in an importable module or a notebook cell, or call "
+            f"{model.__name__}.model_rebuild(_types_namespace=...) with the missing names"
+        ) from None
+
+
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
+    _complete(model)
     fields = {}
     for name, info in model.model_fields.items():
         options = field_options(info.metadata)

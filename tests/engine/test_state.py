@@ -155,6 +155,24 @@ def test_state_type_must_be_a_model_typeddict_or_dict():
         StateGraph(list)
 
 
+def test_unresolvable_annotations_are_an_error_not_a_silent_replace(tmp_path):
+    import importlib.util
+
+    source = tmp_path / "unregistered.py"
+    source.write_text(
+        "from __future__ import annotations\n"
+        "from typing import Annotated\n"
+        "from graphnb import GraphState, StateField, append\n"
+        "class Log(GraphState):\n"
+        "    items: Annotated[list[str], StateField(reducer=append)] = []\n"
+    )
+    spec = importlib.util.spec_from_file_location("unregistered", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # not put in sys.modules: names cannot be resolved
+    with pytest.raises(GraphSetupError, match=r"annotations of Log cannot be resolved"):
+        StateGraph(module.Log)
+
+
 def test_required_fields_must_be_given():
     class Needs(GraphState):
         question: str
