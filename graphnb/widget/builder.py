@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import types
+import uuid
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
@@ -26,7 +27,10 @@ from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .layout import apply_layout, layout
 from .messages import ClientMessage, InspectedMessage, ProblemInfo, RunState, ServerMessage
-from .runner import RunController, idle_run, supports_threads
+from .runner import RunController, idle_run
+
+if TYPE_CHECKING:
+    from ..checkpoint import BaseSaver
 
 __all__ = ["Builder"]
 
@@ -60,6 +64,8 @@ class Builder(anywidget.AnyWidget):
             IPython's ``user_ns`` when omitted, else ``__main__``.
         path: a JSON file the drawing is saved to on every change (and loaded from, when
             it exists and no source is given), so it outlives kernel restarts.
+        checkpointer: a saver (or its URL, such as ``"sqlite:///threads.db"``) that runs
+            save their threads to; the run panel then takes a thread id.
         height: the canvas height in pixels.
     """
 
@@ -80,8 +86,14 @@ class Builder(anywidget.AnyWidget):
     ).tag(sync=True)
     run_state = traitlets.Dict(help="The current run, as the run panel shows it.").tag(sync=True)
     threads = traitlets.Bool(
-        False, help="Whether runs accept a thread id (persistence is available)."
+        False, help="Whether runs belong to threads (a checkpointer is set)."
     ).tag(sync=True)
+    saver = traitlets.Unicode(
+        "", help="The checkpointer runs save to: its URL, or its repr when given as an object."
+    ).tag(sync=True)
+    notice = traitlets.Unicode("", help="The outcome of the last action that failed.").tag(
+        sync=True
+    )
     export_status = traitlets.Unicode("", help="Where the last export was written.").tag(sync=True)
     height = traitlets.Int(560, help="Canvas height in pixels.").tag(sync=True)
 
@@ -92,9 +104,11 @@ class Builder(anywidget.AnyWidget):
         name: str | None = None,
         namespace: Mapping[str, Any] | None = None,
         path: str | Path | None = None,
+        checkpointer: BaseSaver | str | None = None,
         height: int = 560,
     ) -> None:
         self._namespace = namespace
+        self._checkpointer: BaseSaver | None = None
         self._path = Path(path) if path is not None else None
         self._known: dict[str, Callable[..., Any]] = {}
         self._known_routers: dict[str, Callable[..., Any]] = {}
@@ -111,6 +125,8 @@ class Builder(anywidget.AnyWidget):
         self.on_msg(self._on_message)
         self.refresh()
         self.run_state = cast("dict[str, Any]", idle_run([node.id for node in spec.nodes]))
+        if checkpointer is not None:
+            self.use_saver(checkpointer)
         self._hook = self._watch_cells()
 
     # -- opening and saving ------------------------------------------------------------
@@ -233,10 +249,14 @@ class Builder(anywidget.AnyWidget):
     def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile the drawing (options as :meth:`StateGraph.compile`).
 
+        The builder's checkpointer, when it has one, is used unless one is given.
+
         Raises:
             BindingError: a binding names nothing.
             GraphValidationError: listing every problem of the graph.
         """
+        if self._checkpointer is not None:
+            options.setdefault("checkpointer", self._checkpointer)
         return self.to_graph().compile(**options)
 
     @traitlets.observe("spec")
@@ -294,6 +314,21 @@ class Builder(anywidget.AnyWidget):
         spec.state = state
         self.spec = spec
 
+    def use_saver(self, checkpointer: BaseSaver | str | None) -> None:
+        """Save runs to ``checkpointer`` (a saver or its URL); ``None`` or ``""``: no threads.
+
+        Raises:
+            SaverSetupError: the URL names no saver graphnb knows.
+        """
+        if checkpointer is None or checkpointer == "":
+            self._checkpointer, self.saver, self.threads = None, "", False
+            return
+        from ..checkpoint import as_saver
+
+        self._checkpointer = as_saver(checkpointer)
+        self.saver = checkpointer if isinstance(checkpointer, str) else repr(checkpointer)
+        self.threads = True
+
     def layout(self) -> None:
         """Place every node (and START, END) with the diagrams' layout."""
         self.spec = apply_layout(self.spec, layout(self.spec))
@@ -311,7 +346,8 @@ class Builder(anywidget.AnyWidget):
         """Start a run in the background, as the Run button does; returns its task.
 
         ``await builder.run({...})`` gives the final state (``None`` if the run failed;
-        see :attr:`last_run`). Needs a running event loop, as in a notebook.
+        see :attr:`last_run`). Needs a running event loop, as in a notebook. With a
+        checkpointer, the run continues thread ``thread_id`` (a new thread when omitted).
 
         Raises:
             RuntimeError: a run is already going on, or no event loop runs here.
@@ -324,7 +360,8 @@ class Builder(anywidget.AnyWidget):
             failed: asyncio.Future[Any] = loop.create_future()
             failed.set_result(None)
             return cast("asyncio.Task[Any]", failed)
-        self.threads = supports_threads(graph)
+        if self._checkpointer is not None and not thread_id:
+            thread_id = uuid.uuid4().hex[:12]  # a new thread; the run panel shows its id
         return self._runner.start(graph, input, thread_id=thread_id)
 
     def stop(self) -> bool:
@@ -367,8 +404,14 @@ class Builder(anywidget.AnyWidget):
         try:
             self._dispatch(message)
         except Exception as error:  # reported in the widget, not the cell
-            log.exception("[graphnb] %s failed", message["type"])
-            self.export_status = f"{message['type']} failed: {error}"
+            log.warning("[graphnb] %s failed: %s", message["type"], error)
+            text = f"{message['type']} failed: {error}"
+            if message["type"] == "export":
+                self.export_status = text
+            else:
+                self.notice = text
+        else:
+            self.notice = ""
 
     def _dispatch(self, message: ClientMessage) -> None:
         if message["type"] == "run":
@@ -384,6 +427,8 @@ class Builder(anywidget.AnyWidget):
             self.refresh()
         elif message["type"] == "use_model":
             self.use_model(message["binding"])
+        elif message["type"] == "use_saver":
+            self.use_saver(message["url"] or None)
         elif message["type"] == "inspect":
             self._inspect(message["request"], message["binding"])
         else:

@@ -38,6 +38,7 @@ __all__ = [
     "StepRecord",
     "StopRequest",
     "UseModelRequest",
+    "UseSaverRequest",
 ]
 
 NodeStatus = Literal["idle", "pending", "running", "done", "error"]
@@ -181,6 +182,13 @@ class UseModelRequest(TypedDict):
     binding: str | None
 
 
+class UseSaverRequest(TypedDict):
+    """Save runs to the saver this URL names (``""``: no checkpointer, no threads)."""
+
+    type: Literal["use_saver"]
+    url: str
+
+
 ClientMessage: TypeAlias = (
     RunRequest
     | StopRequest
@@ -189,6 +197,7 @@ ClientMessage: TypeAlias = (
     | InspectRequest
     | RefreshRequest
     | UseModelRequest
+    | UseSaverRequest
 )
 
 

@@ -10,7 +10,6 @@ same pace, never one message per chunk.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 import traceback
 import uuid
@@ -23,7 +22,7 @@ from ..engine.compiled import CompiledGraph
 from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .messages import ChunksMessage, NodeRun, RunError, RunState, ServerMessage, StepRecord
 
-__all__ = ["RunController", "idle_run", "supports_threads"]
+__all__ = ["RunController", "idle_run"]
 
 STEP_LIMIT = 500
 """Steps kept for the state panel; a run that loops longer keeps the last ones."""
@@ -43,11 +42,6 @@ def idle_run(nodes: list[str] | tuple[str, ...] = ()) -> RunState:
         error=None,
         elapsed=None,
     )
-
-
-def supports_threads(graph: CompiledGraph[Any]) -> bool:
-    """Whether this engine's runs accept a ``thread_id`` (persistence is there)."""
-    return "thread_id" in inspect.signature(graph.astream).parameters
 
 
 def _jsonable(value: Any) -> Any:
@@ -160,7 +154,7 @@ class RunController:
         self._started = self._clock()
         self._publish_now(force=True)
         options: dict[str, Any] = {"mode": "events"}
-        if thread_id and supports_threads(graph):
+        if thread_id:
             options["thread_id"] = thread_id
         final: Any = None
         try:

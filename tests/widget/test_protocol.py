@@ -305,3 +305,31 @@ def test_spec_trait_is_json(comm, notebook):
     builder = Builder(notebook["graph"], namespace=notebook)
     json.dumps(comm.opened["data"]["state"])
     assert builder.spec.name == "story"
+
+
+def test_with_a_saver_each_run_belongs_to_a_thread_that_the_next_run_continues(comm, notebook):
+    builder = Builder(notebook["graph"], namespace=notebook)
+    assert builder.threads is False
+    comm.receive({"type": "use_saver", "url": "memory://"})
+    assert (builder.threads, builder.saver) == (True, "memory://")
+
+    first = run_async(_run(builder, {"topic": "a"}))
+    thread = builder.run_state["thread_id"]
+    assert thread, "a run with a saver and no thread id starts a new thread"
+    assert first.notes == ["facts about a"]
+
+    async def again() -> Any:
+        return await builder.run({"topic": "b"}, thread_id=thread)
+
+    second = run_async(again())
+    assert second.notes == ["facts about a", "facts about b"]
+    assert builder.compile().get_state(thread).values.topic == "b"
+
+
+def test_a_saver_url_that_names_nothing_is_reported_in_the_widget(comm, notebook):
+    builder = Builder(namespace=notebook)
+    comm.receive({"type": "use_saver", "url": "nosuch://x"})
+    assert builder.notice.startswith("use_saver failed: ")
+    assert builder.threads is False
+    comm.receive({"type": "use_saver", "url": ""})
+    assert builder.notice == ""

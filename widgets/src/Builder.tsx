@@ -171,7 +171,7 @@ function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
       target: e.target,
       type: "graph",
       selected: selected.has(id),
-      markerEnd: { type: MarkerType.ArrowClosed },
+      markerEnd: { type: MarkerType.ArrowClosed, width: 18, height: 18 },
       data: { kind: e.kind, route: e.route },
     };
   });
@@ -185,6 +185,8 @@ function Editor() {
   const [models] = useModelState<Model["models"]>("models");
   const [runTrait] = useModelState<RunState>("run_state");
   const [threads] = useModelState<boolean>("threads");
+  const [saver] = useModelState<string>("saver");
+  const [notice] = useModelState<string>("notice");
   const [exportStatus] = useModelState<string>("export_status");
   const [height] = useModelState<number>("height");
   const run = runTrait && runTrait.status ? runTrait : IDLE_RUN;
@@ -445,6 +447,11 @@ function Editor() {
         <span className="graphnb-export-status" data-testid="export-status" title={exportStatus}>
           {exportStatus}
         </span>
+        {notice && (
+          <span className="graphnb-notice" data-testid="notice" title={notice}>
+            {notice}
+          </span>
+        )}
       </div>
       <div className="graphnb-main">
         <div className="graphnb-canvas" ref={wrapper}>
@@ -470,7 +477,7 @@ function Editor() {
             >
               <Background />
               <Controls showInteractive={false} />
-              <MiniMap pannable zoomable />
+              <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />
             </ReactFlow>
           </Canvas.Provider>
         </div>
@@ -493,6 +500,8 @@ function Editor() {
             chunks={chunks.run === run.id ? chunks.text : run.chunks}
             model={currentModel}
             threads={threads}
+            saver={saver ?? ""}
+            onSaver={(url) => send({ type: "use_saver", url })}
             registerRun={(fn) => {
               runWith.current = fn;
             }}

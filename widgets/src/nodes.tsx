@@ -30,6 +30,14 @@ export function formatDuration(seconds: number | null | undefined): string {
   return `${seconds.toFixed(2)} s`;
 }
 
+const STATUS_ICON: Record<NodeStatus, string> = {
+  idle: "",
+  pending: "…",
+  running: "●",
+  done: "✓",
+  error: "✗",
+};
+
 function Step({ id, data, selected }: NodeProps<StepNode>) {
   const canvas = useCanvas();
   const status = useSelect(canvas.run, (r) => (r.nodes[id]?.status ?? "idle") as NodeStatus);
@@ -99,7 +107,10 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
         </div>
       )}
       <div className="graphnb-node-meta">
-        <span className="graphnb-node-binding">{data.binding ?? "unbound"}</span>
+        <span className="graphnb-node-binding">
+          {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{STATUS_ICON[status]}</span>}
+          {data.binding ?? "unbound"}
+        </span>
         {duration != null && (
           <span className="graphnb-node-duration" data-testid={`node-duration-${id}`}>
             {formatDuration(duration)}

@@ -368,6 +368,8 @@ export function RunPanel(props: {
   chunks: string;
   model: ModelInfo | null;
   threads: boolean;
+  saver: string;
+  onSaver(url: string): void;
   onRun(input: Record<string, Json>, threadId: string | null): void;
   onStop(): void;
   onSelectNode(id: string): void;
@@ -415,15 +417,32 @@ export function RunPanel(props: {
         />
       </label>
       {parsed.error && <p className="graphnb-error-text">{parsed.error}</p>}
-      <label className="graphnb-field" title={props.threads ? "continue a persisted thread" : "threads need persistence (compile with a checkpointer)"}>
+      <SaverInput saver={props.saver} onSaver={props.onSaver} />
+      <label
+        className="graphnb-field"
+        title={props.threads ? "the thread this run continues; empty: a new thread" : "set a saver above to run in threads"}
+      >
         thread id
-        <input
-          data-testid="run-thread-id"
-          disabled={!props.threads}
-          placeholder={props.threads ? "new thread" : "persistence not available"}
-          value={threadId}
-          onChange={(e) => setThreadId(e.target.value)}
-        />
+        <div className="graphnb-row">
+          <input
+            data-testid="run-thread-id"
+            disabled={!props.threads}
+            placeholder={props.threads ? "new thread" : "needs a saver"}
+            value={threadId}
+            onChange={(e) => setThreadId(e.target.value)}
+          />
+          {props.threads && run.thread_id && run.thread_id !== threadId && (
+            <button
+              type="button"
+              className="graphnb-link"
+              data-testid="run-thread-continue"
+              title="continue the last run's thread"
+              onClick={() => setThreadId(run.thread_id ?? "")}
+            >
+              use {run.thread_id}
+            </button>
+          )}
+        </div>
       </label>
       <div className="graphnb-row">
         <button
@@ -467,6 +486,25 @@ export function RunPanel(props: {
         </div>
       )}
     </Panel>
+  );
+}
+
+function SaverInput(props: { saver: string; onSaver(url: string): void }) {
+  const [text, setText] = useState(props.saver);
+  useEffect(() => setText(props.saver), [props.saver]);
+  const apply = () => text.trim() !== props.saver && props.onSaver(text.trim());
+  return (
+    <label className="graphnb-field" title="where runs save their threads: memory://, sqlite:///threads.db, postgresql://..., mysql://...">
+      saver (checkpointer URL)
+      <input
+        data-testid="run-saver"
+        placeholder="none: runs are not saved"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={apply}
+        onKeyDown={(e) => e.key === "Enter" && apply()}
+      />
+    </label>
   );
 }
 

@@ -120,6 +120,8 @@ export type Model = {
   models: ModelInfo[];
   run_state: RunState;
   threads: boolean;
+  saver: string;
+  notice: string;
   export_status: string;
   height: number;
 };
@@ -133,6 +135,7 @@ export type ExportRequest = { type: "export" };
 export type InspectRequest = { type: "inspect"; request: number; binding: string };
 export type RefreshRequest = { type: "refresh" };
 export type UseModelRequest = { type: "use_model"; binding: string | null };
+export type UseSaverRequest = { type: "use_saver"; url: string };
 
 export type ClientMessage =
   | RunRequest
@@ -141,7 +144,8 @@ export type ClientMessage =
   | ExportRequest
   | InspectRequest
   | RefreshRequest
-  | UseModelRequest;
+  | UseModelRequest
+  | UseSaverRequest;
 
 // -- Python -> front end ------------------------------------------------------------------
 
