@@ -2,16 +2,22 @@
 
 The engine (this package's top level) runs in any Python process: it imports neither
 Jupyter, the widget libraries nor networkx. Diagrams, the widget and exports load their
-dependencies when first used.
+dependencies when first used. Savers live in :mod:`graphnb.checkpoint`, state machines in
+:mod:`graphnb.machine`, the ReAct agent in :mod:`graphnb.agent`, diagrams in
+:mod:`graphnb.diagram`, exports in :mod:`graphnb.export`, the builder in
+:mod:`graphnb.widget`.
 """
 
 from __future__ import annotations
 
+from .checkpoint.human import Command, interrupt
+from .checkpoint.record import Interrupt, StateSnapshot
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.context import RunContext
 from .engine.events import (
     Chunk,
     Event,
+    Interrupted,
     NodeFailed,
     NodeFinished,
     NodeStarted,
@@ -45,6 +51,7 @@ __all__ = [
     "BindingError",
     "Chunk",
     "CompiledGraph",
+    "Command",
     "ConflictingUpdateError",
     "EdgeSpec",
     "Event",
@@ -56,6 +63,8 @@ __all__ = [
     "GraphState",
     "GraphValidationError",
     "GraphnbError",
+    "Interrupt",
+    "Interrupted",
     "InvalidUpdateError",
     "NodeError",
     "NodeFailed",
@@ -68,6 +77,7 @@ __all__ = [
     "RunContext",
     "StateField",
     "StateGraph",
+    "StateSnapshot",
     "StateSpec",
     "StepFinished",
     "StreamMode",
@@ -75,6 +85,7 @@ __all__ = [
     "__version__",
     "add",
     "append",
+    "interrupt",
     "merge",
     "replace",
 ]
