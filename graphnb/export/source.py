@@ -85,13 +85,14 @@ def _class_source(cls: type) -> str:
         return inspect.getsource(cls)
     except (OSError, TypeError):
         pass
-    # A class typed in a notebook cell: look through the cells the kernel registered in
-    # linecache (never-checked entries, mtime None) for the last top-level definition.
+    # Python 3.11 looks for a class in its module's file, which a Jupyter kernel's
+    # ``__main__`` does not have. The class's methods know their cell; a class without
+    # methods is looked for in the cells the kernel registered with linecache, and must
+    # declare the same fields to count.
+    files = _method_files(cls) or [name for name in list(linecache.cache) if _is_cell(name)]
     found: str | None = None
-    for filename, entry in list(linecache.cache.items()):
-        if len(entry) != 4 or entry[1] is not None:
-            continue
-        text = "".join(entry[2])
+    for filename in files:
+        text = "".join(linecache.getlines(filename))
         if f"class {cls.__name__}" not in text:
             continue
         try:
@@ -99,15 +100,49 @@ def _class_source(cls: type) -> str:
         except SyntaxError:
             continue
         for node in tree.body:
-            if isinstance(node, ast.ClassDef) and node.name == cls.__qualname__:
-                found = ast.get_source_segment(text, node, padded=False)
-                if node.decorator_list:
-                    lines = text.splitlines()
-                    first = node.decorator_list[0].lineno - 1
-                    found = "\n".join(lines[first : node.end_lineno])
+            if (
+                isinstance(node, ast.ClassDef)
+                and node.name == cls.__qualname__
+                and _declares_as(node, cls)
+            ):
+                lines = text.splitlines()
+                first = (node.decorator_list[0] if node.decorator_list else node).lineno
+                found = "\n".join(lines[first - 1 : node.end_lineno])
     if found is None:
         raise SourceUnavailable("its source is not available (no file or notebook cell)")
     return found
+
+
+def _method_files(cls: type) -> list[str]:
+    files = []
+    for value in list(vars(cls).values()):
+        # Only plain functions: touching other attributes (pydantic's) may run code.
+        function = value.__func__ if isinstance(value, staticmethod | classmethod) else value
+        if isinstance(function, types.FunctionType) and function.__qualname__.startswith(
+            cls.__qualname__ + "."
+        ):
+            files.append(function.__code__.co_filename)
+    return list(dict.fromkeys(files))
+
+
+def _is_cell(filename: str) -> bool:
+    """A Jupyter kernel's cell (ipykernel's temporary files, IPython's input names)."""
+    entry = linecache.cache.get(filename)
+    registered = entry is not None and len(entry) == 4 and entry[1] is None
+    return registered and ("ipykernel_" in filename or filename.startswith("<ipython-input"))
+
+
+def _declares_as(node: ast.ClassDef, cls: type) -> bool:
+    """Whether a class statement declares the fields and methods ``cls`` has."""
+    fields = [
+        item.target.id
+        for item in node.body
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+    ]
+    methods = {
+        item.name for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    return fields == list(vars(cls).get("__annotations__", {})) and methods <= set(vars(cls))
 
 
 def free_names(source: Source) -> list[str]:

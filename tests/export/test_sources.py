@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
+import pytest
 from pydantic import BaseModel
 
 from graphnb import END, START, GraphState, StateGraph, append
@@ -154,3 +155,27 @@ def test_names_in_quoted_annotations_are_exported(tmp_path: Path) -> None:
     path = tmp_path / "cart.py"
     path.write_text(text, encoding="utf-8")
     assert run_module(path) == {"items": [{"name": "pear"}]}
+
+
+def kernel_cell(
+    code: str, number: int, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run ``code`` as a Jupyter kernel runs a cell: a temporary file name in linecache."""
+    import linecache
+
+    filename = f"/tmp/ipykernel_4242/cell{number}.py"
+    lines = code.splitlines(keepends=True)
+    monkeypatch.setitem(linecache.cache, filename, (len(code), None, lines, filename))
+    exec(compile(code, filename, "exec"), namespace)
+
+
+def test_classes_typed_in_a_kernel_are_found_in_their_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphnb.export.source import source_of
+
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    kernel_cell("class Memo:\n    title: str\n    body: str\n", 1, namespace, monkeypatch)
+    decoy: dict[str, Any] = {"__name__": "__main__"}
+    kernel_cell("class Memo:\n    title: str\n", 2, decoy, monkeypatch)
+    kernel_cell("class Tool:\n    def use(self):\n        return 1\n", 3, namespace, monkeypatch)
+    assert source_of(namespace["Memo"]).text == "class Memo:\n    title: str\n    body: str"
+    assert source_of(namespace["Tool"]).text.startswith("class Tool:\n    def use(self):")
