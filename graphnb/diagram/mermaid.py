@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from .model import Diagram, DiagramEdge, DiagramNode
@@ -9,6 +10,8 @@ from .model import Diagram, DiagramEdge, DiagramNode
 __all__ = ["render_mermaid"]
 
 _SAFE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A title YAML reads as a plain string; anything else is written double-quoted.
+_PLAIN_TITLE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_ .-]*")
 # Words Mermaid's grammars read as keywords, never usable as bare ids.
 _KEYWORDS = frozenset(
     {
@@ -119,4 +122,11 @@ def _text(text: str | None) -> str:
 
 
 def _title(name: str) -> str:
-    return " ".join(name.split()).replace(":", "-") or "graph"
+    """The name as the YAML front matter's ``title`` value.
+
+    Mermaid reads the front matter as YAML, where ``#`` starts a comment and a leading
+    quote, ``[``, ``{`` or ``&`` change the meaning, so other names are double-quoted
+    (a JSON string is a YAML double-quoted scalar).
+    """
+    flat = " ".join(name.split()) or "graph"
+    return flat if _PLAIN_TITLE.fullmatch(flat) else json.dumps(flat, ensure_ascii=False)

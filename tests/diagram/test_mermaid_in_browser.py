@@ -55,7 +55,7 @@ const texts = %s;
 
 def awkward_graph() -> GraphSpec:
     return GraphSpec(
-        name="odd: name",
+        name="'odd': #name {x}",
         nodes=[
             NodeSpec(id="end"),
             NodeSpec(id="has space"),

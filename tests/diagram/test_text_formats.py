@@ -47,6 +47,15 @@ def test_mermaid_renames_ids_it_cannot_use_and_escapes_labels() -> None:
     assert '    n1 -->|"a#59;b#35;c"| n2' in lines
 
 
+@pytest.mark.parametrize(
+    "name", ["router", "odd: name", "'quoted' #hash", "{x} [y]", "\u00e9t\u00e9"]
+)
+def test_mermaid_title_reads_back_as_the_graph_name(name: str) -> None:
+    yaml = pytest.importorskip("yaml")
+    front = to_mermaid(GraphSpec(name=name)).split("---")[1]
+    assert yaml.safe_load(front) == {"title": name}
+
+
 def test_machine_mermaid_declares_states_whose_names_it_cannot_use() -> None:
     spec = react_machine()
     spec.nodes[0].label = "Idle (waiting)"
