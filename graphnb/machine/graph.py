@@ -85,7 +85,9 @@ def machine_graph(
     for node in spec.nodes:
         member = machine.states[node.id]
         node.binding = node.id
-        namespace[node.id] = _node(member, handlers.get(member), event_field, phase_field)
+        namespace[node.id] = _node(
+            member, handlers.get(member), machine.events, event_field, phase_field
+        )
     for source in list(spec.routers):
         key = f"route_{source}"
         spec.routers[source] = key
@@ -102,7 +104,9 @@ def _takes_context(fn: Handler) -> bool:
     return sum(p.kind in kinds for p in parameters) >= 2
 
 
-def _update(result: Any, state: Enum, event_field: str, phase_field: str) -> dict[str, Any]:
+def _update(
+    result: Any, state: Enum, events: type[Enum], event_field: str, phase_field: str
+) -> dict[str, Any]:
     if result is None or isinstance(result, Enum):
         update: dict[str, Any] = {event_field: result}
     elif isinstance(result, Mapping):
@@ -114,18 +118,28 @@ def _update(result: Any, state: Enum, event_field: str, phase_field: str) -> dic
             "None, or a mapping of updates"
         )
     event = update[event_field]
-    update[event_field] = event.name if isinstance(event, Enum) else event
+    if isinstance(event, events):
+        update[event_field] = event.name
+    elif not (event is None or (isinstance(event, str) and event in events.__members__)):
+        raise ValueError(
+            f"the handler of state {state.name} named the event {event!r}; expected a "
+            f"{events.__name__} member, the name of one, or None"
+        )
     update[phase_field] = state.name
     return update
 
 
 def _node(
-    state: Enum, handler: Handler | None, event_field: str, phase_field: str
+    state: Enum,
+    handler: Handler | None,
+    events: type[Enum],
+    event_field: str,
+    phase_field: str,
 ) -> Callable[[Any, RunContext], Any]:
     if handler is None:
 
         def idle(view: Any, context: RunContext) -> dict[str, Any]:
-            return _update(None, state, event_field, phase_field)
+            return _update(None, state, events, event_field, phase_field)
 
         idle.__name__ = state.name
         return idle
@@ -134,14 +148,14 @@ def _node(
 
         async def run_async(view: Any, context: RunContext) -> dict[str, Any]:
             call: Awaitable[Any] = handler(view, context) if with_context else handler(view)
-            return _update(await call, state, event_field, phase_field)
+            return _update(await call, state, events, event_field, phase_field)
 
         run_async.__name__ = state.name
         return run_async
 
     def run_sync(view: Any, context: RunContext) -> dict[str, Any]:
         result = handler(view, context) if with_context else handler(view)
-        return _update(result, state, event_field, phase_field)
+        return _update(result, state, events, event_field, phase_field)
 
     run_sync.__name__ = state.name
     return run_sync

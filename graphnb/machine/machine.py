@@ -57,6 +57,11 @@ UnknownEventPolicy = Literal["raise", "ignore"]
 :class:`TransitionNotAllowed`, or ignore it and stay in the state."""
 
 
+def _name(value: object) -> str:
+    """An enum member's name, anything else's repr (for messages about wrong values)."""
+    return value.name if isinstance(value, Enum) else repr(value)
+
+
 class Machine(Generic[S, E]):
     """A state machine definition: immutable, stateless, shareable between threads and runs.
 
@@ -126,12 +131,18 @@ class Machine(Generic[S, E]):
         for state in self.final:
             if not isinstance(state, self.states):
                 problems.append(f"the final state {state!r} is not a {self.states.__name__}")
-        labels: Counter[tuple[Any, str]] = Counter()
-        unguarded: Counter[tuple[Any, Any]] = Counter()
+        labels: Counter[tuple[str, str]] = Counter()
+        unguarded: Counter[tuple[str, str]] = Counter()
         for transition in self.transitions:
-            where = f"the transition on {transition.event!r}"
+            sources = ", ".join(_name(s) for s in transition.sources) or "nowhere"
+            where = (
+                f"the transition {sources} -> {_name(transition.target)} "
+                f"on {_name(transition.event)}"
+            )
+            valid = True
             if not isinstance(transition.event, self.events):
                 problems.append(f"{where} uses an event that is not a {self.events.__name__}")
+                valid = False
             if not transition.sources:
                 problems.append(f"{where} leaves from no state")
             for state in (*transition.sources, transition.target):
@@ -139,10 +150,13 @@ class Machine(Generic[S, E]):
                     problems.append(
                         f"{where} names {state!r}, which is not a {self.states.__name__}"
                     )
+                    valid = False
+            if not valid:  # its label and name cannot be read; it is reported already
+                continue
             for source in transition.sources:
-                labels[getattr(source, "name", source), transition.label] += 1
+                labels[source.name, transition.label] += 1
                 if transition.guard is None:
-                    unguarded[source, transition.event] += 1
+                    unguarded[source.name, transition.event.name] += 1
         for (source, label), count in labels.items():
             if count > 1:
                 problems.append(
@@ -152,7 +166,7 @@ class Machine(Generic[S, E]):
         for (source, event), count in unguarded.items():
             if count > 1:
                 problems.append(
-                    f"{count} unguarded transitions leave {source.name} on {event.name}; "
+                    f"{count} unguarded transitions leave {source} on {event}; "
                     "only the first could ever be taken"
                 )
         if not problems:

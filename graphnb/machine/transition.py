@@ -85,7 +85,8 @@ def external(
         >>> external(Light.RED, Light.GREEN, on=Signal.GO).label
         'GO'
     """
-    sources = (source,) if isinstance(source, Enum) else tuple(source)
+    # A string is one (wrong) state, reported as such, not a sequence of letters.
+    sources = (source,) if isinstance(source, Enum | str) else tuple(source)
     return Transition(sources, target, on, when, do, False, _guard_name(when, guard_name))
 
 

@@ -189,6 +189,24 @@ def test_every_definition_problem_is_reported_at_once() -> None:
     assert any("unguarded" in p for p in error.problems)
 
 
+def test_values_of_the_wrong_type_are_reported_not_crashed_on() -> None:
+    with pytest.raises(MachineDefinitionError) as caught:
+        Machine(
+            "typo",
+            states=Order,
+            events=Act,
+            initial=Order.NEW,
+            transitions=[
+                external(Order.NEW, Order.PAID, on="PAY"),  # type: ignore[arg-type]
+                external("NEW", Order.CANCELLED, on=Act.CANCEL),  # type: ignore[arg-type]
+            ],
+        )
+    assert caught.value.problems == [
+        "the transition NEW -> PAID on 'PAY' uses an event that is not a Act",
+        "the transition 'NEW' -> CANCELLED on CANCEL names 'NEW', which is not a Order",
+    ]
+
+
 def test_unreachable_states_are_a_definition_error() -> None:
     with pytest.raises(MachineDefinitionError) as caught:
         Machine(
@@ -298,6 +316,19 @@ def test_to_graph_guard_sees_the_graph_state() -> None:
 def test_handler_naming_no_event_ends_the_run_where_it_is() -> None:
     graph = make().to_graph(Ticket, {Order.NEW: lambda s: Act.PAY, Order.PAID: lambda s: None})
     assert graph.compile().invoke({}).phase == "PAID"
+
+
+@pytest.mark.parametrize("named", [{"event": "PAYY"}, Order.PAID])
+def test_handler_naming_no_event_of_the_machine_fails_saying_which(named: Any) -> None:
+    graph = make().to_graph(Ticket, {Order.NEW: lambda s: named})
+    with pytest.raises(NodeError) as caught:
+        graph.compile().invoke({})
+    event = named["event"] if isinstance(named, dict) else named
+    assert isinstance(caught.value.__cause__, ValueError)
+    assert str(caught.value.__cause__) == (
+        f"the handler of state NEW named the event {event!r}; "
+        "expected a Act member, the name of one, or None"
+    )
 
 
 def test_async_handlers_with_context_run_under_ainvoke() -> None:
