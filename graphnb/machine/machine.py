@@ -157,16 +157,16 @@ class Machine(Generic[S, E]):
                 labels[source.name, transition.label] += 1
                 if transition.guard is None:
                     unguarded[source.name, transition.event.name] += 1
-        for (source, label), count in labels.items():
+        for (source_name, label), count in labels.items():
             if count > 1:
                 problems.append(
-                    f"{count} transitions from {source} are labelled {label!r}; give their "
+                    f"{count} transitions from {source_name} are labelled {label!r}; give their "
                     "guards distinct names (guard_name=...)"
                 )
-        for (source, event), count in unguarded.items():
+        for (source_name, event_name), count in unguarded.items():
             if count > 1:
                 problems.append(
-                    f"{count} unguarded transitions leave {source} on {event}; "
+                    f"{count} unguarded transitions leave {source_name} on {event_name}; "
                     "only the first could ever be taken"
                 )
         if not problems:
