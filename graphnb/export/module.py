@@ -19,7 +19,14 @@ from typing import Any
 
 from ..reducers import Reducer, add, append, merge, replace
 from ..spec import END, START
-from .codegen import builder_function, docstring_text, example_input, import_block
+from .codegen import (
+    builder_function,
+    call_text,
+    docstring_text,
+    example_input,
+    import_block,
+    string_literal,
+)
 from .errors import ExportError, ExportProblem
 from .formatting import format_source
 from .parts import GraphParts, graph_parts
@@ -126,8 +133,14 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         markers=markers,
         name=build_name,
     )
+    options = [
+        f"{key}=[{', '.join(map(string_literal, value))}]"
+        if isinstance(value, list)
+        else f"{key}={value!r}"
+        for key, value in parts.compile_options.items()
+    ]
     main = (
-        f"{graph_name} = {build_name}().compile()\n\n\n"
+        call_text(f"{graph_name} = {build_name}().compile", options) + "\n\n\n"
         f"def {main_name}(argv: list[str] | None = None) -> int:\n"
         f'    """Run the graph from the command line (``--help`` lists the options)."""\n'
         f"    return {run_cli}({graph_name}, argv)\n\n\n"

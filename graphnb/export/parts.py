@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..binding import resolve
-from ..engine.compiled import CompiledGraph
+from ..engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from ..errors import BindingError
 from ..graph import StateGraph
 from ..reducers import Reducer, add, append, merge, replace
@@ -37,6 +37,8 @@ class GraphParts:
         streaming: the streaming key given as ``StateGraph(state, streaming=...)``.
         callables: each node's callable (``None`` when it has none).
         routers: each router's callable, by source node.
+        compile_options: the options a compiled graph was compiled with, where they
+            differ from the defaults (``recursion_limit``, ``interrupt_before``...).
     """
 
     spec: GraphSpec
@@ -45,6 +47,7 @@ class GraphParts:
     streaming: str | None = None
     callables: dict[str, Callable[..., Any] | None] = field(default_factory=dict)
     routers: dict[str, Callable[..., Any] | None] = field(default_factory=dict)
+    compile_options: dict[str, Any] = field(default_factory=dict)
 
 
 def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphParts:
@@ -64,7 +67,9 @@ def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphPa
     if isinstance(obj, CompiledGraph):
         callables = {name: node.fn for name, node in obj.nodes.items()}
         routers = {source: router.fn for source, router in obj.routers.items()}
-        return _from_schema(obj.spec, obj.schema, callables, routers)
+        parts = _from_schema(obj.spec, obj.schema, callables, routers)
+        parts.compile_options = _compile_options(obj)
+        return parts
     for attribute in ("compiled", "graph"):  # objects that wrap a graph (an agent)
         inner = getattr(obj, attribute, None)
         if isinstance(inner, StateGraph | CompiledGraph):
@@ -88,6 +93,21 @@ def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphPa
     if namespace is None and isinstance(getattr(obj, "namespace", None), Mapping):
         namespace = obj.namespace
     return _from_spec(spec, obj, namespace)
+
+
+def _compile_options(graph: CompiledGraph[Any]) -> dict[str, Any]:
+    """How ``graph`` was compiled, leaving out defaults and the checkpointer (a live object)."""
+    options: dict[str, Any] = {}
+    if graph.recursion_limit != DEFAULT_RECURSION_LIMIT:
+        options["recursion_limit"] = graph.recursion_limit
+    if graph.max_concurrency is not None:
+        options["max_concurrency"] = graph.max_concurrency
+    order = [node.id for node in graph.spec.nodes]
+    for name in ("interrupt_before", "interrupt_after"):
+        chosen: frozenset[str] = getattr(graph, name, frozenset())
+        if chosen:
+            options[name] = [node for node in order if node in chosen]
+    return options
 
 
 def _callable_without_arguments(fn: Callable[..., Any]) -> bool:
