@@ -17,11 +17,13 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from pydantic import JsonValue
+
 from .binding import binding_of, resolve
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
 from .errors import GraphSetupError, GraphValidationError
-from .reducers import Reducer
+from .reducers import Reducer, add, append, merge, replace
 from .schema import StateSchema
 from .spec import (
     END,
@@ -84,6 +86,7 @@ class StateGraph(Generic[S]):
         label: str | None = None,
         position: tuple[float, float] | None = None,
         binding: str | None = None,
+        metadata: Mapping[str, JsonValue] | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -94,6 +97,7 @@ class StateGraph(Generic[S]):
             position: canvas position ``(x, y)``.
             binding: how exports and the widget find the callable again; derived from the
                 function's module and name when omitted.
+            metadata: free JSON data kept in the spec (exports and the widget keep it).
         """
         if callable(node) and fn is None:
             fn, node = node, getattr(node, "__name__", None) or ""
@@ -114,20 +118,35 @@ class StateGraph(Generic[S]):
                 label=label,
                 binding=binding or (binding_of(fn) if callable(fn) else None),
                 position=Position(x=position[0], y=position[1]) if position else None,
+                metadata=dict(metadata or {}),
             )
         )
         return self
 
-    def add_edge(self, source: str | Sequence[str], target: str) -> StateGraph[S]:
-        """Add an edge; a list of sources makes a join (``target`` runs once all ran)."""
-        if isinstance(source, str):
-            self._spec.edges.append(EdgeSpec(source=source, target=target))
-        else:
-            sources = list(source)
-            if not sources:
-                raise GraphSetupError(f"a join into `{target}` needs at least one source")
-            kind: EdgeKind = "join" if len(sources) > 1 else "direct"
-            self._spec.edges.extend(EdgeSpec(source=s, target=target, kind=kind) for s in sources)
+    def add_edge(
+        self,
+        source: str | Sequence[str],
+        target: str,
+        *,
+        label: str | None = None,
+        metadata: Mapping[str, JsonValue] | None = None,
+    ) -> StateGraph[S]:
+        """Add an edge; a list of sources makes a join (``target`` runs once all ran).
+
+        Args:
+            source: the node (or START) the edge leaves, or a list of them for a join.
+            target: the node (or END) the edge enters.
+            label: text drawn on the edge.
+            metadata: free JSON data kept in the spec.
+        """
+        sources = [source] if isinstance(source, str) else list(source)
+        if not sources:
+            raise GraphSetupError(f"a join into `{target}` needs at least one source")
+        kind: EdgeKind = "join" if len(sources) > 1 else "direct"
+        self._spec.edges.extend(
+            EdgeSpec(source=s, target=target, kind=kind, label=label, metadata=dict(metadata or {}))
+            for s in sources
+        )
         return self
 
     def add_conditional_edges(
@@ -219,9 +238,8 @@ class StateGraph(Generic[S]):
             spec = GraphSpec.model_validate(spec)
         if state is None:
             state = resolve(spec.state.binding, namespace) if spec.state.binding else dict
-        graph: StateGraph[Any] = cls(state, name=spec.name)
-        if spec.state.kind == "dict":
-            graph._spec.state = spec.state.model_copy(deep=True)
+        reducers, streaming = _dict_state_options(spec) if state is dict else ({}, None)
+        graph: StateGraph[Any] = cls(state, name=spec.name, reducers=reducers, streaming=streaming)
         for node in spec.nodes:
             fn = resolve(node.binding, namespace) if node.binding else None
             graph._callables[node.id] = fn
@@ -294,6 +312,25 @@ class StateGraph(Generic[S]):
             interrupt_before=interrupt_before,
             interrupt_after=interrupt_after,
         )
+
+
+_BUILTIN_REDUCERS = {reducer.name: reducer for reducer in (replace, append, add, merge)}
+
+
+def _dict_state_options(spec: GraphSpec) -> tuple[dict[str, Reducer], str | None]:
+    """Reducers and streaming key of a dict state, read back from its spec."""
+    reducers = {}
+    for field in spec.state.fields:
+        reducer = _BUILTIN_REDUCERS.get(field.reducer)
+        if reducer is None:
+            raise GraphSetupError(
+                f"field {field.name!r} of {spec.name!r} uses the reducer {field.reducer!r}; "
+                f"a dict state rebuilt from a spec knows only {sorted(_BUILTIN_REDUCERS)} "
+                "(pass state=... to use another)"
+            )
+        reducers[field.name] = reducer
+    streaming = next((field.name for field in spec.state.fields if field.streaming), None)
+    return reducers, streaming
 
 
 def _state_spec(schema: StateSchema[Any]) -> StateSpec:

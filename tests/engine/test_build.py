@@ -6,7 +6,15 @@ from typing import Literal
 
 import pytest
 
-from graphnb import END, START, GraphSpec, GraphState, GraphValidationError, StateGraph
+from graphnb import (
+    END,
+    START,
+    GraphSetupError,
+    GraphSpec,
+    GraphState,
+    GraphValidationError,
+    StateGraph,
+)
 
 
 class Empty(GraphState):
@@ -105,3 +113,30 @@ def test_graph_rebuilds_from_its_spec_through_bindings():
     assert rebuilt.callables == {"a": noop}
     assert rebuilt.spec.edges == spec.edges
     rebuilt.compile().invoke()
+
+
+def test_node_and_edge_metadata_and_labels_are_kept_in_the_spec():
+    graph = StateGraph(Empty).add_node("a", noop, metadata={"owner": "ada"})
+    graph.add_edge(START, "a", label="go", metadata={"weight": 2}).add_edge("a", END)
+    spec = graph.spec
+    assert spec.node("a").metadata == {"owner": "ada"}
+    first = spec.edges[0]
+    assert (first.label, first.metadata) == ("go", {"weight": 2})
+
+
+def test_dict_state_reducers_survive_a_trip_through_the_spec():
+    from graphnb import append
+
+    graph = StateGraph(dict, reducers={"log": append}, streaming="text")
+    graph.add_node("a", noop).add_edge(START, "a").add_edge("a", END)
+    spec = graph.spec
+    spec.node("a").binding = "noop"
+    rebuilt = StateGraph.from_spec(spec, namespace={"noop": lambda s: {"log": "x"}})
+    assert rebuilt.spec.state == spec.state
+    assert rebuilt.compile().invoke({"log": ["a"]}) == {"log": ["a", "x"]}
+
+
+def test_dict_state_with_an_unknown_reducer_name_is_refused():
+    spec = StateGraph(dict, reducers={"log": lambda a, b: a}).spec
+    with pytest.raises(GraphSetupError, match="field 'log' of 'graph' uses the reducer '<lambda>'"):
+        StateGraph.from_spec(spec)
