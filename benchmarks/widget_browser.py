@@ -146,7 +146,7 @@ def clear_outputs(lab: Any) -> None:
 
 def click_latency(lab: Any, node_id: str) -> float | None:
     node = lab.node(node_id)
-    node.scroll_into_view_if_needed()
+    lab.show_widget_of(node)
     node.evaluate(CLICK_PROBE)
     node.click()
     return lab.page.evaluate("() => window.__graphnb_click")

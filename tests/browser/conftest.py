@@ -423,7 +423,36 @@ class Lab:
         root.wait_for(state="visible", timeout=timeout * 1000)
         # Mouse events go to viewport coordinates: bring the whole widget on screen.
         root.evaluate("(e) => e.scrollIntoView({ block: 'start' })")
+        self.wait_for_canvas_still()
         return root
+
+    def wait_for_canvas_still(self, *, timeout: float = 10) -> None:
+        """Wait until the canvas stops moving (fit view animates after the first render)."""
+        self.page.wait_for_function(
+            """() => {
+                const viewport = document.querySelector('.react-flow__viewport');
+                if (!viewport) return false;
+                const now = viewport.style.transform + '|' + window.scrollY;
+                const seen = window.__graphnb_canvas_seen || [];
+                seen.push(now);
+                window.__graphnb_canvas_seen = seen.slice(-4);
+                return seen.length >= 4 && seen.slice(-4).every((t) => t === now);
+            }""",
+            polling=100,
+            timeout=timeout * 1000,
+        )
+
+    def show_widget_of(self, element: Any) -> None:
+        """Scroll the notebook so the widget holding ``element`` is on screen.
+
+        Never scroll the element itself into view: that also scrolls React Flow's own
+        overflow-hidden containers, which snap back a moment later, so a click computed in
+        between lands beside its target.
+        """
+        element.evaluate(
+            """(e) => e.closest('[data-testid="graphnb-builder"]')
+                .scrollIntoView({ block: 'start' })"""
+        )
 
     def node(self, node_id: str) -> Any:
         """A node of the canvas (React Flow's wrapper element)."""
@@ -449,7 +478,7 @@ class Lab:
 
     def connect(self, source: str, target: str) -> None:
         """Drag from ``source``'s output handle to ``target``'s input handle, as a user does."""
-        self.node(source).scroll_into_view_if_needed()
+        self.show_widget_of(self.node(source))
         start = self.node(source).locator(".react-flow__handle.source").first.bounding_box()
         end = self.node(target).locator(".react-flow__handle.target").first.bounding_box()
         assert start, f"the output handle of {source} is not on screen"
@@ -463,7 +492,7 @@ class Lab:
     def drag_node(self, node_id: str, dx: float, dy: float, *, steps: int = 15) -> None:
         """Drag a node by its middle, in ``steps`` mouse moves."""
         node = self.node(node_id)
-        node.scroll_into_view_if_needed()
+        self.show_widget_of(node)
         box = node.bounding_box()
         assert box, f"{node_id} is not on screen"
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -477,11 +506,11 @@ class Lab:
         """Click the middle of an edge's drawn path (its bounding box may miss the line)."""
         edge = self.edge(source, target)
         edge.wait_for(state="attached")
+        self.show_widget_of(edge)
         point = edge.evaluate(
             """(e) => {
                 const path = e.querySelector('path.react-flow__edge-path')
                     || e.querySelector('path');
-                path.scrollIntoView({ block: 'center', inline: 'center' });
                 const p = path.getPointAtLength(path.getTotalLength() / 2);
                 const m = path.getScreenCTM();
                 return { x: p.x * m.a + p.y * m.c + m.e, y: p.x * m.b + p.y * m.d + m.f };

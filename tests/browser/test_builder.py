@@ -394,6 +394,107 @@ def test_the_drawing_survives_a_page_reload_and_a_kernel_restart(lab):
     lab.assert_no_js_errors()
 
 
+ROUTED = """
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.widget import Builder
+
+class Note(GraphState):
+    text: str = ""
+    path: Annotated[list[str], StateField(reducer=append)] = []
+
+def check(state: Note) -> dict:
+    return {"path": ["check"]}
+
+def short(state: Note) -> dict:
+    return {"path": ["short"]}
+
+def long(state: Note) -> dict:
+    return {"path": ["long"]}
+
+def pick(state: Note) -> str:
+    \"\"\"Route short texts one way, long texts the other.\"\"\"
+    return "short" if len(state.text) < 5 else "long"
+
+graph = (
+    StateGraph(Note, name="routed")
+    .add_node("check", check).add_node("short", short).add_node("long", long)
+    .add_edge(START, "check")
+    .add_edge("check", "short").add_edge("check", "long")
+    .add_edge("short", END).add_edge("long", END)
+)
+builder = Builder(graph)
+builder
+"""
+
+
+def test_a_conditional_edge_drawn_in_the_widget_routes_the_run(lab):
+    kernel = lab.open_notebook("routed", [ROUTED])
+    lab.builder()
+    page = lab.page
+    for route in ("short", "long"):
+        lab.click_edge("check", route)
+        page.get_by_test_id("edge-kind-select").select_option("conditional")
+        field = page.get_by_test_id("edge-route-input")
+        field.fill(route)
+        field.press("Enter")
+        page.get_by_test_id(f"edge-label-check-{route}").get_by_text(route).wait_for()
+    page.get_by_test_id("router-select").select_option("pick")
+
+    def routed() -> bool:
+        spec = kernel.json("builder.spec")
+        kinds = {(e["target"], e["kind"], e["route"]) for e in spec["edges"]}
+        return {("short", "conditional", "short"), ("long", "conditional", "long")} <= kinds and (
+            spec["routers"].get("check") == "pick"
+        )
+
+    lab.wait_until(routed, message="the conditional edges or the router never reached Python")
+
+    page.get_by_test_id("run-input-json").fill('{"text": "hi"}')
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(
+        """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",
+        timeout=15_000,
+    )
+    assert page.get_by_test_id("node-short").get_attribute("data-status") == "done"
+    assert page.get_by_test_id("node-long").get_attribute("data-status") == "idle"
+    assert kernel.json("builder.last_run['steps'][-1]['state']['path']") == ["check", "short"]
+    lab.assert_no_js_errors()
+
+
+def test_the_canvas_follows_jupyterlabs_dark_theme(lab):
+    lab.open_notebook("theme", [STORY, SHOW])
+    root = lab.builder()
+
+    def background() -> float:
+        # Luminance of the canvas's painted background, 0 (black) to 1 (white).
+        return root.evaluate(
+            """(root) => {
+                let el = root.querySelector('.react-flow');
+                let color = 'rgba(0, 0, 0, 0)';
+                while (el && /rgba\\(0, 0, 0, 0\\)|transparent/.test(color)) {
+                    color = getComputedStyle(el).backgroundColor;
+                    el = el.parentElement;
+                }
+                const [r, g, b] = color.match(/[\\d.]+/g).map(Number);
+                return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+            }"""
+        )
+
+    assert background() > 0.7
+    change = "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', { theme })"
+    try:
+        lab.page.evaluate(change, "JupyterLab Dark")
+        lab.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+        lab.page.wait_for_timeout(500)
+        assert background() < 0.3
+        lab.screenshot("story-dark-theme", element=root)
+    finally:
+        lab.page.evaluate(change, "JupyterLab Light")
+        lab.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+    lab.assert_no_js_errors()
+
+
 def test_export_writes_a_module_that_runs_with_python(lab, tmp_path):
     kernel = lab.open_notebook("export", [STORY, SHOW])
     lab.builder()
