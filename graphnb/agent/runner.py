@@ -312,14 +312,21 @@ class ReActAgent:
         ``transition``, ``tool_call``, ``tool_result``, ``retry``.
         """
         scope = self._new_scope(trace)
-        token = _scope.set(scope)
-        try:
-            async for item in self.compiled.astream(
-                self._input(prompt), mode=mode, **self._options(thread_id, data)
-            ):
-                yield item
-        finally:
-            _scope.reset(token)
+        stream = self.compiled.astream(
+            self._input(prompt), mode=mode, **self._options(thread_id, data)
+        )
+        # The scope is set only while the engine works (the tasks it starts copy it): an
+        # async generator runs in its consumer's context, and one the consumer leaves
+        # early is closed later from another context, where no token could be reset.
+        while True:
+            token = _scope.set(scope)
+            try:
+                item = await anext(stream)
+            except StopAsyncIteration:
+                return
+            finally:
+                _scope.reset(token)
+            yield item
 
     # -- helpers shared by the phases -----------------------------------------------------
 

@@ -21,6 +21,7 @@ from graphnb.agent import (
     ScriptedModel,
     ToolCall,
     Toolset,
+    TraceLog,
     call,
     current_context,
 )
@@ -99,6 +100,22 @@ def test_stream_yields_tokens_tool_activity_and_state_changes() -> None:
     moves = [(c["source"], c["target"]) for c in custom if c["type"] == "transition"]
     assert moves[0] == ("IDLE", "THINKING")
     assert moves[-1] == ("RESPONDING", "COMPLETED")
+
+
+def test_a_stream_left_early_closes_cleanly_from_another_context() -> None:
+    trace = TraceLog()
+    agent = ReActAgent(ScriptedModel(["one two three"]))
+
+    async def leave_early() -> Any:
+        stream: Any = agent.astream("hi", mode="custom", trace=trace)
+        first = await anext(stream)
+        # The event loop closes an abandoned generator from a task of its own.
+        await asyncio.create_task(stream.aclose())
+        return first
+
+    first = asyncio.run(leave_early())
+    assert first["type"] == "transition"
+    assert trace.path() == [("IDLE", "THINKING")]
 
 
 def test_run_context_is_visible_inside_tools_in_their_own_tasks_and_threads() -> None:
