@@ -680,7 +680,9 @@ def _observation(result: ToolResult) -> str:
     """What the model is told about a tool call's outcome."""
     match result:
         case Success(value=value):
-            return value if isinstance(value, str) else json.dumps(value, default=str)
+            if isinstance(value, str):
+                return value
+            return json.dumps(value, ensure_ascii=False, default=str)
         case Failure(error=error, reason=reason):
             return f"error ({reason}): {error}"
         case Timeout(after=after):

@@ -118,6 +118,17 @@ def test_a_stream_left_early_closes_cleanly_from_another_context() -> None:
     assert trace.path() == [("IDLE", "THINKING")]
 
 
+def test_tool_results_reach_the_model_as_readable_unicode() -> None:
+    def city(name: str) -> dict[str, str]:
+        """A city's data."""
+        return {"name": name, "temp": "20\u00b0C"}
+
+    model = ScriptedModel([call("city", name="Z\u00fcrich"), "ok"])
+    ReActAgent(model, [city]).run("?")
+    (reply,) = [m for m in model.requests[1].messages if m.role == "tool"]
+    assert reply.content == '{"name": "Z\u00fcrich", "temp": "20\u00b0C"}'
+
+
 def test_run_context_is_visible_inside_tools_in_their_own_tasks_and_threads() -> None:
     seen: list[tuple[str, Any, str | None]] = []
 
