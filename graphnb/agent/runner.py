@@ -383,8 +383,19 @@ class ReActAgent:
             "event": _E.TIMEOUT if timeout else _E.ERROR,
         }
 
-    def _timed_out(self, phase: ReactState, seconds: float | None) -> ErrorInfo:
-        return ErrorInfo("timeout", True, f"{phase.name} took longer than {seconds}s")
+    def _raised(
+        self,
+        state: AgentRunState,
+        phase: ReactState,
+        error: Exception,
+        limit: asyncio.Timeout,
+        seconds: float | None,
+    ) -> dict[str, Any]:
+        """The update of a phase that raised: TIMEOUT when its own time limit expired."""
+        if isinstance(error, TimeoutError) and limit.expired():
+            info = ErrorInfo("timeout", True, f"{phase.name} took longer than {seconds}s")
+            return self._fail(state, phase, info, timeout=True)
+        return self._fail(state, phase, self.retry.classify(error))
 
     # -- the phases ------------------------------------------------------------------------
 
@@ -425,17 +436,10 @@ class ReActAgent:
                             reply = await self.model.complete(
                                 messages, tools=offered, on_token=token
                             )
-                except TimeoutError as error:
-                    note.update(ok=False, error="timeout")
-                    if limit.expired():
-                        return self._fail(
-                            state, _S.THINKING, self._timed_out(_S.THINKING, seconds), timeout=True
-                        )
-                    return self._fail(state, _S.THINKING, self.retry.classify(error))
                 except Exception as error:
-                    info = self.retry.classify(error)
-                    note.update(ok=False, error=info.kind)
-                    return self._fail(state, _S.THINKING, info)
+                    update = self._raised(state, _S.THINKING, error, limit, seconds)
+                    note.update(ok=False, error=update["failure"].kind)
+                    return update
                 note.update(tool_calls=len(reply.tool_calls))
             done = {"rounds": state.rounds + 1}
             if reply.tool_calls:
@@ -520,14 +524,8 @@ class ReActAgent:
                     if self.observe is not None:
                         with use_context(self._agent_context(state, context, _S.OBSERVING)):
                             await _maybe_await(self.observe(list(state.results)))
-            except TimeoutError as error:
-                if limit.expired():
-                    return self._fail(
-                        state, _S.OBSERVING, self._timed_out(_S.OBSERVING, seconds), timeout=True
-                    )
-                return self._fail(state, _S.OBSERVING, self.retry.classify(error))
             except Exception as error:
-                return self._fail(state, _S.OBSERVING, self.retry.classify(error))
+                return self._raised(state, _S.OBSERVING, error, limit, seconds)
             replies = [
                 Message(role="tool", content=_observation(r), tool_call_id=r.call_id, name=r.tool)
                 for r in state.results
@@ -552,14 +550,8 @@ class ReActAgent:
                     if self.respond is not None:
                         with use_context(self._agent_context(state, context, _S.RESPONDING)):
                             answer = await _maybe_await(self.respond(state.draft))
-            except TimeoutError as error:
-                if limit.expired():
-                    return self._fail(
-                        state, _S.RESPONDING, self._timed_out(_S.RESPONDING, seconds), timeout=True
-                    )
-                return self._fail(state, _S.RESPONDING, self.retry.classify(error))
             except Exception as error:
-                return self._fail(state, _S.RESPONDING, self.retry.classify(error))
+                return self._raised(state, _S.RESPONDING, error, limit, seconds)
             return {
                 "messages": [Message(role="assistant", content=answer)],
                 "answer": answer,
