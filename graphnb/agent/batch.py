@@ -158,8 +158,10 @@ async def run_tool_calls(
                 f"cancelled because `{cause.name}` ({cause.id}) did not succeed",
                 "cancelled",
             )
-        else:
+        elif scope.expired():
             late = Timeout(tool_call.id, tool_call.name, after=deadline or 0.0)
+        else:  # the tool raised CancelledError itself: nothing timed out
+            late = Failure(tool_call.id, tool_call.name, "the call was cancelled", "cancelled")
         results[index] = late
         if on_result is not None:
             on_result(tool_call, late)

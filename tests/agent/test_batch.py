@@ -193,6 +193,19 @@ def test_a_tool_raising_timeout_error_itself_is_a_failure_not_a_timeout() -> Non
     assert results[0].error == "TimeoutError: upstream said timeout"
 
 
+def test_a_tool_raising_cancelled_error_itself_is_a_cancelled_failure() -> None:
+    async def gives_up() -> str:
+        raise asyncio.CancelledError
+
+    async def fine() -> str:
+        return "ok"
+
+    calls = [call("gives_up"), call("fine")]
+    results = run(run_tool_calls(calls, Toolset([gives_up, fine]), deadline=5))
+    assert results[0] == Failure(calls[0].id, "gives_up", "the call was cancelled", "cancelled")
+    assert isinstance(results[1], Success)
+
+
 def test_cancelling_the_caller_cancels_every_tool() -> None:
     observed: list[int] = []
 
