@@ -170,8 +170,10 @@ class RunController:
             self._finish("stopped")
             raise
         except Exception as error:  # shown in the run panel, not raised
-            if state["error"] is None:
-                state["error"] = _error_info(getattr(error, "node", None), error)
+            # What propagates carries the node's own exception as its cause, so its
+            # traceback reaches the user's frame; the failure event's copy may not.
+            node = state["error"]["node"] if state["error"] else getattr(error, "node", None)
+            state["error"] = _error_info(node, error)
             self._finish("error")
             return None
         self._finish("done")
