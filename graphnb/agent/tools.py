@@ -28,6 +28,7 @@ import asyncio
 import inspect
 import re
 import typing
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -65,9 +66,17 @@ class Tool:
         """Make a tool of ``fn``; every parameter needs a type annotation.
 
         Raises:
-            ToolDefinitionError: a parameter has no annotation or is ``*args``/``**kwargs``.
+            ToolDefinitionError: the name is not 1 to 64 letters, digits, ``_`` or ``-``;
+                a parameter has no annotation, starts with ``_``, or is
+                ``*args``/``**kwargs``.
         """
         tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        if not _NAME.fullmatch(tool_name):
+            raise ToolDefinitionError(
+                f"tool `{tool_name}`: a tool's name must be 1 to 64 letters, digits, '_' or "
+                "'-' (what chat-completions endpoints accept); pass name=...",
+                tool=tool_name,
+            )
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
         except Exception as error:
@@ -82,6 +91,13 @@ class Tool:
                     "a tool needs named, typed parameters",
                     tool=tool_name,
                 )
+            if parameter.name.startswith("_"):
+                # Pydantic would take it for a private attribute and leave it out of the
+                # schema, so the model could never send it.
+                raise ToolDefinitionError(
+                    f"tool `{tool_name}`: parameter {parameter.name!r} starts with '_'; rename it",
+                    tool=tool_name,
+                )
             if parameter.name not in hints:
                 raise ToolDefinitionError(
                     f"tool `{tool_name}`: parameter {parameter.name!r} has no type annotation",
@@ -90,9 +106,13 @@ class Tool:
             default = ... if parameter.default is parameter.empty else parameter.default
             fields[parameter.name] = (hints[parameter.name], default)
         documented = _google_args(inspect.getdoc(fn) or "")
-        model = create_model(
-            f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        with warnings.catch_warnings():
+            # A parameter named like a BaseModel method (json, schema, copy...) is fine
+            # here: arguments are read back with getattr, never through those methods.
+            warnings.filterwarnings("ignore", "Field name .* shadows an attribute", UserWarning)
+            model = create_model(
+                f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+            )
         schema = model.model_json_schema()
         schema.pop("title", None)
         for name, prop in schema.get("properties", {}).items():
@@ -217,6 +237,7 @@ class Toolset:
         return [self._tools[name] for name in names]
 
 
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
 

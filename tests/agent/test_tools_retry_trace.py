@@ -93,6 +93,27 @@ def test_untyped_or_variadic_parameters_are_refused_naming_the_tool() -> None:
         Tool.from_function(variadic)
 
 
+def test_names_endpoints_refuse_and_private_parameters_are_refused() -> None:
+    def hidden(_token: str) -> str:
+        return _token
+
+    with pytest.raises(ToolDefinitionError, match=r"`<lambda>`: a tool's name must be"):
+        Tool.from_function(lambda: None)
+    with pytest.raises(ToolDefinitionError, match=r"`get weather`: a tool's name must be"):
+        Tool.from_function(plan, name="get weather")
+    with pytest.raises(ToolDefinitionError, match=r"`hidden`: parameter '_token' starts with '_'"):
+        Tool.from_function(hidden)
+
+
+def test_parameters_named_like_model_methods_are_ordinary_arguments() -> None:
+    def post(json: str, schema: int = 1) -> str:
+        return f"{json}:{schema}"
+
+    made = Tool.from_function(post)
+    assert sorted(made.parameters["properties"]) == ["json", "schema"]
+    assert asyncio.run(made.invoke({"json": "x", "schema": 3})) == "x:3"
+
+
 def test_toolset_refuses_duplicates_and_unknown_state_tools() -> None:
     with pytest.raises(ToolDefinitionError, match="two tools are named `plan`"):
         Toolset([plan, plan])
