@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 from collections.abc import Sequence
-from datetime import UTC
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
@@ -46,19 +47,23 @@ def retry_after_seconds(value: str | None) -> float | None:
     Example:
         >>> retry_after_seconds("2"), retry_after_seconds(None), retry_after_seconds("soon")
         (2.0, None, None)
+        >>> retry_after_seconds("nan"), retry_after_seconds("Thu, 01 Jan 1970 00:00:00 -0000")
+        (None, 0.0)
     """
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else None
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    from datetime import datetime
-
+    if when.tzinfo is None:  # "-0000": UTC, with no local zone known (RFC 5322)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
@@ -138,13 +143,7 @@ class OpenAIChatModel:
                 if self.stream:
                     return await self._streamed(request, on_token)
                 return await self._whole(request)
-        except TimeoutError:
-            raise ModelTimeout(
-                f"model {self.model!r} gave no answer within {self.timeout:g}s",
-                model=self.model,
-                after=self.timeout,
-            ) from None
-        except openai.APITimeoutError:
+        except (TimeoutError, openai.APITimeoutError):
             raise ModelTimeout(
                 f"model {self.model!r} gave no answer within {self.timeout:g}s",
                 model=self.model,
@@ -206,7 +205,7 @@ class OpenAIChatModel:
                     if piece.function is not None:
                         slot[1] += piece.function.name or ""
                         slot[2] += piece.function.arguments or ""
-        except (openai.APIError, asyncio.CancelledError):
+        except openai.APIError:
             raise
         except Exception as error:  # the connection broke mid-stream
             raise ModelUnavailable(

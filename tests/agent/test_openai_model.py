@@ -25,6 +25,7 @@ from graphnb.agent import (
     RetryPolicy,
     Tool,
 )
+from graphnb.agent.openai_model import retry_after_seconds
 
 USER = [Message(role="user", content="hi")]
 
@@ -224,3 +225,24 @@ def test_retry_after_ms_is_preferred_when_sent(fake_openai: Any) -> None:
     with pytest.raises(ModelRateLimited) as caught:
         with_model(fake_openai.base_url, lambda m: m.complete(USER))
     assert caught.value.retry_after == 0.25
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("3", 3.0),
+        ("-3", 0.0),
+        ("nan", None),
+        ("later", None),
+        ("Thu, 01 Jan 1970 00:00:00 GMT", 0.0),
+        ("Thu, 01 Jan 1970 00:00:00 -0000", 0.0),
+    ],
+)
+def test_retry_after_header_values(header: str, seconds: float | None) -> None:
+    assert retry_after_seconds(header) == seconds
+
+
+def test_retry_after_dates_without_a_zone_are_read_as_utc() -> None:
+    found = retry_after_seconds("Fri, 31 Dec 9999 23:59:59 -0000")
+    assert found is not None
+    assert found > 200 * 365 * 86400
