@@ -192,15 +192,38 @@ def _node_named(spec: dict, name: str) -> str:
     return node_id
 
 
-def test_ctrl_z_right_after_deleting_a_node_brings_it_back_and_ctrl_shift_z_redoes(lab):
+NOTEBOOK_KEYS = ["b", "a", "x", "c", "v", "d", "d", "m", "y", "z", "Shift+Enter", "Enter"]
+"""JupyterLab's command-mode shortcuts: insert, cut, copy, paste, delete, retype, run."""
+
+
+def _cells(lab) -> list[tuple[str, str]]:
+    return lab.page.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.widgets
+            .map((cell) => [cell.model.type, cell.model.sharedModel.getSource()])"""
+    )
+
+
+def test_keys_pressed_in_the_canvas_stay_in_the_widget_and_ctrl_z_undoes_a_delete(lab):
     kernel = lab.open_notebook("undo", [STORY, SHOW])
     lab.builder()
+    cells = _cells(lab)
+
+    # Notebook shortcuts typed while a node, then an edge, has the focus do nothing.
+    lab.node("draft").click()
+    for key in NOTEBOOK_KEYS:
+        lab.page.keyboard.press(key)
+    assert _cells(lab) == cells, "a key pressed on a node reached JupyterLab"
+    lab.click_edge("draft", "review")
+    for key in NOTEBOOK_KEYS:
+        lab.page.keyboard.press(key)
+    assert _cells(lab) == cells, "a key pressed on an edge reached JupyterLab"
+    assert lab.prompts() == ["[1]:", "[2]:"]
+
+    # Delete a node, then Ctrl+Z at once, as a user does, without clicking anywhere first.
     lab.node("outline").click()
     lab.page.keyboard.press("Delete")
     lab.node("outline").wait_for(state="detached")
     lab.wait_until(lambda: "outline" not in spec_nodes(kernel.json("builder.spec")))
-
-    # What a user does next: Ctrl+Z at once, without clicking anywhere first.
     lab.page.keyboard.press("Control+z")
     lab.node("outline").wait_for(timeout=5_000)
     lab.wait_until(
@@ -219,7 +242,7 @@ def test_ctrl_z_right_after_deleting_a_node_brings_it_back_and_ctrl_shift_z_redo
     lab.node("outline").wait_for(timeout=5_000)
 
     # The keys stayed in the widget: JupyterLab neither undid nor deleted a cell.
-    assert lab.prompts() == ["[1]:", "[2]:"]
+    assert _cells(lab) == cells
     lab.assert_no_js_errors()
 
 
