@@ -208,7 +208,7 @@ def test_keys_pressed_in_the_canvas_stay_in_the_widget_and_ctrl_z_undoes_a_delet
     lab.builder()
     cells = _cells(lab)
 
-    # Notebook shortcuts typed while a node, then an edge, has the focus do nothing.
+    # Notebook shortcuts typed while a node, an edge or a button has the focus do nothing.
     lab.node("draft").click()
     for key in NOTEBOOK_KEYS:
         lab.page.keyboard.press(key)
@@ -217,6 +217,10 @@ def test_keys_pressed_in_the_canvas_stay_in_the_widget_and_ctrl_z_undoes_a_delet
     for key in NOTEBOOK_KEYS:
         lab.page.keyboard.press(key)
     assert _cells(lab) == cells, "a key pressed on an edge reached JupyterLab"
+    lab.page.get_by_test_id("toolbar-fit").click()
+    for key in NOTEBOOK_KEYS:
+        lab.page.keyboard.press(key)
+    assert _cells(lab) == cells, "a key pressed on a toolbar button reached JupyterLab"
     assert lab.prompts() == ["[1]:", "[2]:"]
 
     # Delete a node, then Ctrl+Z at once, as a user does, without clicking anywhere first.
