@@ -31,12 +31,12 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ..engine.context import RunContext
+from ..engine.node import Node
 from ..errors import GraphSetupError
 
 if TYPE_CHECKING:
@@ -95,15 +95,6 @@ def machine_graph(
     return StateGraph.from_spec(spec, namespace=namespace, state=state)
 
 
-def _takes_context(fn: Handler) -> bool:
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return sum(p.kind in kinds for p in parameters) >= 2
-
-
 def _update(
     result: Any, state: Enum, events: type[Enum], event_field: str, phase_field: str
 ) -> dict[str, Any]:
@@ -143,8 +134,11 @@ def _node(
 
         idle.__name__ = state.name
         return idle
-    with_context = _takes_context(handler)
-    if inspect.iscoroutinefunction(handler):
+    # Called the way the engine calls a node: the same rules for the run context and for
+    # async callables (functions or objects), so a handler behaves like any node.
+    called = Node(state.name, 0, handler)
+    with_context = called.takes_context
+    if called.is_async:
 
         async def run_async(view: Any, context: RunContext) -> dict[str, Any]:
             call: Awaitable[Any] = handler(view, context) if with_context else handler(view)

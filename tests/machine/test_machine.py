@@ -345,6 +345,19 @@ def test_async_handlers_with_context_run_under_ainvoke() -> None:
     assert seen == ["NEW"]
 
 
+def test_handlers_are_called_as_nodes_are() -> None:
+    class Pay:
+        async def __call__(self, state: Ticket) -> Act:
+            return Act.PAY
+
+    handlers: dict[Order, Any] = {
+        Order.NEW: Pay(),  # an async callable object is awaited
+        Order.PAID: lambda s, then=Act.CANCEL: then,  # a defaulted parameter gets no context
+    }
+    final = asyncio.run(make().to_graph(Ticket, handlers).compile().ainvoke({}))
+    assert final.phase == "CANCELLED"
+
+
 def test_handlers_keyed_by_foreign_values_are_refused() -> None:
     with pytest.raises(GraphSetupError, match="not Order members"):
         make().to_graph(Ticket, {"NEW": lambda s: None})
