@@ -328,6 +328,7 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     )
     assert page.get_by_test_id("node-research").get_attribute("data-status") == "done"
     assert _status(lab) == "running"
+    lab.screenshot("story-run-streaming", element=lab.page.get_by_test_id("graphnb-builder"))
 
     page.wait_for_function(
         """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",
