@@ -126,8 +126,11 @@ class RetryPolicy:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
-        if self.base_delay < 0 or self.max_delay < 0 or self.multiplier < 1:
-            raise ValueError("delays must be non-negative and the multiplier at least 1")
+        for name in ("base_delay", "max_delay", "max_retry_after"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.multiplier < 1:
+            raise ValueError(f"multiplier must be at least 1, got {self.multiplier}")
 
     def backoff(self, attempt: int, rng: random.Random | None = None) -> float:
         """The delay before retry number ``attempt`` (1 for the first retry)."""

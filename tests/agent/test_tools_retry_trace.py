@@ -171,9 +171,15 @@ def test_decide_honours_retry_after_and_the_attempt_limit() -> None:
     assert not policy.decide(too_long, attempt=1).retry
 
 
-def test_policy_refuses_nonsense() -> None:
-    with pytest.raises(ValueError, match="max_attempts"):
+def test_policy_refuses_nonsense_naming_the_setting() -> None:
+    with pytest.raises(ValueError, match="max_attempts must be at least 1, got 0"):
         RetryPolicy(max_attempts=0)
+    with pytest.raises(ValueError, match="max_delay must not be negative, got -1"):
+        RetryPolicy(max_delay=-1)
+    with pytest.raises(ValueError, match="max_retry_after must not be negative, got -2"):
+        RetryPolicy(max_retry_after=-2)
+    with pytest.raises(ValueError, match=r"multiplier must be at least 1, got 0\.5"):
+        RetryPolicy(multiplier=0.5)
 
 
 # -- the trace ------------------------------------------------------------------------------
