@@ -99,7 +99,7 @@ class Machine(Generic[S, E]):
         self.final: tuple[S, ...] = tuple(final)
         self.transitions: tuple[Transition[S, E], ...] = tuple(transitions)
         self.on_unknown: UnknownEventPolicy = on_unknown
-        self._problems()
+        self._check_declaration()
         table: dict[tuple[S, E], list[Transition[S, E]]] = defaultdict(list)
         for transition in self.transitions:
             for source in transition.sources:
@@ -114,7 +114,8 @@ class Machine(Generic[S, E]):
 
     # -- checking the declaration ----------------------------------------------------------
 
-    def _problems(self) -> None:
+    def _check_declaration(self) -> None:
+        """Raise one MachineDefinitionError listing every problem of the declaration."""
         problems: list[str] = []
         if not (isinstance(self.states, type) and issubclass(self.states, Enum)):
             raise MachineDefinitionError(
