@@ -550,6 +550,11 @@ class ReActAgent:
                     if self.respond is not None:
                         with use_context(self._agent_context(state, context, _S.RESPONDING)):
                             answer = await _maybe_await(self.respond(state.draft))
+                        if not isinstance(answer, str):
+                            raise TypeError(
+                                f"respond returned {type(answer).__name__} {answer!r}; "
+                                "expected the answer as a str"
+                            )
             except Exception as error:
                 return self._raised(state, _S.RESPONDING, error, limit, seconds)
             return {

@@ -340,6 +340,19 @@ def test_responding_error_and_timeout_go_to_failed_and_retry_thinking() -> None:
     assert transitions(result).count("FAILED -> THINKING") == 2
 
 
+def test_respond_returning_no_text_fails_the_phase_instead_of_raising() -> None:
+    agent = ReActAgent(
+        ScriptedModel(["draft"]), respond=lambda text: None, retry=RetryPolicy(max_attempts=1)
+    )
+    result = agent.run("hi")
+    assert (result.status, result.answer) == ("failed", DEFAULT_FALLBACK)
+    assert result.failure is not None
+    assert (result.failure.phase, result.failure.kind) == ("RESPONDING", "internal")
+    assert result.failure.message == (
+        "TypeError: respond returned NoneType None; expected the answer as a str"
+    )
+
+
 def _always_retry(error: BaseException) -> Any:
     from graphnb.agent import ErrorInfo
 
