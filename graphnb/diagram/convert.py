@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spec import END, START
-from .extract import spec_of
+from ..spec import NodeSpec
+from .extract import extract, spec_of
 
 __all__ = ["to_networkx"]
 
@@ -42,27 +42,20 @@ def to_networkx(obj: Any) -> Any:
     nx = import_networkx()
     spec = spec_of(obj)
     graph = nx.DiGraph(name=spec.name, metadata=dict(spec.metadata), routers=dict(spec.routers))
-    used = [end for edge in spec.edges for end in (edge.source, edge.target)]
-    if START in used:
-        graph.add_node(START, kind="start", label="start", binding=None, position=None, metadata={})
+    defined: dict[str, NodeSpec] = {}
     for node in spec.nodes:
-        if node.id in graph or node.id in (START, END):
-            continue
+        defined.setdefault(node.id, node)
+    # Which nodes there are, and of what kind, is the diagram model's decision.
+    for item in extract(spec).nodes:
+        found = defined.get(item.id) if item.kind == "node" else None
         graph.add_node(
-            node.id,
-            kind="node",
-            label=node.label,
-            binding=node.binding,
-            position=(node.position.x, node.position.y) if node.position else None,
-            metadata=dict(node.metadata),
+            item.id,
+            kind=item.kind,
+            label=found.label if found else item.label if item.kind in ("start", "end") else None,
+            binding=found.binding if found else None,
+            position=(found.position.x, found.position.y) if found and found.position else None,
+            metadata=dict(found.metadata) if found else {},
         )
-    for name in dict.fromkeys(used):
-        if name not in graph and name != END:
-            graph.add_node(
-                name, kind="missing", label=None, binding=None, position=None, metadata={}
-            )
-    if END in used:
-        graph.add_node(END, kind="end", label="end", binding=None, position=None, metadata={})
     for edge in spec.edges:
         data = {
             "kind": edge.kind,
