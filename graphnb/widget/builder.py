@@ -127,6 +127,8 @@ class Builder(anywidget.AnyWidget):
         self.run_state = cast("dict[str, Any]", idle_run([node.id for node in spec.nodes]))
         if checkpointer is not None:
             self.use_saver(checkpointer)
+        if self._path is not None and not self._path.exists():
+            self.save()
         self._hook = self._watch_cells()
 
     # -- opening and saving ------------------------------------------------------------

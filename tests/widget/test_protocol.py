@@ -127,6 +127,7 @@ def test_layout_places_every_node_start_and_end_apart(comm, notebook):
 def test_the_drawing_is_saved_to_its_file_and_loads_back(comm, notebook, tmp_path):
     path = tmp_path / "story.graph.json"
     builder = Builder(notebook["graph"], namespace=notebook, path=path)
+    assert GraphSpec.from_json(path.read_text()) == builder.spec, "saved from the start"
     edited = spec_json(builder)
     edited["nodes"][0]["position"] = {"x": 12, "y": 34}
     comm.receive_update({"spec": edited})

@@ -52,6 +52,17 @@ const IDLE_RUN: RunState = {
 
 const HISTORY_LIMIT = 200;
 
+/**
+ * Keep JupyterLab's shortcuts out of the widget. Lumino skips a shortcut when, walking up
+ * from the key's target, it meets `data-lm-suppress-shortcuts` *before* an element matching
+ * the shortcut's selector; notebook selectors end in `:focus`, which the focused element
+ * itself matches. So the focused element (a node, an edge, a button) carries it too.
+ */
+function suppressShortcuts(e: React.FocusEvent) {
+  const target = e.target as Element;
+  if (!target.hasAttribute("data-lm-suppress-shortcuts")) target.setAttribute("data-lm-suppress-shortcuts", "true");
+}
+
 function useDarkTheme(): boolean {
   const read = () => document.body.dataset.jpThemeLight === "false";
   const [dark, setDark] = useState(read);
@@ -328,6 +339,16 @@ function Editor() {
     history.commit(edit.addNode(spec, edit.freeSpot(spec, { x: center.x - 80, y: center.y - 25 })));
   }, [flow, spec, history]);
 
+  // Double-click on the empty canvas: a new node right there.
+  const onCanvasDoubleClick = useCallback(
+    (e: React.MouseEvent) => {
+      if (!(e.target as HTMLElement).classList.contains("react-flow__pane")) return;
+      const at = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      history.commit(edit.addNode(spec, { x: Math.round(at.x - 80), y: Math.round(at.y - 25) }));
+    },
+    [flow, spec, history],
+  );
+
   const rename = useCallback(
     (from: string, to: string) => {
       const next = edit.renameNode(spec, from, edit.cleanId(to));
@@ -388,6 +409,7 @@ function Editor() {
       data-lm-suppress-shortcuts="true"
       data-run-status={run.status}
       onKeyDown={onKeyDown}
+      onFocus={suppressShortcuts}
       style={{ height: `${height || 560}px` }}
     >
       <div className="graphnb-toolbar" role="toolbar">
@@ -454,7 +476,7 @@ function Editor() {
         )}
       </div>
       <div className="graphnb-main">
-        <div className="graphnb-canvas" ref={wrapper}>
+        <div className="graphnb-canvas" ref={wrapper} onDoubleClick={onCanvasDoubleClick}>
           <Canvas.Provider value={canvas}>
             <ReactFlow
               nodes={nodes}
@@ -471,6 +493,7 @@ function Editor() {
               multiSelectionKeyCode={["Shift", "Meta", "Control"]}
               colorMode={dark ? "dark" : "light"}
               fitView
+              zoomOnDoubleClick={false}
               minZoom={0.1}
               onlyRenderVisibleElements={nodes.length > 150}
               proOptions={{ hideAttribution: true }}

@@ -1,6 +1,6 @@
 // The side panels: binding, state model, run, state after each step, problems.
 
-import { useEffect, useMemo, useState, type ReactNode } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type {
   CallableInfo,
   EdgeKind,
@@ -462,9 +462,7 @@ export function RunPanel(props: {
         {run.elapsed != null && <span className="graphnb-muted">{formatDuration(run.elapsed)}</span>}
       </div>
       <div className="graphnb-muted">streamed{run.field ? ` into ${run.field}` : ""}:</div>
-      <pre className="graphnb-chunks" data-testid="run-chunks">
-        {props.chunks}
-      </pre>
+      <Chunks text={props.chunks} />
       {run.error && (
         <div className="graphnb-run-error" data-testid="run-error">
           {run.error.node && (
@@ -486,6 +484,29 @@ export function RunPanel(props: {
         </div>
       )}
     </Panel>
+  );
+}
+
+/** The streamed text; follows the end while it grows, unless the user scrolled up. */
+function Chunks(props: { text: string }) {
+  const box = useRef<HTMLPreElement>(null);
+  const following = useRef(true);
+  useEffect(() => {
+    const el = box.current;
+    if (el && following.current) el.scrollTop = el.scrollHeight;
+  }, [props.text]);
+  return (
+    <pre
+      ref={box}
+      className="graphnb-chunks"
+      data-testid="run-chunks"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+      }}
+    >
+      {props.text}
+    </pre>
   );
 }
 
