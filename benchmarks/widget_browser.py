@@ -92,15 +92,6 @@ stream_graph = (
 )
 """
 
-# Counts comm messages in both directions on the notebook's kernel connection.
-COUNT_MESSAGES = """() => {
-    const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-    window.__graphnb_counts = { send: 0, recv: 0 };
-    kernel.anyMessage.connect((_, { msg, direction }) => {
-        if (msg.header.msg_type === 'comm_msg') window.__graphnb_counts[direction] += 1;
-    });
-}"""
-
 # Click latency: from the pointer going down to React Flow marking the node selected.
 # The promise is parked on window: awaiting it here would block until it times out.
 CLICK_PROBE = """(node) => {
@@ -118,23 +109,6 @@ CLICK_PROBE = """(node) => {
         setTimeout(() => { observer.disconnect(); resolve(null); }, 5000);
     });
 }"""
-
-
-def run_cell(lab: Any, code: str) -> float:
-    """Append a cell with ``code`` and execute it; returns the page time it started."""
-    return lab.page.evaluate(
-        """(code) => {
-            const app = window.jupyterapp;
-            const notebook = app.shell.currentWidget.content;
-            notebook.activeCellIndex = notebook.widgets.length - 1;
-            app.commands.execute('notebook:insert-cell-below');
-            notebook.activeCell.model.sharedModel.setSource(code);
-            const started = performance.now();
-            app.commands.execute('notebook:run-cell');
-            return started;
-        }""",
-        code,
-    )
 
 
 def clear_outputs(lab: Any) -> None:
@@ -164,8 +138,7 @@ def wait_run_status(lab: Any, pattern: str, timeout: float = 60) -> None:
 
 
 def bench_render(lab: Any, kernel: Any, size: int) -> dict[str, float | None]:
-    started = run_cell(
-        lab,
+    started = lab.run_new_cell(
         "_started = time.perf_counter()\n"
         f"big = Builder(big_graph({size}), height=700)\n"
         "_python_s = time.perf_counter() - _started\n"
@@ -188,9 +161,9 @@ def bench_render(lab: Any, kernel: Any, size: int) -> dict[str, float | None]:
 
 
 def bench_stream(lab: Any, kernel: Any) -> dict[str, Any]:
-    run_cell(lab, "streamer = Builder(stream_graph)\nstreamer")
+    lab.run_new_cell("streamer = Builder(stream_graph)\nstreamer")
     lab.page.wait_for_selector('.react-flow__node[data-id="firehose"]')
-    lab.page.evaluate(COUNT_MESSAGES)
+    lab.count_comm_messages()
     lab.page.evaluate(
         """() => {
             window.__graphnb_frames = [];
@@ -215,7 +188,7 @@ def bench_stream(lab: Any, kernel: Any) -> dict[str, Any]:
     frames = lab.page.evaluate(
         "() => { window.__graphnb_stop_frames = true; return window.__graphnb_frames; }"
     )
-    counts = lab.page.evaluate("() => window.__graphnb_counts")
+    counts = lab.comm_messages(reset=True)
     gaps = [later - earlier for earlier, later in itertools.pairwise(frames)]
     chunks = kernel.json("len(streamer.last_run['chunks'])")
     return {
@@ -232,7 +205,6 @@ def bench_stream(lab: Any, kernel: Any) -> dict[str, Any]:
 
 
 def bench_drag(lab: Any, kernel: Any) -> dict[str, Any]:
-    lab.page.evaluate("() => { window.__graphnb_counts.send = 0; }")
     kernel.run(
         "_spec_changes = []\nstreamer.observe(lambda change: _spec_changes.append(1), names='spec')"
     )
@@ -244,7 +216,7 @@ def bench_drag(lab: Any, kernel: Any) -> dict[str, Any]:
     lab.page.mouse.move(x + 120, y + 60, steps=30)
     lab.page.mouse.up()
     time.sleep(1.0)
-    sent = lab.page.evaluate("() => window.__graphnb_counts.send")
+    sent = lab.comm_messages()["send"]
     return {
         "drag_frames": 30,
         "comm_messages_sent": sent,

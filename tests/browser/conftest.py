@@ -398,6 +398,48 @@ class Lab:
             time.sleep(0.1)
         raise AssertionError(f"cells did not finish within {timeout} s: prompts {self.prompts()}")
 
+    def run_new_cell(self, code: str) -> float:
+        """Append a cell with ``code`` and start it; returns the page clock when it started.
+
+        Not awaited: wait for what the cell should show.
+        """
+        return self.page.evaluate(
+            """(code) => {
+                const app = window.jupyterapp;
+                const notebook = app.shell.currentWidget.content;
+                notebook.activeCellIndex = notebook.widgets.length - 1;
+                app.commands.execute('notebook:insert-cell-below');
+                notebook.activeCell.model.sharedModel.setSource(code);
+                const started = performance.now();
+                app.commands.execute('notebook:run-cell');
+                return started;
+            }""",
+            textwrap.dedent(code).strip(),
+        )
+
+    def count_comm_messages(self) -> None:
+        """Count comm messages on the kernel connection from now on (see comm_messages)."""
+        self.page.evaluate(
+            """() => {
+                const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+                window.__graphnb_counts = { send: 0, recv: 0 };
+                kernel.anyMessage.connect((_, { msg, direction }) => {
+                    if (msg.header.msg_type === 'comm_msg') window.__graphnb_counts[direction] += 1;
+                });
+            }"""
+        )
+
+    def comm_messages(self, *, reset: bool = False) -> dict[str, int]:
+        """Comm messages counted so far: ``send`` (page to kernel) and ``recv``."""
+        return self.page.evaluate(
+            """(reset) => {
+                const counts = { ...window.__graphnb_counts };
+                if (reset) window.__graphnb_counts = { send: 0, recv: 0 };
+                return counts;
+            }""",
+            reset,
+        )
+
     def notebook_errors(self) -> list[str]:
         """Tracebacks shown in the notebook's outputs."""
         return self.page.evaluate(
