@@ -30,7 +30,7 @@ from .files import save
 from .model import Diagram, DiagramEdge, DiagramNode
 from .positions import layout
 from .render import mimebundle, to_dot, to_mermaid, to_svg
-from .trace import Trace, Transition
+from .trace import StepEnd, Trace
 
 __all__ = [
     "Diagram",
@@ -38,8 +38,8 @@ __all__ = [
     "DiagramError",
     "DiagramNode",
     "NotDrawableError",
+    "StepEnd",
     "Trace",
-    "Transition",
     "UnknownFormatError",
     "extract",
     "layout",

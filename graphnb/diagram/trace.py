@@ -9,11 +9,11 @@ from typing import Any
 from ..spec import END
 from .model import Diagram
 
-__all__ = ["Trace", "Transition"]
+__all__ = ["StepEnd", "Trace"]
 
 
 @dataclass(frozen=True, slots=True)
-class Transition:
+class StepEnd:
     """The end of one super-step: which nodes finished and which run next.
 
     Attributes:
@@ -39,7 +39,7 @@ class Trace:
         edges: ``(source, target)`` pairs known to have been taken.
         current: the nodes running (or about to run) when the trace was taken.
         failed: the node that failed, if one did.
-        transitions: the end of each super-step, from which the taken edges are inferred.
+        step_ends: the end of each super-step, from which the taken edges are inferred.
 
     Example:
         >>> from graphnb import StateGraph, START, END
@@ -54,7 +54,7 @@ class Trace:
     edges: tuple[tuple[str, str], ...] = ()
     current: tuple[str, ...] = ()
     failed: str | None = None
-    transitions: tuple[Transition, ...] = ()
+    step_ends: tuple[StepEnd, ...] = ()
 
     @classmethod
     def from_events(cls, events: Iterable[Any]) -> Trace:
@@ -66,7 +66,7 @@ class Trace:
         """
         steps: dict[str, list[int]] = {}
         running: dict[str, None] = {}
-        transitions: list[Transition] = []
+        step_ends: list[StepEnd] = []
         failed: str | None = None
         waiting: tuple[str, ...] = ()
         for event in events:
@@ -84,17 +84,17 @@ class Trace:
                 if event.step < 0:
                     for node in finished:
                         steps.setdefault(node, []).append(event.step)
-                transitions.append(Transition(event.step, finished, tuple(event.next)))
+                step_ends.append(StepEnd(event.step, finished, tuple(event.next)))
             elif kind == "interrupted":
                 waiting = tuple(dict.fromkeys(stop.node for stop in event.interrupts))
         current: tuple[str, ...] = waiting or tuple(running)
-        if not current and failed is None and transitions:
-            current = transitions[-1].next
+        if not current and failed is None and step_ends:
+            current = step_ends[-1].next
         return cls(
             {node: tuple(ran) for node, ran in steps.items()},
             current=current,
             failed=failed,
-            transitions=tuple(transitions),
+            step_ends=tuple(step_ends),
         )
 
     def taken_edges(self, diagram: Diagram) -> tuple[int, ...]:
@@ -114,7 +114,7 @@ class Trace:
         for edge in diagram.edges:
             if (edge.source, edge.target) in pairs or any(
                 self._took(edge.source, edge.target, edge.kind, t, first_run, onward)
-                for t in self.transitions
+                for t in self.step_ends
             ):
                 taken.append(edge.index)
         return tuple(taken)
@@ -124,7 +124,7 @@ class Trace:
         source: str,
         target: str,
         kind: str,
-        step: Transition,
+        step: StepEnd,
         first_run: Mapping[str, int],
         onward: Mapping[str, list[str]],
     ) -> bool:
