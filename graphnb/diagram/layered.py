@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from ..spec import END, START
 from .geometry import Box, Layout, Point, Route, Sizes
 from .model import Diagram, DiagramEdge
 from .ordering import by_barycenter, crossings, transpose
@@ -123,7 +124,7 @@ class _Builder:
         state = [0] * self.count_fixed  # 0 new, 1 on the stack, 2 done
         back = [False] * len(self.links)
         roots = list(range(self.count_fixed))
-        start = self.index.get("__start__")
+        start = self.index.get(START)
         if start is not None:
             roots.remove(start)
             roots.insert(0, start)
@@ -159,7 +160,7 @@ class _Builder:
         for depth, generation in enumerate(nx.topological_generations(graph)):
             for item in generation:
                 layer[item] = depth
-        end = self.index.get("__end__")
+        end = self.index.get(END)
         if end is not None and graph.out_degree(end) == 0 and self.count_fixed > 1:
             others = [layer[i] for i in range(self.count_fixed) if i != end]
             layer[end] = max(others) + 1
