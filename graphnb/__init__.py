@@ -10,8 +10,8 @@ dependencies when first used. Savers live in :mod:`graphnb.checkpoint`, state ma
 
 from __future__ import annotations
 
-from .checkpoint.human import Command, interrupt
-from .checkpoint.record import Interrupt, StateSnapshot
+from typing import TYPE_CHECKING, Any
+
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.context import RunContext
 from .engine.events import (
@@ -42,7 +42,31 @@ from .reducers import Reducer, add, append, merge, replace
 from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
 from .state import GraphState, StateField
 
+if TYPE_CHECKING:
+    from .checkpoint.human import Command, interrupt
+    from .checkpoint.record import Interrupt, StateSnapshot
+
 __version__ = "0.1.0"
+
+# Names of threaded runs load with graphnb.checkpoint on first use, not on `import graphnb`.
+_LAZY = {
+    "Command": "graphnb.checkpoint.human",
+    "interrupt": "graphnb.checkpoint.human",
+    "Interrupt": "graphnb.checkpoint.record",
+    "StateSnapshot": "graphnb.checkpoint.record",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphnb' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
