@@ -145,6 +145,5 @@ def test_every_element_sits_inside_the_canvas(sample: tuple[str, GraphSpec]) -> 
         x, y = float(rect.get("x", 0)), float(rect.get("y", 0))
         assert x >= 0
         assert x + float(rect.get("width", 0)) <= width
-        if "gnb-badge" not in rect.get("class", ""):
-            assert y >= 0
-            assert y + float(rect.get("height", 0)) <= height
+        assert y >= 0
+        assert y + float(rect.get("height", 0)) <= height
