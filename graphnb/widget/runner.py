@@ -49,9 +49,12 @@ def _jsonable(value: Any) -> Any:
 
 
 def _error_info(node: str | None, error: BaseException) -> RunError:
+    # A node's failure arrives wrapped (NodeError, naming node and step, which the panel
+    # shows anyway); the message users need is their own exception's.
+    cause = error.__cause__ if node is not None and error.__cause__ is not None else error
     return RunError(
         node=node,
-        message=f"{type(error).__name__}: {error}",
+        message=f"{type(cause).__name__}: {cause}",
         traceback="".join(traceback.format_exception(error)),
     )
 

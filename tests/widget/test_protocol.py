@@ -227,7 +227,7 @@ def test_a_failing_node_shows_the_error_and_its_traceback(comm, notebook):
     assert run["status"] == "error"
     assert run["nodes"]["broken"]["status"] == "error"
     assert run["error"]["node"] == "broken"
-    assert "the model is down" in run["error"]["message"]
+    assert run["error"]["message"] == "ValueError: the model is down"
     assert "ValueError: the model is down" in run["error"]["traceback"]
 
 

@@ -190,7 +190,7 @@ function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
 
 function Editor() {
   const model = useModel<Model>();
-  const [spec, setSpecTrait] = useModelState<GraphSpec>("spec");
+  const [spec] = useModelState<GraphSpec>("spec");
   const [problems] = useModelState<ProblemInfo[]>("problems");
   const [callables] = useModelState<Model["callables"]>("callables");
   const [models] = useModelState<Model["models"]>("models");
@@ -212,7 +212,6 @@ function Editor() {
     },
     [model],
   );
-  void setSpecTrait;
   const history = useHistory(spec, setSpec);
 
   // -- stores the nodes subscribe to --------------------------------------------------------
@@ -236,7 +235,7 @@ function Editor() {
   useEffect(() => {
     const onMessage = (message: ServerMessage) => {
       if (message.type === "chunks") {
-        const m = message as ChunksMessage;
+        const m: ChunksMessage = message;
         setChunks((local) => {
           if (local.run !== m.run) return m.offset === 0 ? { run: m.run, text: m.text } : local;
           const end = m.offset + m.text.length;
@@ -397,7 +396,6 @@ function Editor() {
 
   useEffect(() => {
     console.debug(`[graphnb] builder ready: ${spec.nodes.length} nodes, ${spec.edges.length} edges`);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   return (

@@ -118,6 +118,11 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
           </span>
         )}
       </div>
+      {failed && (
+        <div className="graphnb-node-error" data-testid={`node-error-${id}`}>
+          {failed}
+        </div>
+      )}
       {code && <span className="graphnb-node-badge" aria-label={message ?? ""}>!</span>}
       <Handle type="source" position={Position.Bottom} />
     </div>
