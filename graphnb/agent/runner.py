@@ -167,6 +167,13 @@ class ReActAgent:
             )
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
+        # A misspelt state would silently leave the real one exposing every tool.
+        unknown = [name for name in self.tools.states if name not in ReactState.__members__]
+        if unknown:
+            raise ValueError(
+                f"the toolset gives tools to {', '.join(unknown)}, which are not states of "
+                f"the ReAct machine ({', '.join(ReactState.__members__)})"
+            )
         self.system_prompt = system_prompt
         self.max_rounds = max_rounds
         self.retry = retry or RetryPolicy()

@@ -228,6 +228,11 @@ class Toolset:
         """Every tool, in the order given."""
         return list(self._tools.values())
 
+    @property
+    def states(self) -> tuple[str, ...]:
+        """The names of the states given their own subset (``by_state``), in order."""
+        return tuple(self._by_state)
+
     def visible(self, state: Enum | str) -> list[Tool]:
         """The tools ``state`` exposes."""
         key = state.name if isinstance(state, Enum) else state

@@ -353,6 +353,12 @@ def test_respond_returning_no_text_fails_the_phase_instead_of_raising() -> None:
     )
 
 
+def test_tools_given_to_a_state_the_machine_lacks_are_refused() -> None:
+    tools = Toolset([weather], by_state={"THINKIN": ["weather"], "TOOL_CALLING": ["weather"]})
+    with pytest.raises(ValueError, match=r"gives tools to THINKIN, .* not states of the ReAct"):
+        ReActAgent(ScriptedModel([]), tools)
+
+
 def _always_retry(error: BaseException) -> Any:
     from graphnb.agent import ErrorInfo
 
