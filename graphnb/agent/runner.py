@@ -61,6 +61,11 @@ _S = ReactState
 _E = ReactEvent
 
 
+def _check_seconds(name: str, seconds: float | None) -> None:
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"{name} must be a positive number of seconds or None, got {seconds}")
+
+
 @dataclass(frozen=True, slots=True)
 class PhaseTimeouts:
     """Seconds each phase may take before it fires TIMEOUT (``None``: no limit).
@@ -71,6 +76,10 @@ class PhaseTimeouts:
     thinking: float | None = 60.0
     observing: float | None = 10.0
     responding: float | None = 10.0
+
+    def __post_init__(self) -> None:
+        for name in ("thinking", "observing", "responding"):
+            _check_seconds(f"PhaseTimeouts.{name}", getattr(self, name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +170,8 @@ class ReActAgent:
     ) -> None:
         if max_rounds < 1:
             raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
+        _check_seconds("call_timeout", call_timeout)
+        _check_seconds("batch_deadline", batch_deadline)
         if batch_policy not in ("collect", "all_or_nothing"):
             raise ValueError(
                 f"batch_policy must be 'collect' or 'all_or_nothing', got {batch_policy!r}"

@@ -359,6 +359,25 @@ def test_tools_given_to_a_state_the_machine_lacks_are_refused() -> None:
         ReActAgent(ScriptedModel([]), tools)
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"call_timeout": 0}, "call_timeout must be a positive number of seconds or None, got 0"),
+        ({"batch_deadline": -1}, "batch_deadline must be a positive number of seconds"),
+        ({"max_rounds": 0}, "max_rounds must be at least 1, got 0"),
+        ({"batch_policy": "some"}, "batch_policy must be 'collect' or 'all_or_nothing'"),
+    ],
+)
+def test_nonsense_options_are_refused_naming_them(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ReActAgent(ScriptedModel([]), **options)
+
+
+def test_phase_timeouts_must_be_positive() -> None:
+    with pytest.raises(ValueError, match=r"PhaseTimeouts\.observing must be a positive"):
+        PhaseTimeouts(observing=0)
+
+
 def _always_retry(error: BaseException) -> Any:
     from graphnb.agent import ErrorInfo
 
