@@ -51,6 +51,7 @@ const IDLE_RUN: RunState = {
 };
 
 const HISTORY_LIMIT = 200;
+const FIT = { padding: 0.15, maxZoom: 1.25 };
 
 /**
  * Keep JupyterLab's shortcuts out of the widget. Lumino skips a shortcut when, walking up
@@ -75,7 +76,7 @@ function useDarkTheme(): boolean {
 }
 
 /** Undo and redo over whole specs; changes from Python (layout, state model) count too. */
-function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void) {
+function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void, onRemote: () => void) {
   const undo = useRef<GraphSpec[]>([]);
   const redo = useRef<GraphSpec[]>([]);
   const seen = useRef(spec);
@@ -86,9 +87,10 @@ function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void) {
       undo.current = [...undo.current, seen.current].slice(-HISTORY_LIMIT);
       redo.current = [];
       bump((n) => n + 1);
+      onRemote();
     }
     seen.current = spec;
-  }, [spec]);
+  }, [spec, onRemote]);
   const commit = useCallback(
     (next: GraphSpec) => {
       if (next === seen.current) return;
@@ -182,7 +184,7 @@ function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
       target: e.target,
       type: "graph",
       selected: selected.has(id),
-      markerEnd: { type: MarkerType.ArrowClosed, width: 18, height: 18 },
+      markerEnd: { type: MarkerType.ArrowClosed, width: 15, height: 15 },
       data: { kind: e.kind, route: e.route },
     };
   });
@@ -212,7 +214,12 @@ function Editor() {
     },
     [model],
   );
-  const history = useHistory(spec, setSpec);
+  // A graph that arrives from Python (a new spec, a layout) is fitted into view once its
+  // nodes are measured; the user's own edits never move the view.
+  const refit = useCallback(() => {
+    window.setTimeout(() => flow.fitView({ ...FIT, duration: 200 }), 60);
+  }, [flow]);
+  const history = useHistory(spec, setSpec, refit);
 
   // -- stores the nodes subscribe to --------------------------------------------------------
   const runStore = useMemo(() => createStore<RunState>(IDLE_RUN), []);
@@ -443,7 +450,7 @@ function Editor() {
         <button type="button" data-testid="toolbar-layout" onClick={() => send({ type: "layout" })} title="auto-layout">
           Layout
         </button>
-        <button type="button" data-testid="toolbar-fit" onClick={() => flow.fitView({ duration: 300 })} title="fit the graph in view">
+        <button type="button" data-testid="toolbar-fit" onClick={() => flow.fitView({ ...FIT, duration: 300 })} title="fit the graph in view">
           Fit
         </button>
         <span className="graphnb-sep" />
@@ -491,6 +498,7 @@ function Editor() {
               multiSelectionKeyCode={["Shift", "Meta", "Control"]}
               colorMode={dark ? "dark" : "light"}
               fitView
+              fitViewOptions={FIT}
               zoomOnDoubleClick={false}
               minZoom={0.1}
               onlyRenderVisibleElements={nodes.length > 150}
