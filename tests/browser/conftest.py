@@ -336,6 +336,10 @@ class Lab:
     ) -> Kernel:
         """Write a notebook, open it, run every cell; return a client on its kernel."""
         self.write_notebook(name, cells)
+        return self.open(name, run=run, timeout=timeout)
+
+    def open(self, name: str, *, run: bool = True, timeout: float = 90) -> Kernel:
+        """Open ``name.ipynb`` of the server's root; run every cell unless ``run=False``."""
         self.page.goto(f"{self.server.url}/lab/tree/{name}.ipynb?reset")
         self.page.wait_for_function(
             "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
@@ -397,6 +401,43 @@ class Lab:
                 return
             time.sleep(0.1)
         raise AssertionError(f"cells did not finish within {timeout} s: prompts {self.prompts()}")
+
+    def run_cells(self, indices: Sequence[int], *, timeout: float = 90) -> None:
+        """Run these cells (indices among all cells, Markdown included), one after another."""
+        for index in indices:
+            for _attempt in range(5):
+                before = self._prompt_of(index)
+                self.page.evaluate(
+                    """(index) => {
+                        const app = window.jupyterapp;
+                        app.shell.currentWidget.content.activeCellIndex = index;
+                        app.commands.execute('notebook:run-cell');
+                    }""",
+                    index,
+                )
+                # Accepted once the prompt changes; a request sent too early is dropped.
+                accepted = time.monotonic() + 5
+                while time.monotonic() < accepted and self._prompt_of(index) == before:
+                    time.sleep(0.1)
+                if self._prompt_of(index) != before:
+                    break
+            else:
+                raise AssertionError(f"JupyterLab never ran cell {index}")
+            deadline = time.monotonic() + timeout
+            while not re.fullmatch(r"\[\d+\]:", self._prompt_of(index)):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"cell {index} did not finish within {timeout} s")
+                time.sleep(0.1)
+
+    def _prompt_of(self, index: int) -> str:
+        return self.page.evaluate(
+            """(index) => {
+                const cell = window.jupyterapp.shell.currentWidget.content.widgets[index];
+                const prompt = cell.node.querySelector('.jp-InputPrompt');
+                return prompt ? prompt.textContent.trim() : '';
+            }""",
+            index,
+        )
 
     def run_new_cell(self, code: str) -> float:
         """Append a cell with ``code`` and start it; returns the page clock when it started.
@@ -568,16 +609,24 @@ class Lab:
         return path
 
     def wait_until(
-        self, predicate: Callable[[], Any], *, timeout: float = 10, message: str = ""
+        self,
+        predicate: Callable[[], Any],
+        *,
+        timeout: float = 10,
+        message: str | Callable[[], str] = "",
     ) -> Any:
-        """Poll a Python-side predicate (e.g. reading the kernel) until it is truthy."""
+        """Poll a Python-side predicate (e.g. reading the kernel) until it is truthy.
+
+        ``message`` may be a callable, to describe the state at the time of failure.
+        """
         deadline = time.monotonic() + timeout
         while True:
             value = predicate()
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError(message or f"condition not met within {timeout} s")
+                text = message() if callable(message) else message
+                raise AssertionError(text or f"condition not met within {timeout} s")
             time.sleep(0.1)
 
     def close(self) -> None:
