@@ -51,6 +51,13 @@ class Hang:
     seconds: float | None = None
     then: Any = None
 
+    def __post_init__(self) -> None:
+        if self.seconds is not None and self.then is None:
+            raise ValueError(
+                f"Hang({self.seconds!r}) answers after {self.seconds!r}s, so it needs the "
+                "step to play then: Hang(seconds, then=...)"
+            )
+
 
 ScriptStep: TypeAlias = (
     "str | ToolCall | Sequence[ToolCall] | ModelReply | BaseException | Hang | "
@@ -125,7 +132,7 @@ class ScriptedModel:
     ) -> ModelReply:
         if isinstance(step, Hang):
             if step.seconds is None:
-                await asyncio.Event().wait()
+                await asyncio.Event().wait()  # until cancelled, as a hung endpoint
             await asyncio.sleep(step.seconds or 0.0)
             return await self._play(step.then, messages, tools, on_token)
         if isinstance(step, BaseException):

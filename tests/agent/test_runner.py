@@ -215,6 +215,13 @@ def test_thinking_timeout_fires_timeout_and_retries() -> None:
     assert failed[0].detail["event"] == "TIMEOUT"
 
 
+def test_a_hang_that_ends_plays_its_next_step_and_needs_one() -> None:
+    model = ScriptedModel([Hang(0.01, then="Late but here.")])
+    assert ReActAgent(model).run("hi").answer == "Late but here."
+    with pytest.raises(ValueError, match=r"Hang\(0\.5\) answers after 0\.5s"):
+        Hang(0.5)
+
+
 def test_malformed_tool_call_is_retried() -> None:
     bad = MalformedToolCall("bad json", model="m", tool="weather", arguments="{oops")
     model = ScriptedModel([bad, "Recovered."])
