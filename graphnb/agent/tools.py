@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -160,9 +160,21 @@ class Tool:
         }
 
 
+@overload
+def tool(
+    fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+) -> Tool: ...
+
+
+@overload
+def tool(
+    fn: None = None, *, name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
 def tool(
     fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None
-) -> Any:
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Decorator form of :meth:`Tool.from_function`: ``@tool`` or ``@tool(name=...)``."""
     if fn is None:
         return lambda inner: Tool.from_function(inner, name=name, description=description)

@@ -20,7 +20,9 @@ from graphnb.agent import (
     ScriptedModel,
     Success,
     Timeout,
+    Tool,
     ToolResult,
+    tool,
 )
 from graphnb.machine import Machine, Transition, external, internal
 
@@ -54,6 +56,19 @@ def machines() -> None:
     assert_type(light.events_from(Light.RED), list[Signal])
     assert_type(light.to_graph(dict, {}), StateGraph[Any])
     assert_type(REACT_MACHINE.fire(ReactState.IDLE, ReactEvent.RECEIVE_PROMPT), ReactState)
+
+
+def tools() -> None:
+    @tool
+    def weather(city: str) -> str:
+        return city
+
+    @tool(name="forecast")
+    def later(city: str, days: int = 1) -> str:
+        return city * days
+
+    assert_type(weather, Tool)
+    assert_type(later, Tool)
 
 
 def describe(result: ToolResult) -> str:
