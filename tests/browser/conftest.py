@@ -65,6 +65,7 @@ def missing_requirement() -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     reason = missing_requirement()
     for item in items:
