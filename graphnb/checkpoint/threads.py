@@ -432,11 +432,27 @@ class ThreadWriter:
 
 
 def _check_thread_id(thread_id: object) -> None:
-    if not isinstance(thread_id, str) or not 0 < len(thread_id) <= MAX_THREAD_ID:
+    # NUL and lone surrogates are refused everywhere: PostgreSQL's text cannot hold NUL,
+    # and SQLite's driver cannot encode a surrogate, so such an id would work in one saver
+    # and fail in another.
+    if not (
+        isinstance(thread_id, str)
+        and 0 < len(thread_id) <= MAX_THREAD_ID
+        and "\x00" not in thread_id
+        and _encodable(thread_id)
+    ):
         raise ThreadRequiredError(
             f"a thread_id is a non-empty string of at most {MAX_THREAD_ID} characters, "
-            f"got {thread_id!r:.80}"
+            f"without NUL characters or lone surrogates, got {thread_id!r:.80}"
         )
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _refuse_importing_fields(schema: StateSchema[Any]) -> None:

@@ -436,3 +436,16 @@ def test_thread_ids_are_checked_before_any_database_work() -> None:
         app.invoke({}, thread_id="")
     with pytest.raises(ThreadRequiredError, match="at most 255"):
         app.get_state("x" * 256)
+    for unportable in ("a\x00b", "\ud800"):  # PostgreSQL cannot hold NUL, SQLite surrogates
+        with pytest.raises(ThreadRequiredError, match="without NUL characters or lone"):
+            app.invoke({}, thread_id=unportable)
+
+
+def test_thread_ids_with_quotes_unicode_and_sql_round_trip(saver: BaseSaver) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    odd = ['it\'s "quoted"; DROP TABLE graphnb_checkpoints;--', "ünï cödé 🎉", "é" * 255]
+    for thread_id in odd:
+        app.invoke({"topic": thread_id}, thread_id=thread_id)
+    assert saver.threads() == sorted(odd)
+    for thread_id in odd:
+        assert app.get_state(thread_id).values.topic == thread_id
