@@ -14,6 +14,9 @@ from .sql import SqlSaver
 __all__ = ["MySQLSaver"]
 
 _DUPLICATE_KEY = 1062
+# Refusals of the row itself that PyMySQL raises as OperationalError: MariaDB's JSON check
+# (a lone surrogate, say), MySQL's invalid JSON text, and a row over max_allowed_packet.
+_REFUSED_DATA = frozenset({4025, 3140, 1153})
 
 
 class MySQLSaver(SqlSaver):
@@ -66,7 +69,13 @@ class MySQLSaver(SqlSaver):
     def _is_bad_data(self, error: BaseException) -> bool:
         import pymysql
 
-        return isinstance(error, pymysql.DataError)
+        if isinstance(error, pymysql.DataError):
+            return True
+        code = error.args[0] if isinstance(error, pymysql.MySQLError) and error.args else None
+        return code in _REFUSED_DATA
+
+    def _is_closed(self, conn: Any) -> bool:
+        return not conn.open
 
     def _setup_lock(self, cursor: Any) -> None:
         cursor.execute("SELECT GET_LOCK(%s, 30)", (f"graphnb:{self.table}"[:64],))

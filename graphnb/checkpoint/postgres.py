@@ -47,6 +47,8 @@ class PostgresSaver(SqlSaver):
         self.url = url
         self._aconn: Any = None
         self._aloop: Any = None
+        self._alock: Any = None
+        self._alock_loop: Any = None
         super().__init__(table_prefix=table_prefix)
 
     def __repr__(self) -> str:
@@ -60,6 +62,9 @@ class PostgresSaver(SqlSaver):
 
     def _is_bad_data(self, error: BaseException) -> bool:
         return isinstance(error, _psycopg().DataError)
+
+    def _is_closed(self, conn: Any) -> bool:
+        return bool(conn.closed)
 
     @property
     def _lock_key(self) -> int:
@@ -87,8 +92,20 @@ class PostgresSaver(SqlSaver):
         conn = self._aconn
         if conn is not None and self._aloop is loop and not conn.closed:
             return conn
-        if conn is not None:
-            conn.pgconn.finish()  # made on a loop that is gone: it cannot be awaited
+        if self._alock is None or self._alock_loop is not loop:
+            self._alock, self._alock_loop = asyncio.Lock(), loop
+        # Coroutines that find no connection wait for the first one to make it, instead of
+        # each opening one that only the last would keep.
+        async with self._alock:
+            conn = self._aconn
+            if conn is not None and self._aloop is loop and not conn.closed:
+                return conn
+            if conn is not None:
+                conn.pgconn.finish()  # made on a loop that is gone: it cannot be awaited
+                self._aconn = self._aloop = None
+            return await self._aconnect(loop)
+
+    async def _aconnect(self, loop: Any) -> Any:
         conn = await _psycopg().AsyncConnection.connect(self.url, autocommit=True)
         try:
             async with conn.cursor() as cursor:

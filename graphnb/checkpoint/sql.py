@@ -19,7 +19,7 @@ import re
 import threading
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from .base import BaseSaver, Loaded
@@ -103,6 +103,10 @@ class SqlSaver(BaseSaver):
         """Whether ``error`` means the database refused the data itself."""
         return False
 
+    def _is_closed(self, conn: Any) -> bool:
+        """Whether ``conn`` is dead (the server closed it, or a failed query broke it)."""
+        return False
+
     def _json(self, value: Any) -> Any:
         """A JSON column's value as Python data."""
         return json.loads(value) if isinstance(value, (str, bytes)) else value
@@ -112,6 +116,11 @@ class SqlSaver(BaseSaver):
     @contextmanager
     def _cursor(self) -> Iterator[Any]:
         with self._lock:
+            if self._conn is not None and self._pid == os.getpid() and self._is_closed(self._conn):
+                # A dead connection would fail every later call: the next one reconnects.
+                with suppress(Exception):
+                    self._conn.close()
+                self._conn = None
             if self._conn is None or self._pid != os.getpid():
                 self._open()
             cursor = self._conn.cursor()

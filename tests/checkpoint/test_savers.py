@@ -28,6 +28,8 @@ from graphnb.checkpoint import (
 )
 from graphnb.schema import StateSchema
 
+from .conftest import drop_tables
+
 
 class Chat(GraphState):
     messages: Annotated[list[str], StateField(reducer=append)] = []
@@ -399,3 +401,99 @@ def test_a_model_whose_loading_would_import_is_refused() -> None:
 
     with pytest.raises(GraphSetupError, match="'hook' use ImportString"):
         Threads(MemorySaver(), StateSchema.of(Plugin))
+
+
+def _kill_connection(saver: SqlSaver) -> None:
+    """End the saver's connection from the server's side, as a restart or a timeout would."""
+    if isinstance(saver, PostgresSaver):
+        import psycopg
+
+        pid = saver._conn.info.backend_pid
+        with psycopg.connect(saver.url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    else:
+        import pymysql
+
+        assert isinstance(saver, MySQLSaver)
+        admin = pymysql.connect(**saver._options)
+        try:
+            with admin.cursor() as cursor:
+                cursor.execute(f"KILL {saver._conn.thread_id()}")
+        finally:
+            admin.close()
+
+
+@pytest.mark.db
+@pytest.mark.parametrize("kind", ["postgres", "mysql"])
+def test_a_connection_the_server_closed_is_replaced(kind: str, tmp_path: Any) -> None:
+    from .conftest import make_saver
+
+    saver = make_saver(kind, tmp_path)
+    assert isinstance(saver, SqlSaver)
+    try:
+        store = threads(saver)
+        grow(store, "t", 1)
+        _kill_connection(saver)
+        import psycopg
+        import pymysql
+
+        with pytest.raises((psycopg.OperationalError, pymysql.err.OperationalError)):
+            saver.threads()  # the call in flight fails, as the driver says
+        assert saver.threads() == ["t"]  # and the next one reconnects
+        grow(store, "t", 1, start=1)
+        assert len(saver.history("t")) == 2
+    finally:
+        drop_tables(saver)
+
+
+def test_text_the_database_refuses_fails_the_write_as_unstorable(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 1)
+    writer = store.writer("t", store.load("t"), metadata=None)
+    text = "lone \ud800 surrogate"  # valid Python, refused by PostgreSQL's and MariaDB's JSON
+
+    def put() -> None:
+        writer.put(
+            step=1,
+            source="loop",
+            ran=["a"],
+            writes=[("a", {"messages": [text]})],
+            next=[],
+            values={"messages": ["m0", text], "count": 1},
+        )
+
+    if isinstance(saver, (PostgresSaver, MySQLSaver)):
+        with pytest.raises(UnstorableValueError, match="database refused") as caught:
+            put()
+        assert caught.value.thread_id == "t"
+        assert len(saver.history("t")) == 1
+    else:
+        put()
+        loaded = store.load("t")
+        assert loaded is not None
+        assert loaded.values["messages"] == ["m0", text]
+
+
+@pytest.mark.db
+def test_concurrent_async_calls_share_one_postgres_connection(
+    postgres_saver: PostgresSaver,
+) -> None:
+    import psycopg
+
+    async def scenario() -> None:
+        await asyncio.gather(*(postgres_saver.athreads() for _ in range(5)))
+        assert postgres_saver._aconn is not None
+        await postgres_saver.aclose()
+
+    opened: list[Any] = []
+    connect = psycopg.AsyncConnection.connect
+
+    async def counting(*args: Any, **kwargs: Any) -> Any:
+        conn = await connect(*args, **kwargs)
+        opened.append(conn)
+        return conn
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(psycopg.AsyncConnection, "connect", counting)
+        asyncio.run(scenario())
+    assert len(opened) == 1
