@@ -70,7 +70,7 @@ class Machine(Generic[S, E]):
         states: the enum of states.
         events: the enum of events.
         initial: the state a fresh run starts in.
-        final: states where a run ends.
+        final: states where a run ends; every other state needs a transition out.
         transitions: the transitions, made with :func:`external` and :func:`internal`.
             Several transitions for the same state and event are tried in order; the
             first whose guard passes is taken.
@@ -171,11 +171,20 @@ class Machine(Generic[S, E]):
                     "only the first could ever be taken"
                 )
         if not problems:
-            problems.extend(
-                f"state {state.name} cannot be reached from the initial state {self.initial.name}"
-                for state in self.states
-                if state not in self._reachable()
-            )
+            reachable = self._reachable()
+            leaving = {source for t in self.transitions for source in t.sources}
+            for state in self.states:
+                if state not in reachable:
+                    problems.append(
+                        f"state {state.name} cannot be reached from the initial state "
+                        f"{self.initial.name}"
+                    )
+                elif state not in leaving and state not in self.final:
+                    # A run would be stuck there, and the machine's graph would not compile.
+                    problems.append(
+                        f"state {state.name} has no transition out and is not final; list it "
+                        "in final=[...] or give it a transition"
+                    )
         if problems:
             raise MachineDefinitionError(problems, machine=self.name)
 

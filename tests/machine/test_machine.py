@@ -97,6 +97,7 @@ def test_the_first_transition_whose_guard_passes_wins() -> None:
         states=S,
         events=E,
         initial=S.A,
+        final=[S.B, S.C],
         transitions=[
             external(S.A, S.B, on=E.GO, when=lambda n: n > 10, guard_name="big"),
             external(S.A, S.C, on=E.GO, when=lambda n: n > 0, guard_name="positive"),
@@ -216,10 +217,27 @@ def test_unreachable_states_are_a_definition_error() -> None:
             initial=Order.NEW,
             transitions=[external(Order.NEW, Order.PAID, on=Act.PAY)],
         )
-    assert sorted(caught.value.problems) == [
-        "state CANCELLED cannot be reached from the initial state NEW",
+    assert caught.value.problems == [
+        "state PAID has no transition out and is not final; list it in final=[...] or give "
+        "it a transition",
         "state SHIPPED cannot be reached from the initial state NEW",
+        "state CANCELLED cannot be reached from the initial state NEW",
     ]
+
+
+def test_a_state_without_a_way_out_must_be_final() -> None:
+    transitions = [
+        external(Order.NEW, Order.PAID, on=Act.PAY),
+        external(Order.PAID, Order.SHIPPED, on=Act.SHIP),
+        external(Order.PAID, Order.CANCELLED, on=Act.CANCEL),
+    ]
+    with pytest.raises(MachineDefinitionError, match="state SHIPPED has no transition out"):
+        Machine("o", states=Order, events=Act, initial=Order.NEW, transitions=transitions)
+    final = [Order.SHIPPED, Order.CANCELLED]
+    done = Machine(
+        "o", states=Order, events=Act, initial=Order.NEW, final=final, transitions=transitions
+    )
+    assert check_spec(done.spec) == []
 
 
 def test_states_must_be_an_enum() -> None:
