@@ -197,8 +197,12 @@ class Builder(anywidget.AnyWidget):
             return None
 
         def after_cell(*_: Any) -> None:
-            if self.comm is not None:
+            if self.comm is None:
+                return
+            try:
                 self.refresh()
+            except Exception:  # a hook that raises would print into every later cell
+                log.exception("[graphnb] rescanning the notebook failed")
 
         shell.events.register("post_run_cell", after_cell)
         return after_cell

@@ -13,6 +13,7 @@ import {
   useReactFlow,
   type Connection,
   type EdgeChange,
+  type FinalConnectionState,
   type Node,
   type NodeChange,
   type OnSelectionChangeParams,
@@ -296,6 +297,20 @@ function Editor() {
     (c: Connection) => history.commit(edit.connect(spec, c.source, c.target)),
     [spec, history],
   );
+  // A connection dropped on the empty canvas: a new node there, already connected.
+  const onConnectEnd = useCallback(
+    (event: MouseEvent | TouchEvent, connection: FinalConnectionState) => {
+      if (connection.isValid || connection.toNode || !connection.fromNode) return;
+      if (connection.fromHandle?.type !== "source") return;
+      const point = "changedTouches" in event ? event.changedTouches[0] : event;
+      if (document.elementFromPoint(point.clientX, point.clientY)?.closest(".react-flow__node")) return;
+      const at = flow.screenToFlowPosition({ x: point.clientX, y: point.clientY });
+      const id = edit.freshId(spec);
+      const added = edit.addNode(spec, { x: Math.round(at.x - 80), y: Math.round(at.y) }, id);
+      history.commit(edit.connect(added, connection.fromNode.id, id));
+    },
+    [flow, spec, history],
+  );
   // Deleting the focused node drops focus on <body>, where keys reach JupyterLab (and
   // Ctrl+Z would undo a cell): keep focus inside the widget.
   const root = useRef<HTMLDivElement>(null);
@@ -492,6 +507,7 @@ function Editor() {
               onEdgesChange={onEdgesChange}
               onNodeDragStop={onNodeDragStop}
               onConnect={onConnect}
+              onConnectEnd={onConnectEnd}
               onDelete={onDelete}
               onSelectionChange={onSelectionChange}
               deleteKeyCode={["Delete", "Backspace"]}
