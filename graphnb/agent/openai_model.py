@@ -189,6 +189,7 @@ class OpenAIChatModel:
         stream = await self.client.chat.completions.create(**request, stream=True)
         text: list[str] = []
         parts: dict[int, list[str]] = {}
+        last: int | None = None
         try:
             async for chunk in stream:
                 if not chunk.choices:
@@ -199,7 +200,13 @@ class OpenAIChatModel:
                     if on_token is not None:
                         on_token(delta.content)
                 for piece in delta.tool_calls or ():
-                    slot = parts.setdefault(piece.index, ["", "", ""])
+                    key = piece.index
+                    if key is None:
+                        # Some servers send each call whole and leave out "index": a piece
+                        # with an id starts a new call, one without continues the last.
+                        key = len(parts) if piece.id or last is None else last
+                    last = key
+                    slot = parts.setdefault(key, ["", "", ""])
                     if piece.id:
                         slot[0] = piece.id
                     if piece.function is not None:

@@ -23,7 +23,10 @@ import pytest
 class Reply:
     """One scripted behaviour of the fake endpoint."""
 
-    kind: str  # "text", "tool_calls", "status", "hang", "stall" (stream some text, then hang)
+    # "text", "tool_calls", "status", "hang", "stall" (stream some text, then hang), or
+    # "whole_calls": tool calls streamed one whole call per chunk, without an "index"
+    # (as some OpenAI-compatible servers do)
+    kind: str
     text: str = ""
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, raw arguments)
     status: int = 200
@@ -36,6 +39,10 @@ def text(value: str) -> Reply:
 
 def tool_calls(*calls: tuple[str, str, str]) -> Reply:
     return Reply("tool_calls", calls=list(calls))
+
+
+def whole_calls(*calls: tuple[str, str, str]) -> Reply:
+    return Reply("whole_calls", calls=list(calls))
 
 
 def status(code: int, **headers: str) -> Reply:
@@ -72,6 +79,7 @@ class FakeOpenAI(ThreadingHTTPServer):
     # the reply makers, reachable from tests through the fixture
     text = staticmethod(text)
     tool_calls = staticmethod(tool_calls)
+    whole_calls = staticmethod(whole_calls)
     status = staticmethod(status)
     hang = staticmethod(hang)
     stall = staticmethod(stall)
@@ -147,6 +155,11 @@ class _Handler(BaseHTTPRequestHandler):
             for index, word in enumerate(words):
                 send({"content": word if index == len(words) - 1 else word + " "})
             send({}, "stop")
+        elif reply.kind == "whole_calls":
+            for call_id, name, arguments in reply.calls:
+                function = {"name": name, "arguments": arguments}
+                send({"tool_calls": [{"id": call_id, "type": "function", "function": function}]})
+            send({}, "tool_calls")
         else:
             for index, (call_id, name, arguments) in enumerate(reply.calls):
                 half = len(arguments) // 2

@@ -86,6 +86,20 @@ def test_tool_calls_are_parsed_with_their_ids(fake_openai: Any, stream: bool) ->
     ]
 
 
+def test_streamed_tool_calls_without_an_index_stay_apart(fake_openai: Any) -> None:
+    fake_openai.play(
+        fake_openai.whole_calls(
+            ("call_a", "weather", '{"city": "Beijing"}'),
+            ("call_b", "flights", '{"to": "Shanghai"}'),
+        )
+    )
+    reply = with_model(fake_openai.base_url, lambda m: m.complete(USER))
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("call_a", "weather", {"city": "Beijing"}),
+        ("call_b", "flights", {"to": "Shanghai"}),
+    ]
+
+
 @pytest.mark.parametrize("stream", [True, False])
 def test_rate_limit_becomes_a_typed_error_with_retry_after(fake_openai: Any, stream: bool) -> None:
     fake_openai.play(fake_openai.status(429, Retry_After="1.5"))
