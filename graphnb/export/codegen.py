@@ -57,6 +57,7 @@ def builder_function(
     state_graph: str,
     markers: Mapping[str, str],
     name: str,
+    local: str = "graph",
 ) -> str:
     """The ``build_graph()`` function replaying the graph's construction.
 
@@ -70,6 +71,8 @@ def builder_function(
         state_graph: the name ``StateGraph`` is bound to.
         markers: the names START and END are bound to.
         name: the function's name.
+        local: the builder's variable in the function; it must not be a name the
+            callables' expressions use, which it would shadow.
     """
 
     def endpoint(node: str) -> str:
@@ -85,7 +88,7 @@ def builder_function(
     lines = [
         f"def {name}() -> {state_graph}[{state or 'dict'}]:",
         f'    """Build the graph {docstring_text(repr(spec.name))} as it was drawn."""',
-        call_text(f"    graph = {state_graph}", arguments),
+        call_text(f"    {local} = {state_graph}", arguments),
     ]
     for node in spec.nodes:
         call = [string_literal(node.id), nodes[node.id] or "None"]
@@ -93,28 +96,32 @@ def builder_function(
             call.append(f"label={string_literal(node.label)}")
         if node.position is not None:
             call.append(f"position=({_float(node.position.x)}, {_float(node.position.y)})")
-        lines.append(call_text("    graph.add_node", call))
+        lines.append(call_text(f"    {local}.add_node", call))
     joined: set[str] = set()
     routed: set[str] = set()
     for edge in spec.edges:
         if edge.kind == "direct":
             lines.append(
-                call_text("    graph.add_edge", [endpoint(edge.source), endpoint(edge.target)])
+                call_text(f"    {local}.add_edge", [endpoint(edge.source), endpoint(edge.target)])
             )
         elif edge.kind == "join" and edge.target not in joined:
             joined.add(edge.target)
             sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
             listed = ", ".join(endpoint(source) for source in sources)
-            lines.append(call_text("    graph.add_edge", [f"[{listed}]", endpoint(edge.target)]))
+            lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
         elif edge.kind == "conditional" and edge.source not in routed:
             routed.add(edge.source)
-            lines.append(_conditional(edge, spec.edges, routers, endpoint))
-    lines.append("    return graph\n")
+            lines.append(_conditional(edge, spec.edges, routers, endpoint, local))
+    lines.append(f"    return {local}\n")
     return "\n".join(lines)
 
 
 def _conditional(
-    first: EdgeSpec, edges: list[EdgeSpec], routers: Mapping[str, str | None], endpoint: Any
+    first: EdgeSpec,
+    edges: list[EdgeSpec],
+    routers: Mapping[str, str | None],
+    endpoint: Any,
+    local: str,
 ) -> str:
     routes = [e for e in edges if e.kind == "conditional" and e.source == first.source]
     router = routers.get(first.source) or "None"
@@ -128,7 +135,9 @@ def _conditional(
             )
             + "}"
         )
-    return call_text("    graph.add_conditional_edges", [endpoint(first.source), router, mapping])
+    return call_text(
+        f"    {local}.add_conditional_edges", [endpoint(first.source), router, mapping]
+    )
 
 
 def call_text(head: str, arguments: list[str], width: int = 88) -> str:

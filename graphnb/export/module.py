@@ -132,6 +132,9 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         state_graph=state_graph,
         markers=markers,
         name=build_name,
+        # No definition or import has the compiled graph's name; inside the function it
+        # may shadow only that global, which the function does not read.
+        local=graph_name,
     )
     options = [
         f"{key}=[{', '.join(map(string_literal, value))}]"

@@ -232,19 +232,32 @@ def test_a_helper_missing_from_its_module_is_reported() -> None:
         to_module(graph)
 
 
-def test_user_names_that_clash_with_generated_ones_get_other_names(tmp_path: Path) -> None:
-    def main(state: dict[str, Any]) -> dict[str, Any]:
-        return {"ran": "main"}
+def main(state: dict[str, Any]) -> dict[str, Any]:
+    return {"ran": [*state.get("ran", []), "main"]}
 
-    graph = StateGraph(dict, name="clash")
-    graph.add_node("main", main).add_edge(START, "main").add_edge("main", END)
-    text = to_module(graph)
+
+def graph(state: dict[str, Any]) -> dict[str, Any]:
+    return {"ran": [*state.get("ran", []), "graph"]}
+
+
+def build_graph(state: dict[str, Any]) -> dict[str, Any]:
+    return {"ran": [*state.get("ran", []), "build_graph"]}
+
+
+def test_user_names_that_clash_with_generated_ones_get_other_names(tmp_path: Path) -> None:
+    builder = StateGraph(dict, name="clash")
+    builder.add_node("main", main).add_node("graph", graph).add_node("build", build_graph)
+    builder.add_edge(START, "main").add_edge("main", "graph").add_edge("graph", "build")
+    text = to_module(builder.add_edge("build", END))
     assert "def main_(argv" in text
+    # The builder's variable must not shadow the node callable named `graph`.
+    assert 'graph_.add_node("graph", graph)' in text
+    assert "graph_ = build_graph_().compile()" in text
     path = tmp_path / "clash.py"
     path.write_text(text, encoding="utf-8")
     done = run_python(path, "-q", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"ran": "main"}
+    assert json.loads(done.stdout) == {"ran": ["main", "graph", "build_graph"]}
 
 
 def test_exported_module_documents_how_to_run_it_and_has_help(tmp_path: Path) -> None:
