@@ -17,7 +17,11 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from ..checkpoint import BaseSaver
 
 __all__ = [
     "EXIT_FAILED",
@@ -27,7 +31,9 @@ __all__ = [
     "CommandError",
     "add_run_options",
     "compile_for",
+    "database_errors",
     "load_target",
+    "redacted",
     "register",
     "run_loaded",
     "to_json",
@@ -127,13 +133,21 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
         values = _parse_input(args)
         if args.db is not None and args.thread is None:
             raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
-        compiled = compile_for(graph, args.db if args.thread is not None else None)
-        final = _stream(compiled, values, args, progress)
+        db = args.db if args.thread is not None else None
+        compiled = compile_for(graph, db)
+        try:
+            final = _stream(compiled, values, args, progress)
+        finally:
+            if db is not None:  # the saver compile_for opened for this run
+                compiled.checkpointer.close()
     except CommandError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.code
     except GraphnbError as error:
         print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except database_errors() as error:
+        print(f"error: --db {redacted(args.db)}: {error}", file=sys.stderr)
         return EXIT_FAILED
     out.write(to_json(final) + "\n")
     out.flush()
@@ -199,8 +213,8 @@ def _stream(
     return final
 
 
-def compile_for(graph: Any, db: str | None) -> Any:
-    """``graph`` ready to run, keeping its threads in ``db`` when a URL is given.
+def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
+    """``graph`` ready to run, keeping its threads in ``db`` (a saver or its URL) if given.
 
     A builder is compiled; a compiled graph is compiled again around the new checkpointer
     (its nodes, routers and options kept) when ``db`` is given.
@@ -225,7 +239,34 @@ def compile_for(graph: Any, db: str | None) -> Any:
             )
         return graph.compile(checkpointer=db) if db is not None else graph.compile()
     except CheckpointError as error:
-        raise CommandError(f"--db {db}: {error}", EXIT_USAGE) from None
+        where = redacted(db) if isinstance(db, str) else repr(db)
+        raise CommandError(f"--db {where}: {error}", EXIT_USAGE) from None
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password hidden, fit for a message.
+
+    >>> redacted("postgresql://app:s3cret@db.example:5432/runs")
+    'postgresql://app:***@db.example:5432/runs'
+    """
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user = userinfo.partition(":")[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def database_errors() -> tuple[type[BaseException], ...]:
+    """The base errors of the database drivers loaded so far (a server not running ...)."""
+    import sqlite3
+
+    found: list[type[BaseException]] = [sqlite3.Error]
+    for module, name in (("psycopg", "Error"), ("pymysql", "MySQLError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            found.append(getattr(loaded, name))
+    return tuple(found)
 
 
 def to_json(state: Any) -> str:

@@ -26,7 +26,9 @@ from .run import (
     EXIT_USAGE,
     CommandError,
     compile_for,
+    database_errors,
     load_target,
+    redacted,
     to_json,
 )
 
@@ -49,6 +51,9 @@ def threads(args: argparse.Namespace) -> int:
     except GraphnbError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
+    except database_errors() as error:
+        print(f"error: --db {redacted(args.db)}: {error}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 def _saver(url: str) -> Any:
@@ -68,7 +73,8 @@ def _saver(url: str) -> Any:
 
 
 def _list(args: argparse.Namespace) -> int:
-    ids = _saver(args.db).threads()
+    with _saver(args.db) as saver:
+        ids = saver.threads()
     if args.json:
         print(json.dumps(ids, ensure_ascii=False))
     else:
@@ -78,13 +84,14 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    rows = _saver(args.db).history(args.thread)
-    if not rows:
-        raise CommandError(f"{args.db} has no thread {args.thread!r}", EXIT_USAGE)
     state = None
-    if args.graph is not None:
-        _, graph = load_target(args.graph)
-        state = compile_for(graph, args.db).get_state(args.thread).values
+    with _saver(args.db) as saver:
+        rows = saver.history(args.thread)
+        if not rows:
+            raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", EXIT_USAGE)
+        if args.graph is not None:
+            _, graph = load_target(args.graph)
+            state = compile_for(graph, saver).get_state(args.thread).values
     if args.json:
         entries = [
             {
@@ -93,8 +100,8 @@ def _history(args: argparse.Namespace) -> int:
                 "step": row.step,
                 "source": row.source,
                 "created_at": row.created_at,
-                "ran": row.meta.get("ran", []),
-                "next": row.meta.get("next", []),
+                "ran": _names(row.meta, "ran"),
+                "next": _names(row.meta, "next"),
                 "writes": row.writes,
             }
             for row in rows
@@ -107,15 +114,31 @@ def _history(args: argparse.Namespace) -> int:
     print(f"thread {args.thread}: {len(rows)} checkpoint{'s' if len(rows) != 1 else ''}")
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.created_at))
-        ran = ", ".join(row.meta.get("ran", [])) or "-"
-        following = ", ".join(row.meta.get("next", [])) or "end"
+        ran = ", ".join(_names(row.meta, "ran")) or "-"
+        following = ", ".join(_names(row.meta, "next")) or "end"
         print(f"  step {row.step:>3}  {row.source:<7} {when}  ran {ran} -> next {following}")
-        for node, update in row.writes:
-            fields = ", ".join(f"{key}={_short(value)}" for key, value in update.items())
-            print(f"           {node}: {fields}")
+        for line in _write_lines(row.writes):
+            print(f"           {line}")
     if state is not None:
         print(to_json(state))
     return EXIT_OK
+
+
+def _names(meta: Any, key: str) -> list[str]:
+    """``meta[key]`` as node names; a damaged row (the thing to inspect) shows none."""
+    names = meta.get(key) if isinstance(meta, dict) else None
+    return [str(name) for name in names] if isinstance(names, list) else []
+
+
+def _write_lines(writes: Any) -> list[str]:
+    """One line per node's update; a damaged writes column is shown as it is."""
+    try:
+        return [
+            f"{node}: " + ", ".join(f"{key}={_short(value)}" for key, value in update.items())
+            for node, update in writes
+        ]
+    except (TypeError, ValueError, AttributeError):
+        return [f"malformed writes: {_short(writes)}"]
 
 
 def _short(value: Any, width: int = 60) -> str:
@@ -134,8 +157,10 @@ def _seed(args: argparse.Namespace) -> int:
         raise CommandError("--seed must be a JSON object of state fields", EXIT_USAGE)
     _, graph = load_target(args.graph)
     compiled = compile_for(graph, args.db)
-    start_at = args.start_at or None
-    checkpoint = compiled.seed_thread(args.thread, values, start_at=start_at)
+    try:
+        checkpoint = compiled.seed_thread(args.thread, values, start_at=args.start_at or None)
+    finally:
+        compiled.checkpointer.close()
     if args.json:
         print(json.dumps({"thread": args.thread, "checkpoint_id": checkpoint}))
     else:

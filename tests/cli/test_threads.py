@@ -83,6 +83,22 @@ def test_threads_shows_a_threads_history_and_state(chat: Path) -> None:
     assert "reply: messages=" in text.stdout
 
 
+def test_threads_shows_a_damaged_row_instead_of_failing(chat: Path) -> None:
+    import sqlite3
+
+    assert graphnb("run", "chat.py", "--thread", "t", "--db", DB, cwd=chat).returncode == 0
+    with sqlite3.connect(chat / "threads.db") as conn:
+        conn.execute("""UPDATE graphnb_checkpoints SET writes = '{"a": 1}', meta = '[]'""")
+    conn.close()
+    done = graphnb("threads", "--db", DB, "t", cwd=chat)
+    assert done.returncode == 0, done.stderr
+    assert 'malformed writes: {"a": 1}' in done.stdout
+    assert "ran - -> next end" in done.stdout
+    with_state = graphnb("threads", "--db", DB, "t", "--graph", "chat.py", cwd=chat)
+    assert with_state.returncode == 1
+    assert "has a malformed" in with_state.stderr
+
+
 def test_a_seeded_thread_starts_from_its_seed(chat: Path) -> None:
     seed = json.dumps({"messages": ["from the CRM: VIP customer"], "turns": 10})
     seeded = graphnb("threads", "--db", DB, "s", "--seed", seed, "--graph", "chat.py", cwd=chat)
@@ -95,7 +111,7 @@ def test_a_seeded_thread_starts_from_its_seed(chat: Path) -> None:
     }
     again = graphnb("threads", "--db", DB, "s", "--seed", seed, "--graph", "chat.py", cwd=chat)
     assert again.returncode == 1
-    assert "error:" in again.stderr
+    assert "thread 's' already has checkpoints" in again.stderr
 
 
 def test_threads_errors_have_clear_messages_and_codes(chat: Path) -> None:
@@ -111,10 +127,27 @@ def test_threads_errors_have_clear_messages_and_codes(chat: Path) -> None:
     assert "--seed is not valid JSON" in bad_seed.stderr
     no_graph = graphnb("threads", "--db", DB, "x", "--seed", "{}", cwd=chat)
     assert no_graph.returncode == 2
+    assert "--seed needs a THREAD and --graph" in no_graph.stderr
     typo = graphnb("threads", "--db", "sqlite:///thraeds.db", cwd=chat)
     assert typo.returncode == 3
     assert "no such database: thraeds.db" in typo.stderr
     assert not (chat / "thraeds.db").exists()
+
+
+def test_a_database_that_cannot_be_reached_is_an_error_that_hides_the_password(
+    chat: Path,
+) -> None:
+    url = "postgresql://app:s3cret@127.0.0.1:1/test"  # nothing listens on port 1
+    for command in (
+        ["threads", "--db", url],
+        ["run", "chat.py", "--thread", "t", "--db", url, "-i", "{}"],
+        ["threads", "--db", url, "t", "--seed", "{}", "--graph", "chat.py"],
+    ):
+        done = graphnb(*command, cwd=chat)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith("error: --db postgresql://app:***@127.0.0.1:1/test: ")
+        assert "Traceback" not in done.stderr
+        assert "s3cret" not in done.stderr
 
 
 def test_run_with_db_but_no_thread_is_a_usage_error(chat: Path) -> None:
