@@ -367,7 +367,7 @@ class ThreadWriter:
         """
         schema = self.schema
         encoded = [[node, encode_update(schema, update)] for node, update in writes]
-        size = len(json.dumps(encoded, separators=(",", ":")))
+        size = _json_size(encoded, self.thread_id)
         seq = self.head_seq + 1
         parent = self.parent
         take = (
@@ -377,7 +377,7 @@ class ThreadWriter:
             or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
         )
         snap = encode_values(schema, values) if take else None
-        self._sizes = (size, len(json.dumps(snap, separators=(",", ":"))) if take else 0)
+        self._sizes = (size, _json_size(snap, self.thread_id) if snap is not None else 0)
         meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
         if joins:
             meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
@@ -429,6 +429,35 @@ class ThreadWriter:
         await self.saver.aput(row)
         self.advance(row)
         return row
+
+
+def _json_size(encoded: Any, thread_id: str) -> int:
+    """Bytes of encoded writes (``[[node, update], ...]``) or a snapshot, as JSON.
+
+    Raises:
+        UnstorableValueError: a field holds NaN or an infinity, which JSON cannot hold.
+    """
+    try:
+        return len(json.dumps(encoded, separators=(",", ":"), allow_nan=False))
+    except ValueError:
+        pass
+    # Only now look for the field to blame, so that writes that store pay nothing for it.
+    fields = (
+        encoded.items()
+        if isinstance(encoded, dict)
+        else [item for _, update in encoded for item in update.items()]
+    )
+    for name, value in fields:
+        try:
+            json.dumps(value, allow_nan=False)
+        except ValueError:
+            raise UnstorableValueError(
+                f"field {name!r} holds NaN or an infinity, which JSON cannot store; "
+                "store None or a string instead",
+                field=name,
+                thread_id=thread_id,
+            ) from None
+    raise AssertionError("unreachable: a field failed as a whole but not on its own")
 
 
 def _check_thread_id(thread_id: object) -> None:

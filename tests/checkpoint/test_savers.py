@@ -199,6 +199,29 @@ def test_an_unstorable_value_fails_the_write_naming_the_field(saver: BaseSaver) 
     assert len(saver.history("t")) == 1  # nothing partial
 
 
+def test_nan_and_infinity_fail_the_write_naming_the_field(saver: BaseSaver) -> None:
+    class Measures(GraphState):
+        score: float = 0.0
+        extra: list[float] = []
+
+    store: Threads[Any] = Threads(saver, StateSchema.of(Measures))
+    writer = store.writer("t", None, metadata=None)
+    writer.put(step=-1, source="input", ran=[], writes=[], next=["a"], values={"score": 1.0})
+    for field, bad in (("score", float("inf")), ("extra", [1.0, float("nan")])):
+        with pytest.raises(UnstorableValueError, match=f"field '{field}' holds NaN") as caught:
+            writer.put(
+                step=0,
+                source="loop",
+                ran=["a"],
+                writes=[("a", {field: bad})],
+                next=[],
+                values={"score": 1.0, field: bad},
+            )
+        assert caught.value.field == field
+        assert caught.value.thread_id == "t"
+    assert len(saver.history("t")) == 1  # nothing partial
+
+
 def test_a_row_naming_a_class_is_refused(saver: BaseSaver) -> None:
     store = threads(saver)
     grow(store, "t", 1)
