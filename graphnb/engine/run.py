@@ -627,6 +627,7 @@ async def step_async(
         return await loop.run_in_executor(thread_pool(), drive, node)
 
     gathering = asyncio.ensure_future(_gather(nodes, one))
+    getter: asyncio.Future[Any] | None = None
     try:
         while True:
             getter = asyncio.ensure_future(inbox.get())
@@ -644,6 +645,8 @@ async def step_async(
             break
         yield gathering.result()
     finally:
+        if getter is not None and not getter.done():
+            getter.cancel()  # a run cancelled mid-step leaves no reader task behind
         if not gathering.done():
             gathering.cancel()
             with contextlib.suppress(BaseException):  # the cancellation we asked for

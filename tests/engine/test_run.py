@@ -415,6 +415,26 @@ def test_async_nodes_of_one_step_run_concurrently_on_the_loop():
     assert result.log == [f"n{i}" for i in range(10)]
 
 
+def test_cancelling_an_async_run_leaves_no_task_behind():
+    started = asyncio.Event()
+
+    async def slow(state: Log) -> dict:
+        started.set()
+        await asyncio.sleep(10)
+        return {"winner": "never"}
+
+    async def main() -> set[asyncio.Task]:
+        run = asyncio.ensure_future(chain(Log, slow).ainvoke())
+        await started.wait()
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        await asyncio.sleep(0)
+        return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+
+    assert asyncio.run(main()) == set()
+
+
 def test_async_node_in_a_sync_run():
     async def fetch(state: Log) -> dict:
         await asyncio.sleep(0)
