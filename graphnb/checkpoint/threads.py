@@ -3,9 +3,10 @@
 :class:`Threads` binds a saver to a :class:`~graphnb.schema.StateSchema`. Loading follows
 a checkpoint's parents back to the nearest snapshot, decodes it through the model, then
 re-applies every later write through the reducers. Writing stores the step's writes, and a
-whole snapshot when the chain since the last one has grown long (``snapshot_every``
-checkpoints) or heavy (its writes outweigh three times the last snapshot), so
-that reading any checkpoint stays close to the cost of reading its state once.
+whole snapshot when a load would otherwise read too many rows (``snapshot_every``, counted
+in ``seq`` since the last snapshot, so forks count the rows of other branches) or too
+heavy ones (writes outweighing three times the last snapshot), so that reading any
+checkpoint stays close to the cost of reading its state once.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = ["DEFAULT_SNAPSHOT_EVERY", "Position", "ThreadWriter", "Threads"]
 S = TypeVar("S")
 
 DEFAULT_SNAPSHOT_EVERY = 50
-"""A whole snapshot is stored at least once every this many checkpoints of a chain."""
+"""A load reads at most this many rows: the ``seq`` distance from a snapshot."""
 _SNAPSHOT_RATIO = 3.0
 
 MAX_THREAD_ID = 255
@@ -86,7 +87,6 @@ class Position:
         meta: its ``meta`` column, validated.
         values: the state at it (field name -> value).
         head_seq: ``seq`` of the thread's last checkpoint when it was read.
-        chain_len: checkpoints after the snapshot the state was rebuilt from.
         delta_bytes: JSON size of their writes.
         snapshot_bytes: JSON size of that snapshot.
     """
@@ -95,7 +95,6 @@ class Position:
     meta: _Meta
     values: dict[str, Any]
     head_seq: int
-    chain_len: int = 0
     delta_bytes: int = 0
     snapshot_bytes: int = 0
 
@@ -179,12 +178,11 @@ class Threads(Generic[S]):
                     dropped=dropped,
                 )
                 size = len(json.dumps(row.snapshot, separators=(",", ":")))
-                position = Position(row, meta, values, loaded.head_seq, 0, 0, size)
+                position = Position(row, meta, values, loaded.head_seq, 0, size)
             else:
                 self._replay(values, row, dropped)
                 assert position is not None  # the chain starts at a snapshot
                 position.row, position.meta = row, meta
-                position.chain_len += 1
                 position.delta_bytes += len(json.dumps(row.writes, separators=(",", ":")))
         assert position is not None
         warn_dropped(
@@ -335,12 +333,11 @@ class ThreadWriter:
             self.head_seq = -1
             self.parent: StoredCheckpoint | None = None
             self.base_seq = 0
-            self.chain_len = self.delta_bytes = self.snapshot_bytes = 0
+            self.delta_bytes = self.snapshot_bytes = 0
         else:
             self.head_seq = position.head_seq
             self.parent = position.row
             self.base_seq = position.row.base_seq
-            self.chain_len = position.chain_len
             self.delta_bytes = position.delta_bytes
             self.snapshot_bytes = position.snapshot_bytes
 
@@ -373,7 +370,9 @@ class ThreadWriter:
         take = (
             snapshot
             or parent is None
-            or self.chain_len + 1 >= self.threads.snapshot_every
+            # The distance in seq, not the chain's length: a fork from an old checkpoint
+            # would otherwise make every load read all the rows written since its base.
+            or seq - self.base_seq >= self.threads.snapshot_every
             or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
         )
         snap = encode_values(schema, values) if take else None
@@ -410,9 +409,8 @@ class ThreadWriter:
         """Record that ``row`` was stored: the next write is its child."""
         writes_bytes, snapshot_bytes = self._sizes
         if row.snapshot is not None:
-            self.chain_len, self.delta_bytes, self.snapshot_bytes = 0, 0, snapshot_bytes
+            self.delta_bytes, self.snapshot_bytes = 0, snapshot_bytes
         else:
-            self.chain_len += 1
             self.delta_bytes += writes_bytes
         self.head_seq, self.parent, self.base_seq, self.last = row.seq, row, row.base_seq, row
 
