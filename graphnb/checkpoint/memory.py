@@ -27,6 +27,7 @@ class MemorySaver(BaseSaver):
 
     def __init__(self) -> None:
         self._threads: dict[str, dict[int, _Row]] = {}
+        self._seqs: dict[str, dict[str, int]] = {}  # each thread's checkpoint ids -> seq
         self._lock = threading.Lock()
 
     def put(self, row: StoredCheckpoint) -> None:
@@ -34,11 +35,11 @@ class MemorySaver(BaseSaver):
         stored: _Row = (row, *_texts(row))
         with self._lock:
             rows = self._threads.setdefault(row.thread_id, {})
-            if row.seq in rows or any(
-                r[0].checkpoint_id == row.checkpoint_id for r in rows.values()
-            ):
+            seqs = self._seqs.setdefault(row.thread_id, {})
+            if row.seq in rows or row.checkpoint_id in seqs:
                 raise CheckpointConflictError.taken(row.thread_id, row.seq)
             rows[row.seq] = stored
+            seqs[row.checkpoint_id] = row.seq
 
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """See :meth:`BaseSaver.load`."""
@@ -49,12 +50,14 @@ class MemorySaver(BaseSaver):
             if checkpoint_id is None:
                 target = rows[max(rows)][0]
             else:
-                found = [r[0] for r in rows.values() if r[0].checkpoint_id == checkpoint_id]
-                if not found:
+                seq = self._seqs[thread_id].get(checkpoint_id)
+                if seq is None:
                     return None
-                target = found[0]
+                target = rows[seq][0]
             chain = [
-                _copy(rows[seq]) for seq in sorted(rows) if target.base_seq <= seq <= target.seq
+                _copy(rows[seq])
+                for seq in range(target.base_seq, target.seq + 1)
+                if seq in rows  # a row another tool deleted: the reader reports the gap
             ]
             return Loaded(chain, max(rows))
 
@@ -72,6 +75,7 @@ class MemorySaver(BaseSaver):
     def delete_thread(self, thread_id: str) -> int:
         """See :meth:`BaseSaver.delete_thread`."""
         with self._lock:
+            self._seqs.pop(thread_id, None)
             return len(self._threads.pop(thread_id, {}))
 
 
