@@ -260,10 +260,12 @@ class Threads(Generic[S]):
 
     def history(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
         """Every checkpoint of the thread, newest first (at most ``limit``)."""
+        _check_thread_id(thread_id)
         return self._history(self.saver.history(thread_id), thread_id, limit)
 
     async def ahistory(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
         """Async :meth:`history`."""
+        _check_thread_id(thread_id)
         return self._history(await self.saver.ahistory(thread_id), thread_id, limit)
 
     def _history(
