@@ -379,9 +379,17 @@ function Editor() {
     },
     [spec, history],
   );
+  const setRoute = useCallback(
+    (source: string, target: string, route: string) => {
+      const key = edit.edgeKey({ source, target });
+      const edge = spec.edges.find((e) => edit.edgeKey(e) === key);
+      if (edge && route !== edge.route) history.commit(edit.setRoute(spec, key, route));
+    },
+    [spec, history],
+  );
   const canvas: CanvasContext = useMemo(
-    () => ({ run: runStore, problems: problemStore, rename }),
-    [runStore, problemStore, rename],
+    () => ({ run: runStore, problems: problemStore, rename, setRoute }),
+    [runStore, problemStore, rename, setRoute],
   );
 
   // -- keys: undo/redo here; Delete/Backspace are React Flow's ------------------------------

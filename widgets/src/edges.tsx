@@ -1,7 +1,8 @@
 // The edge component: a bezier arrow; conditional edges are dashed and carry their route.
 
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type Edge, type EdgeProps } from "@xyflow/react";
-import { memo } from "react";
+import { memo, useState } from "react";
+import { useCanvas } from "./nodes";
 import type { EdgeKind } from "./protocol";
 
 export type GraphEdgeData = { kind: EdgeKind; route: string | null };
@@ -12,6 +13,8 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
   const [path, labelX, labelY] = getBezierPath(props);
   const kind = data?.kind ?? "direct";
   const label = kind === "conditional" ? (data?.route ?? target) : kind === "join" ? "join" : null;
+  const canvas = useCanvas();
+  const [editing, setEditing] = useState<string | null>(null);
   return (
     <>
       <BaseEdge
@@ -28,8 +31,32 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
             className={`graphnb-edge-label graphnb-edge-label-${kind} nopan`}
             data-testid={`edge-label-${source}-${target}`}
             style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            title={kind === "conditional" ? "the route: what the router returns to take this edge (double-click to edit)" : "waits for all join sources"}
+            onDoubleClick={(e) => {
+              e.stopPropagation();
+              if (kind === "conditional") setEditing(label);
+            }}
           >
-            {label}
+            {editing === null ? (
+              label
+            ) : (
+              <input
+                className="graphnb-route-input nodrag"
+                data-testid={`edge-label-input-${source}-${target}`}
+                value={editing}
+                autoFocus
+                size={Math.max(4, editing.length)}
+                onChange={(e) => setEditing(e.target.value)}
+                onKeyDown={(e) => {
+                  e.stopPropagation();
+                  if (e.key === "Enter") {
+                    canvas.setRoute(source, target, editing.trim());
+                    setEditing(null);
+                  } else if (e.key === "Escape") setEditing(null);
+                }}
+                onBlur={() => setEditing(null)}
+              />
+            )}
           </div>
         </EdgeLabelRenderer>
       )}

@@ -14,11 +14,12 @@ export type CanvasContext = {
   run: Store<RunState>;
   problems: Store<Record<string, ProblemInfo[]>>;
   rename(from: string, to: string): boolean;
+  setRoute(source: string, target: string, route: string): void;
 };
 
 export const Canvas = createContext<CanvasContext | null>(null);
 
-function useCanvas(): CanvasContext {
+export function useCanvas(): CanvasContext {
   const context = useContext(Canvas);
   if (!context) throw new Error("[graphnb] node rendered outside the canvas");
   return context;

@@ -274,10 +274,16 @@ function schemaType(schema: JsonSchema): string {
   return Array.isArray(t) ? (t.find((x) => x !== "null") ?? "") : (t ?? "");
 }
 
-function InputForm(props: { schema: JsonSchema; value: Record<string, Json>; onChange(v: Record<string, Json>): void }) {
+function InputForm(props: {
+  schema: JsonSchema;
+  skip: string[];
+  value: Record<string, Json>;
+  onChange(v: Record<string, Json>): void;
+}) {
   const properties = props.schema.properties ?? {};
   const required = new Set(props.schema.required ?? []);
-  const names = Object.keys(properties);
+  // The streaming field is written by the run; it can still be seeded in the raw JSON.
+  const names = Object.keys(properties).filter((name) => !props.skip.includes(name));
   if (!names.length) return null;
   const set = (name: string, value: Json | undefined) => {
     const next = { ...props.value };
@@ -401,6 +407,7 @@ export function RunPanel(props: {
       {props.model?.json_schema?.properties && (
         <InputForm
           schema={props.model.json_schema}
+          skip={props.model.fields.filter((f) => f.streaming).map((f) => f.name)}
           value={parsed.value ?? {}}
           onChange={(v) => setText(JSON.stringify(v, null, 2))}
         />
