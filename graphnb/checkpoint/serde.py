@@ -209,18 +209,8 @@ def decode_snapshot(
 
     Fields the model gained since the row was written take their defaults.
     """
-    where = _Where(thread_id, checkpoint_id)
     values = schema.defaults()
-    fields = schema.fields
-    for name, raw in snapshot.items():
-        field = fields.get(name)
-        if field is None:
-            if schema.typed:
-                dropped.add(name)
-                continue
-            values[name] = raw
-            continue
-        values[name] = _decode(field, raw, where, typed=True)
+    values.update(_decode_fields(schema, snapshot, _Where(thread_id, checkpoint_id), dropped))
     return values
 
 
@@ -234,17 +224,33 @@ def decode_update(
 ) -> dict[str, Any]:
     """A stored node update as checked field values, ready for the reducers."""
     where = _Where(thread_id, checkpoint_id)
+    return _decode_fields(schema, update, where, dropped, update=True)
+
+
+def _decode_fields(
+    schema: StateSchema[Any],
+    stored: Mapping[str, Any],
+    where: _Where,
+    dropped: set[str],
+    *,
+    update: bool = False,
+) -> dict[str, Any]:
+    """Each stored field's value, validated by its field; unknown fields of a model dropped.
+
+    An update for a field with a custom reducer may have any shape, so it is kept as stored.
+    """
     fields = schema.fields
     decoded = {}
-    for name, raw in update.items():
+    for name, raw in stored.items():
         field = fields.get(name)
         if field is None:
             if schema.typed:
                 dropped.add(name)
-                continue
-            decoded[name] = raw
+            else:
+                decoded[name] = raw
             continue
-        decoded[name] = _decode(field, raw, where, typed=field.reducer.typed_updates)
+        typed = not update or field.reducer.typed_updates
+        decoded[name] = _decode(field, raw, where, typed=typed)
     return decoded
 
 
