@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from .record import StoredCheckpoint
 
@@ -108,7 +108,7 @@ class BaseSaver(ABC):
         """Async :meth:`close`."""
         await _to_thread(self.close)
 
-    def __enter__(self) -> BaseSaver:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

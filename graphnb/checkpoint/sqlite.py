@@ -22,7 +22,8 @@ class SqliteSaver(SqlSaver):
     """Stores checkpoints in a SQLite database file.
 
     Args:
-        path: the database file (created if missing), or ``":memory:"``.
+        path: the database file (created if missing), or ``":memory:"`` (a database
+            that lives until :meth:`close`; the next call starts an empty one).
         table_prefix: put before every table name.
         synchronous: SQLite's ``PRAGMA synchronous``. ``NORMAL`` (the default) survives a
             crash of the process; ``FULL`` also survives losing power, at the cost of one

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import assert_type
 
 from graphnb import END, START, GraphState, StateGraph
-from graphnb.checkpoint import Command, Interrupt, MemorySaver, StateSnapshot, interrupt
+from graphnb.checkpoint import (
+    Command,
+    Interrupt,
+    MemorySaver,
+    SqliteSaver,
+    StateSnapshot,
+    interrupt,
+)
 
 
 class Order(GraphState):
@@ -35,3 +42,6 @@ assert_type(app.get_state_history("t"), list[StateSnapshot[Order]])
 assert_type(app.update_state("t", {"item": "pen"}, as_node="review"), str)
 assert_type(app.seed_thread("u", Order(item="cup")), str)
 assert_type(app.list_threads(), list[str])
+
+with SqliteSaver(":memory:") as saver:  # the context manager keeps the saver's own type
+    assert_type(saver, SqliteSaver)
