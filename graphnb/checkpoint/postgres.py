@@ -166,7 +166,7 @@ class PostgresSaver(SqlSaver):
         conn = await self._aconnection()
         async with conn.cursor() as cursor:
             await cursor.execute(self._queries["threads"])
-            return [row[0] for row in await cursor.fetchall()]
+            return sorted(row[0] for row in await cursor.fetchall())
 
     async def adelete_thread(self, thread_id: str) -> int:
         """Async :meth:`delete_thread`, on the async connection."""

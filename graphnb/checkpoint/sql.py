@@ -212,7 +212,7 @@ class SqlSaver(BaseSaver):
             ),
             "head": f"SELECT MAX(seq) FROM {table} WHERE thread_id = {p}",
             "history": f"SELECT {cols} FROM {table} WHERE thread_id = {p} ORDER BY seq",
-            "threads": f"SELECT DISTINCT thread_id FROM {table} ORDER BY thread_id",
+            "threads": f"SELECT DISTINCT thread_id FROM {table}",
             "delete": f"DELETE FROM {table} WHERE thread_id = {p}",
         }
 
@@ -296,7 +296,9 @@ class SqlSaver(BaseSaver):
         """See :meth:`BaseSaver.threads`."""
         with self._cursor() as cursor:
             cursor.execute(self._queries["threads"])
-            return [row[0] for row in cursor.fetchall()]
+            # Sorted here: ORDER BY follows the database's collation ('a' < 'B' < 'b' in
+            # en_US), and every saver must list ids in the same order.
+            return sorted(row[0] for row in cursor.fetchall())
 
     def delete_thread(self, thread_id: str) -> int:
         """See :meth:`BaseSaver.delete_thread`."""

@@ -541,3 +541,23 @@ def test_concurrent_async_calls_share_one_postgres_connection(
         patch.setattr(psycopg.AsyncConnection, "connect", counting)
         asyncio.run(scenario())
     assert len(opened) == 1
+
+
+@pytest.mark.db
+def test_threads_are_sorted_the_same_whatever_the_database_collation(tmp_path: Any) -> None:
+    class LinguisticPostgres(PostgresSaver):
+        text_type = 'TEXT COLLATE "und-x-icu"'  # as a database made with en_US.UTF-8 sorts
+
+    from .conftest import POSTGRES_URL, make_saver, unique_prefix
+
+    make_saver("postgres", tmp_path).close()  # skips when the server is not running
+    saver = LinguisticPostgres(POSTGRES_URL, table_prefix=unique_prefix())
+    try:
+        store = threads(saver)
+        for thread in ("b", "B", "a", "A", "_z"):
+            grow(store, thread, 1)
+        assert saver.threads() == ["A", "B", "_z", "a", "b"]
+        assert asyncio.run(saver.athreads()) == ["A", "B", "_z", "a", "b"]
+    finally:
+        asyncio.run(saver.aclose())
+        drop_tables(saver)
