@@ -523,6 +523,12 @@ def _read(row: StoredCheckpoint) -> _Meta:
     check_safe(row.writes, part="writes", **where)
     if row.snapshot is not None:
         check_safe(row.snapshot, part="snapshot", **where)
+        if not isinstance(row.snapshot, dict):
+            raise CheckpointLoadError(
+                f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} has a malformed "
+                f"snapshot column: expected a JSON object of fields, got {row.snapshot!r:.60}",
+                **where,
+            )
     try:
         return _Meta.model_validate(row.meta)
     except ValidationError as error:

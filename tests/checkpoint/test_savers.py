@@ -322,6 +322,22 @@ def test_a_corrupt_thread_does_not_affect_the_others(saver: BaseSaver) -> None:
     assert len(saver.history("good")) == 3
 
 
+def test_a_snapshot_that_is_not_an_object_is_a_load_error(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "bad", 1)
+    grow(store, "good", 1)
+    row = saver.history("bad")[0]
+    saver.delete_thread("bad")
+    saver.put(replace(row, snapshot=["not", "fields"]))  # type: ignore[arg-type]
+    for read in (store.load, store.history):
+        with pytest.raises(CheckpointLoadError, match="malformed snapshot column") as caught:
+            read("bad")
+        assert (caught.value.thread_id, caught.value.checkpoint_id) == ("bad", row.checkpoint_id)
+    position = store.load("good")
+    assert position is not None
+    assert position.values["messages"] == ["m0"]
+
+
 def test_a_new_field_with_a_default_loads(saver: BaseSaver) -> None:
     grow(threads(saver), "t", 2)
 
