@@ -92,6 +92,11 @@ def _parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
                 text = file.read()
         except OSError as error:
             raise CommandError(f"cannot read {where}: {error.strerror}", EXIT_LOAD) from None
+        except UnicodeDecodeError as error:
+            raise CommandError(
+                f"{where} is not UTF-8 text: byte {error.start} is {error.object[error.start]:#x}",
+                EXIT_USAGE,
+            ) from None
     if text is None:
         return None
     try:

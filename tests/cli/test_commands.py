@@ -97,6 +97,10 @@ def test_run_rejects_bad_json_with_exit_code_2(flow: Path, tmp_path: Path) -> No
     listed = graphnb("run", str(flow), "--input", "[1, 2]", cwd=tmp_path)
     assert listed.returncode == 2
     assert "must be a JSON object" in listed.stderr
+    (tmp_path / "latin1.json").write_bytes(b'{"name": "caf\xe9"}')
+    encoded = graphnb("run", str(flow), "--input-file", "latin1.json", cwd=tmp_path)
+    assert encoded.returncode == 2
+    assert "error: latin1.json is not UTF-8 text: byte 13 is 0xe9" in encoded.stderr
 
 
 def test_run_of_a_missing_file_exits_with_code_3(tmp_path: Path) -> None:
