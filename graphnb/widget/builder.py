@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
 from ..graph import StateGraph
-from ..spec import GraphSpec, StateSpec
+from ..spec import START, GraphSpec, StateSpec
 from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
@@ -38,6 +38,15 @@ log = logging.getLogger("graphnb.widget")
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 """Where the built front end lives (``widget.js``, ``widget.css``)."""
+
+CODE_KEY = "graphnb.widget.code"
+"""Node metadata naming the callable (and router) a node was given in code.
+
+A graph opened from code may hold callables no binding can name (lambdas, closures). The
+builder keeps them under a key stamped into the node's metadata, which the front end
+carries along when the node is renamed (renaming only changes the id), so the callable
+follows its node.
+"""
 
 GraphSource = (
     GraphSpec | StateGraph[Any] | CompiledGraph[Any] | types.ModuleType | Mapping[str, Any]
@@ -159,12 +168,12 @@ class Builder(anywidget.AnyWidget):
             self._known = {k: v for k, v in source.callables.items() if v is not None}
             self._known_routers = source.routers
             self._state_type = source.schema.state_type
-            return source.spec
+            return self._stamp(source.spec)
         if isinstance(source, CompiledGraph):
             self._known = {name: node.fn for name, node in source.nodes.items()}
             self._known_routers = {name: router.fn for name, router in source.routers.items()}
             self._state_type = source.schema.state_type
-            return source.spec.model_copy(deep=True)
+            return self._stamp(source.spec.model_copy(deep=True))
         if isinstance(source, types.ModuleType):
             return self._open(_graph_in(source))
         if isinstance(source, Mapping):
@@ -173,6 +182,33 @@ class Builder(anywidget.AnyWidget):
             "Builder() opens a StateGraph, a CompiledGraph, a GraphSpec (or its dict) or a "
             f"module holding a graph; got {type(source).__name__}"
         )
+
+    def _stamp(self, spec: GraphSpec) -> GraphSpec:
+        """Mark the nodes whose callable or router was given in code (see CODE_KEY)."""
+        for node in spec.nodes:
+            if node.id in self._known or node.id in self._known_routers:
+                node.metadata[CODE_KEY] = node.id
+        return spec
+
+    def _code_keys(self, spec: GraphSpec) -> dict[str, str]:
+        """Each node's key in the callables given in code, by node id.
+
+        A node carries its key in its metadata; a node without one (a spec assigned from
+        Python) uses its id, unless another node already carries that key.
+        """
+        claimed = {
+            node.metadata[CODE_KEY]
+            for node in spec.nodes
+            if isinstance(node.metadata.get(CODE_KEY), str)
+        }
+        keys: dict[str, str] = {}
+        for node in spec.nodes:
+            key = node.metadata.get(CODE_KEY)
+            if isinstance(key, str):
+                keys[node.id] = key
+            elif node.id not in claimed:
+                keys[node.id] = node.id
+        return keys
 
     # -- the notebook ------------------------------------------------------------------
 
@@ -229,16 +265,19 @@ class Builder(anywidget.AnyWidget):
         closures); they stay usable until the user binds the node to something else.
         """
         spec = self.spec.model_copy(deep=True)
+        keys = self._code_keys(spec)
         overlay: dict[str, Any] = {}
         for node in spec.nodes:
-            if node.binding is None and node.id in self._known:
+            key = keys.get(node.id)
+            if node.binding is None and key in self._known:
                 node.binding = f"_graphnb_node_{len(overlay)}"
-                overlay[node.binding] = self._known[node.id]
+                overlay[node.binding] = self._known[key]
         for source, binding in list(spec.routers.items()):
-            if binding is None and source in self._known_routers:
+            key = keys.get(source, source if source == START else None)
+            if binding is None and key in self._known_routers:
                 private = f"_graphnb_router_{len(overlay)}"
                 spec.routers[source] = private
-                overlay[private] = self._known_routers[source]
+                overlay[private] = self._known_routers[key]
         if self._state_type is not None and spec.state.binding:
             overlay.setdefault(spec.state.binding, self._state_type)
         return spec, ChainMap(overlay, cast("dict[str, Any]", self.namespace))

@@ -161,6 +161,56 @@ def test_compile_uses_callables_given_in_code_even_without_a_binding(comms):
     assert builder.compile().invoke({"n": 21}) == {"n": 42}
 
 
+def _renamed(spec: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """The spec the front end sends after a rename (``renameNode`` in widgets/src/spec.ts):
+    the node keeps everything but its id; edges, routes and routers follow it."""
+    swap = {old: new}
+    spec = json.loads(json.dumps(spec))
+    for node in spec["nodes"]:
+        node["id"] = swap.get(node["id"], node["id"])
+    for edge in spec["edges"]:
+        edge["source"] = swap.get(edge["source"], edge["source"])
+        edge["target"] = swap.get(edge["target"], edge["target"])
+        if edge.get("route") == old:
+            edge["route"] = new
+    spec["routers"] = {swap.get(k, k): v for k, v in spec["routers"].items()}
+    return spec
+
+
+def test_a_callable_given_in_code_follows_its_node_through_renames(comm):
+    graph = StateGraph(dict, name="lambdas").add_node("a", lambda s: {"x": 1})
+    builder = Builder(graph.add_edge(START, "a").add_edge("a", END), namespace={})
+    comm.receive_update({"spec": _renamed(spec_json(builder), "a", "renamed")})
+    assert [node.id for node in builder.spec.nodes] == ["renamed"]
+    assert builder.problems == []
+    assert builder.compile().invoke({}) == {"x": 1}
+    # A new node that takes the old name is not the lambda; renaming back (undo) is.
+    grown = spec_json(builder)
+    grown["nodes"].append({"id": "a", "position": {"x": 0, "y": 0}})
+    comm.receive_update({"spec": grown})
+    assert {(p["code"], tuple(p["nodes"])) for p in builder.problems} >= {("unbound", ("a",))}
+    assert not [p for p in builder.problems if "renamed" in p["nodes"]]
+    comm.receive_update({"spec": _renamed(spec_json(builder), "renamed", "again")})
+    assert builder.to_graph().callables["again"] is not None
+    assert builder.to_graph().callables["a"] is None
+
+
+def test_a_router_given_in_code_follows_its_source_node_through_renames(comm):
+    graph = StateGraph(dict, name="routed")
+    graph.add_node("pick", lambda s: {})
+    graph.add_node("yes", lambda s: {"said": "yes"})
+    graph.add_node("no", lambda s: {"said": "no"})
+    graph.add_edge(START, "pick")
+    graph.add_conditional_edges("pick", lambda s: "yes" if s["n"] > 0 else "no", ["yes", "no"])
+    graph.add_edge("yes", END).add_edge("no", END)
+    builder = Builder(graph, namespace={})
+    assert builder.problems == []
+    comm.receive_update({"spec": _renamed(spec_json(builder), "pick", "choose")})
+    assert builder.problems == []
+    assert builder.compile().invoke({"n": 1})["said"] == "yes"
+    assert builder.compile().invoke({"n": -1})["said"] == "no"
+
+
 def test_a_run_streams_chunks_in_batches_and_reports_every_node(comm, notebook):
     notebook["WORDS"] = 500
     builder = Builder(notebook["graph"], namespace=notebook)
