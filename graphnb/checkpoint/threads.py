@@ -268,6 +268,11 @@ class Threads(Generic[S]):
         _check_thread_id(thread_id)
         return self._history(await self.saver.ahistory(thread_id), thread_id, limit)
 
+    def delete(self, thread_id: str) -> int:
+        """Delete a thread's checkpoints; returns how many there were."""
+        _check_thread_id(thread_id)
+        return self.saver.delete_thread(thread_id)
+
     def _history(
         self, rows: list[StoredCheckpoint], thread_id: str, limit: int | None
     ) -> list[StateSnapshot[S]]:

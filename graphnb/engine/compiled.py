@@ -237,7 +237,7 @@ class CompiledGraph(Generic[S]):
 
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread's checkpoints; returns how many there were."""
-        return self.threads.saver.delete_thread(thread_id)
+        return self.threads.delete(thread_id)
 
     # -- running -----------------------------------------------------------------------
 

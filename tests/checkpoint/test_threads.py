@@ -441,6 +441,8 @@ def test_thread_ids_are_checked_before_any_database_work() -> None:
             app.invoke({}, thread_id=unportable)
         with pytest.raises(ThreadRequiredError, match="without NUL characters or lone"):
             app.get_state_history(unportable)
+        with pytest.raises(ThreadRequiredError, match="without NUL characters or lone"):
+            app.delete_thread(unportable)
 
 
 def test_thread_ids_with_quotes_unicode_and_sql_round_trip(saver: BaseSaver) -> None:
