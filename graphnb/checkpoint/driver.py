@@ -23,10 +23,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..engine.events import Event, Interrupted, StepFinished
 from ..engine.run import Run, step_async, step_sync
-from ..errors import GraphRecursionError, InvalidUpdateError
-from ..schema import WriteError
+from ..errors import GraphRecursionError
 from ..spec import START
-from ..state import GraphState
 from .errors import ResumeError, ThreadNotFoundError
 from .human import Command, GraphInterrupt, asking, done_asking
 from .record import INPUT, Interrupt
@@ -123,7 +121,6 @@ class _Plan:
 def _plan(
     graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position | None, given: Any
 ) -> _Plan:
-    schema = graph.schema
     if isinstance(given, Command):
         if position is None:
             raise ThreadNotFoundError(
@@ -138,22 +135,7 @@ def _plan(
         run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
         return _Plan(None, list(position.next), skip_before=True)
     # A new run on the thread: the input merges into the stored state.
-    values = dict(position.values) if position is not None else schema.defaults()
-    update = _checked_input(schema, given)
-    try:
-        schema.apply(values, update)
-    except WriteError as error:
-        raise _input_error(error) from None
-    missing = schema.missing(values)
-    if missing:
-        names = ", ".join(repr(name) for name in missing)
-        raise InvalidUpdateError(
-            f"the input lacks required field(s) {names} of {schema.label}",
-            node=START,
-            step=-1,
-            field=missing[0],
-        )
-    run.values = values
+    update = run.start(given, base=position.values if position is not None else None)
     run.first_step = run.step = position.row.step + 2 if position is not None else 0
     start_at = position.meta.start_at if position is not None else None
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
@@ -165,32 +147,6 @@ def _resume_from(graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Pos
     run.first_step = run.step = position.row.step + 1
     index = {target: i for i, (_, target) in enumerate(run.graph.joins)}
     run.joins = {index[t]: set(s) for t, s in position.meta.joins.items() if t in index}
-
-
-def _checked_input(schema: Any, given: Any) -> dict[str, Any]:
-    if given is None:
-        return {}
-    if isinstance(given, GraphState):
-        given = schema.values_of(given)
-    if not isinstance(given, Mapping):
-        raise InvalidUpdateError(
-            f"the input must be a mapping, a {schema.label}, None or Command(resume=...), "
-            f"got {given!r}",
-            node=START,
-            step=-1,
-            field=None,
-            value=given,
-        )
-    try:
-        return dict(schema.check_writes(given))
-    except WriteError as error:
-        raise _input_error(error) from None
-
-
-def _input_error(error: WriteError) -> InvalidUpdateError:
-    return InvalidUpdateError(
-        f"invalid input: {error}", node=START, step=-1, field=error.field, value=error.value
-    )
 
 
 def _answers(position: Position, resume: Any, thread_id: str) -> dict[str, tuple[Any, ...]]:

@@ -99,31 +99,18 @@ class Run(Generic[S]):
 
     # -- start -------------------------------------------------------------------------
 
-    def start(self, given: Any) -> None:
-        """Merge the input into the defaults through the reducers."""
+    def start(self, given: Any, *, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Merge the input into ``base`` (the defaults when omitted) through the reducers.
+
+        Returns the input's checked writes.
+        """
         schema = self.schema
-        values = schema.defaults()
-        if given is not None:
-            if isinstance(given, GraphState):
-                given = schema.values_of(given)
-            if not isinstance(given, Mapping):
-                raise InvalidUpdateError(
-                    f"the input must be a mapping or a {schema.label}, got {given!r}",
-                    node=START,
-                    step=-1,
-                    field=None,
-                    value=given,
-                )
-            try:
-                schema.apply(values, schema.check_writes(given))
-            except WriteError as error:
-                raise InvalidUpdateError(
-                    f"invalid input: {error}",
-                    node=START,
-                    step=-1,
-                    field=error.field,
-                    value=error.value,
-                ) from None
+        values = schema.defaults() if base is None else dict(base)
+        writes = self._check_input(given)
+        try:
+            schema.apply(values, writes)
+        except WriteError as error:
+            raise _input_error(error) from None
         missing = schema.missing(values)
         if missing:
             names = ", ".join(repr(name) for name in missing)
@@ -134,6 +121,28 @@ class Run(Generic[S]):
                 field=missing[0],
             )
         self.values = values
+        return writes
+
+    def _check_input(self, given: Any) -> dict[str, Any]:
+        schema = self.schema
+        if given is None:
+            return {}
+        if isinstance(given, GraphState):
+            given = schema.values_of(given)
+        if not isinstance(given, Mapping):
+            threaded = self.graph.checkpointer is not None
+            raise InvalidUpdateError(
+                f"the input must be a mapping, a {schema.label}, None"
+                f"{' or Command(resume=...)' if threaded else ''}, got {given!r}",
+                node=START,
+                step=-1,
+                field=None,
+                value=given,
+            )
+        try:
+            return schema.check_writes(given)
+        except WriteError as error:
+            raise _input_error(error) from None
 
     def first_tasks(self) -> list[Node]:
         """Nodes the run begins with, routers from START included (sync routers only)."""
@@ -475,6 +484,12 @@ class Run(Generic[S]):
                 self.schema.fields[name].check(complete) if name in self.schema.fields else complete
             )
         return update
+
+
+def _input_error(error: WriteError) -> InvalidUpdateError:
+    return InvalidUpdateError(
+        f"invalid input: {error}", node=START, step=-1, field=error.field, value=error.value
+    )
 
 
 async def _collect_async(

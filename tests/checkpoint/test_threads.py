@@ -453,3 +453,14 @@ def test_thread_ids_with_quotes_unicode_and_sql_round_trip(saver: BaseSaver) -> 
     assert saver.threads() == sorted(odd)
     for thread_id in odd:
         assert app.get_state(thread_id).values.topic == thread_id
+
+
+def test_bad_input_to_a_threaded_run_names_every_accepted_shape() -> None:
+    from graphnb import InvalidUpdateError
+
+    app = chain("a").compile(checkpointer=MemorySaver())
+    with pytest.raises(InvalidUpdateError, match=r"None or Command\(resume=\.\.\.\), got \[1\]"):
+        app.invoke([1], thread_id="t")
+    with pytest.raises(InvalidUpdateError, match="invalid input: field 'visits'"):
+        app.invoke({"visits": 5}, thread_id="t")
+    assert app.get_state_history("t") == []  # nothing was written
