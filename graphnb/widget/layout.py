@@ -20,6 +20,8 @@ _GAP_X = 220.0
 _GAP_Y = 110.0
 _NODE_SIZE = (170.0, 50.0)
 """The (width, height) the canvas draws a step node with, roughly."""
+_TERMINAL_WIDTH = 70.0
+"""The width the canvas draws START and END with (``.graphnb-terminal``)."""
 
 
 def layout(spec: GraphSpec) -> dict[str, tuple[float, float]]:
@@ -80,6 +82,8 @@ def apply_layout(spec: GraphSpec, positions: dict[str, tuple[float, float]]) -> 
     for name in (START, END):
         if name in positions:
             x, y = positions[name]
+            # Centred on the column a step would take there: the pill is narrower.
+            x += (_NODE_SIZE[0] - _TERMINAL_WIDTH) / 2
             special[name] = {"x": float(x), "y": float(y)}
     if special:
         new.metadata[POSITIONS_KEY] = special

@@ -526,6 +526,15 @@ class Lab:
             timeout=timeout * 1000,
         )
 
+    def zoom(self) -> float:
+        """The canvas zoom: the scale of React Flow's viewport transform."""
+        return float(
+            self.page.evaluate(
+                """() => new DOMMatrix(getComputedStyle(
+                    document.querySelector('.react-flow__viewport')).transform).a"""
+            )
+        )
+
     def show_widget_of(self, element: Any) -> None:
         """Scroll the notebook so the widget holding ``element`` is on screen.
 

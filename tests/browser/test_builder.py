@@ -111,6 +111,9 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
         assert node_id in lab.node(node_id).inner_text()
     assert set(STORY_EDGES) <= set(lab.edge_pairs())
     assert lab.page.locator("[data-problem]").count() == 0, "a valid graph shows no problem"
+    # A node bound to the function of its own name does not say it twice ("draft / draft").
+    assert lab.page.get_by_test_id("node-binding-draft").inner_text().strip() == ""
+    assert "runs draft" in (lab.page.get_by_test_id("node-draft").get_attribute("title") or "")
 
     # Add a node: it appears on the canvas and in the spec.
     before = set(lab.node_ids())
@@ -131,6 +134,7 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
     new_node = lab.page.get_by_test_id(f"node-{added}")
     assert new_node.get_attribute("data-problem")
     assert "not bound" in (new_node.get_attribute("title") or "")
+    assert lab.page.get_by_test_id(f"node-binding-{added}").inner_text().strip() == "unbound"
 
     # Rename it: double-click its label, type, Enter.
     lab.page.get_by_test_id(f"node-label-{added}").dblclick()
@@ -295,6 +299,9 @@ def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
         lambda: kernel.json("builder.spec.node('publish').binding") == "helpers:shout",
         message="binding helpers:shout never reached builder.spec",
     )
+    # The cards name the bindings that differ from the node's name.
+    assert lab.page.get_by_test_id("node-binding-polish").inner_text().strip() == "summarize"
+    assert lab.page.get_by_test_id("node-binding-publish").inner_text().strip() == "helpers:shout"
     # The drawing still compiles and runs with the new bindings.
     result = kernel.json("builder.compile().invoke({'topic': 'x'})")
     assert result["text"] == "HEY"
@@ -310,8 +317,20 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     kernel = lab.open_notebook("run", [STORY, SHOW])
     lab.builder()
     page = lab.page
+    # Input that is not JSON: both Run buttons are disabled, and say why.
+    page.get_by_test_id("run-input-json").fill('{"topic": ')
+    toolbar_run = page.get_by_test_id("toolbar-run")
+    assert toolbar_run.is_disabled()
+    assert "fix the run input" in (toolbar_run.get_attribute("title") or "")
+    assert page.get_by_test_id("run-start").is_disabled()
+    page.get_by_test_id("run-input-error").wait_for()
     page.get_by_test_id("run-input-json").fill('{"topic": "otter"}')
-    page.get_by_test_id("toolbar-run").click()
+    assert toolbar_run.is_enabled()
+    # A selected node fills the binding panel above the run panel; the run still shows
+    # its streamed text in view.
+    lab.node("draft").click()
+    page.get_by_test_id("binding-signature").wait_for()
+    toolbar_run.click()
 
     # While draft streams: it is lit and running, and chunks are already on screen.
     page.wait_for_function(
@@ -329,6 +348,23 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     assert page.get_by_test_id("node-research").get_attribute("data-status") == "done"
     assert _status(lab) == "running"
     lab.screenshot("story-run-streaming", element=lab.page.get_by_test_id("graphnb-builder"))
+    # The streamed text is on screen in the side panel, following its end, while it runs.
+    page.wait_for_function(
+        """() => {
+            const chunks = document.querySelector('[data-testid="run-chunks"]');
+            const side = chunks.closest('.graphnb-side').getBoundingClientRect();
+            const box = chunks.getBoundingClientRect();
+            const atEnd = chunks.scrollHeight - chunks.scrollTop - chunks.clientHeight < 4;
+            return box.top >= side.top && box.top + 30 <= side.bottom && atEnd;
+        }""",
+        timeout=5_000,
+    )
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="run-chunks"]').textContent
+            .includes('otter-6')""",
+        timeout=15_000,
+    )
+    lab.screenshot("story-run-streaming-later", element=lab.page.get_by_test_id("graphnb-builder"))
 
     page.wait_for_function(
         """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",
@@ -392,9 +428,25 @@ def test_a_failing_node_shows_its_error_at_the_node_and_the_traceback_one_click_
 def test_the_drawing_survives_a_page_reload_and_a_kernel_restart(lab):
     lab.open_notebook("persist", [PERSISTED])
     lab.builder()
+    # Fit never blows a small drawing up: not at first, not by the ⛶ control.
+    assert lab.zoom() <= 1.0
+    lab.page.locator(".react-flow__controls-fitview").click()
+    lab.wait_for_canvas_still()
+    assert lab.zoom() <= 1.0
     lab.page.get_by_test_id("toolbar-add-node").click()
     lab.page.locator(".react-flow__node-step").first.wait_for()
     (added,) = [n for n in lab.node_ids() if not n.startswith("__")]
+    lab.page.get_by_test_id("toolbar-fit").click()
+    lab.wait_for_canvas_still()
+    assert lab.zoom() <= 1.0
+    # START and END sit on the column of the only node.
+    centre = {
+        name: box["x"] + box["width"] / 2
+        for name in ("__start__", added, "__end__")
+        if (box := lab.node(name).bounding_box())
+    }
+    assert abs(centre["__start__"] - centre[added]) < 8, centre
+    assert abs(centre["__end__"] - centre[added]) < 8, centre
     lab.page.get_by_test_id(f"node-label-{added}").dblclick()
     rename = lab.page.get_by_test_id("node-rename-input")
     rename.fill("keeper")

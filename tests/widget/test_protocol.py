@@ -122,6 +122,9 @@ def test_layout_places_every_node_start_and_end_apart(comm, notebook):
     special = builder.spec.metadata["graphnb.widget.positions"]
     assert isinstance(special, dict)
     assert special[START]["y"] < min(y for _, y in spots) < special[END]["y"]  # type: ignore[index]
+    # START and END (70 px pills) are centred on the column of the chain (170 px steps).
+    (column,) = {x for x, _ in spots}
+    assert special[START]["x"] + 35 == special[END]["x"] + 35 == column + 85  # type: ignore[index]
 
 
 def test_the_drawing_is_saved_to_its_file_and_loads_back(comm, notebook, tmp_path):

@@ -52,7 +52,12 @@ const IDLE_RUN: RunState = {
 };
 
 const HISTORY_LIMIT = 200;
-const FIT = { padding: 0.15, maxZoom: 1.25 };
+/** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
+ * graph is shown at its natural size, never blown up. */
+const FIT = { padding: 0.15, maxZoom: 1 };
+/** Where START and END sit across a node's column: they are narrower than a step. */
+const TERMINAL_INSET = 50;
+const CODE_KEY = "graphnb.widget.code";
 
 /**
  * Keep JupyterLab's shortcuts out of the widget. Lumino skips a shortcut when, walking up
@@ -127,11 +132,15 @@ function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void, onRemote: 
 function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
   const old = new Map(previous.map((n) => [n.id, n]));
   const special = edit.specialPositions(spec);
-  const xs = spec.nodes.map((n) => n.position?.x ?? 0);
   const ys = spec.nodes.map((n) => n.position?.y ?? 0);
-  const midX = xs.length ? (Math.min(...xs) + Math.max(...xs)) / 2 : 0;
   const top = ys.length ? Math.min(...ys) : 0;
   const bottom = ys.length ? Math.max(...ys) : 0;
+  // Without a stored place, START sits above the column of the first node it leads to (or
+  // the first node), END below the last node that leads to it.
+  const column = (id: string | undefined, fallback: GraphSpec["nodes"][number] | undefined) =>
+    (spec.nodes.find((n) => n.id === id) ?? fallback)?.position?.x ?? 0;
+  const startX = column(spec.edges.find((e) => e.source === START)?.target, spec.nodes[0]) + TERMINAL_INSET;
+  const endX = column(spec.edges.filter((e) => e.target === END).at(-1)?.source, spec.nodes.at(-1)) + TERMINAL_INSET;
   const keep = (id: string, fresh: Node): Node => {
     const before = old.get(id);
     if (!before) return fresh;
@@ -147,7 +156,7 @@ function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
     keep(START, {
       id: START,
       type: "terminal",
-      position: special[START] ?? { x: midX, y: top - 110 },
+      position: special[START] ?? { x: startX, y: top - 110 },
       data: { label: "START" },
       deletable: false,
     }),
@@ -159,7 +168,7 @@ function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
         id: n.id,
         type: "step",
         position,
-        data: { label: n.label ?? n.id, binding: n.binding },
+        data: { label: n.label ?? n.id, binding: n.binding, code: typeof n.metadata?.[CODE_KEY] === "string" },
       }),
     );
   });
@@ -167,7 +176,7 @@ function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
     keep(END, {
       id: END,
       type: "terminal",
-      position: special[END] ?? { x: midX, y: bottom + 110 },
+      position: special[END] ?? { x: endX, y: bottom + 110 },
       data: { label: "END" },
       deletable: false,
     }),
@@ -415,6 +424,8 @@ function Editor() {
   const wrapper = useRef<HTMLDivElement>(null);
   // The toolbar's Run runs with the run panel's current input.
   const runWith = useRef<(() => void) | null>(null);
+  // ... and is disabled, like the panel's, while that input is not a JSON object.
+  const [inputError, setInputError] = useState<string | null>(null);
   const selectedNode = selection.nodes.length === 1 ? (spec.nodes.find((n) => n.id === selection.nodes[0]) ?? null) : null;
   const selectedEdge: EdgeSpec | null =
     !selectedNode && selection.edges.length === 1
@@ -481,9 +492,15 @@ function Editor() {
           type="button"
           className="graphnb-primary"
           data-testid="toolbar-run"
-          disabled={running}
+          disabled={running || inputError !== null}
           onClick={() => runWith.current?.()}
-          title="run with the input of the run panel"
+          title={
+            inputError !== null
+              ? `fix the run input first (run panel): ${inputError}`
+              : running
+                ? "a run is in progress"
+                : "run with the input of the run panel"
+          }
         >
           ▶ Run
         </button>
@@ -529,7 +546,7 @@ function Editor() {
               proOptions={{ hideAttribution: true }}
             >
               <Background />
-              <Controls showInteractive={false} />
+              <Controls showInteractive={false} fitViewOptions={FIT} />
               <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />
             </ReactFlow>
           </Canvas.Provider>
@@ -558,6 +575,7 @@ function Editor() {
             registerRun={(fn) => {
               runWith.current = fn;
             }}
+            onInputError={setInputError}
             onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
             onStop={() => send({ type: "stop" })}
             onSelectNode={selectNode}

@@ -5,7 +5,17 @@ import { createContext, memo, useContext, useEffect, useRef, useState } from "re
 import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
 import { type Store, useSelect } from "./store";
 
-export type StepData = { label: string; binding: string | null };
+/** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
+export type StepData = { label: string; binding: string | null; code: boolean };
+
+/**
+ * The card's second line: the binding when it says more than the node's name ("research"
+ * bound to `research` shows nothing), "in code" for a callable given in code, else "unbound".
+ */
+export function bindingText(id: string, data: Pick<StepData, "binding" | "code">): string {
+  if (data.binding) return data.binding === id ? "" : data.binding;
+  return data.code ? "in code" : "unbound";
+}
 export type StepNode = Node<StepData, "step">;
 export type TerminalNode = Node<{ label: string }, "terminal">;
 
@@ -75,7 +85,15 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
       data-testid={`node-${id}`}
       data-status={status}
       data-problem={code ?? undefined}
-      title={message ?? failed ?? data.binding ?? "not bound: select the node and pick a callable"}
+      title={
+        message ??
+        failed ??
+        (data.binding
+          ? `runs ${data.binding}`
+          : data.code
+            ? "runs the callable it was given in code"
+            : "not bound: select the node and pick a callable")
+      }
     >
       <Handle type="target" position={Position.Top} />
       {editing ? (
@@ -108,9 +126,9 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
         </div>
       )}
       <div className="graphnb-node-meta">
-        <span className="graphnb-node-binding">
+        <span className="graphnb-node-binding" data-testid={`node-binding-${id}`}>
           {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{STATUS_ICON[status]}</span>}
-          {data.binding ?? "unbound"}
+          {bindingText(id, data)}
         </span>
         {duration != null && (
           <span className="graphnb-node-duration" data-testid={`node-duration-${id}`}>

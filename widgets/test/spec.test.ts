@@ -124,3 +124,10 @@ test("a new node goes where it overlaps no other node", () => {
     assert.ok(Math.abs(p.x - spot.x) >= 170 || Math.abs(p.y - spot.y) >= 60);
   }
 });
+
+test("rename keeps the node's metadata: a callable given in code follows its node", () => {
+  const spec = graph();
+  const marked = { ...spec, nodes: spec.nodes.map((n) => (n.id === "a" ? { ...n, metadata: { "graphnb.widget.code": "a" } } : n)) };
+  const renamed = edit.renameNode(marked, "a", "renamed")!;
+  assert.deepEqual(renamed.nodes.find((n) => n.id === "renamed")?.metadata, { "graphnb.widget.code": "a" });
+});
