@@ -397,6 +397,10 @@ class Builder(anywidget.AnyWidget):
         Raises:
             RuntimeError: a run is already going on, or no event loop runs here.
         """
+        if self._runner.running:
+            # Checked before compiling: a drawing that does not compile must not replace
+            # the run panel's picture of the run that is going on.
+            raise RuntimeError("a run is already going on; stop it before starting another")
         try:
             graph = self.compile()
         except Exception as error:

@@ -326,6 +326,30 @@ def test_a_second_run_while_one_goes_on_is_refused(comm, notebook):
     run_async(main())
 
 
+def test_a_run_refused_while_one_goes_on_keeps_the_running_runs_panel(comm, notebook):
+    notebook["DELAY"] = 0.01
+    builder = Builder(notebook["graph"], namespace=notebook)
+
+    async def main() -> None:
+        task = builder.run({})
+        while builder.last_run["status"] != "running":
+            await asyncio.sleep(0.001)
+        run_id = builder.last_run["id"]
+        spec = builder.spec.model_copy(deep=True)
+        spec.edges = []  # no longer compiles
+        builder.spec = spec
+        with pytest.raises(RuntimeError, match="already going on"):
+            builder.run({})
+        assert builder.last_run["id"] == run_id
+        assert builder.last_run["status"] == "running"
+        builder.stop()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run_async(main())
+    assert builder.run_state["status"] == "stopped"
+
+
 def test_export_writes_the_module_next_to_the_drawing(comm, tmp_path):
     from graphnb.cli import demo
 
