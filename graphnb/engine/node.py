@@ -66,6 +66,25 @@ def _wants_context(fn: Callable[..., Any]) -> bool:
     return required >= 2
 
 
+def _caller(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """What the engine calls as ``call(state)`` or ``call(state, context)``.
+
+    ``fn`` itself, unless its ``context`` parameter is keyword-only: the engine passes the
+    context positionally, so that one parameter gets it by name.
+    """
+    try:
+        parameter = inspect.signature(fn).parameters.get("context")
+    except (TypeError, ValueError):
+        return fn
+    if parameter is None or parameter.kind is not parameter.KEYWORD_ONLY:
+        return fn
+
+    def call(state: Any, context: Any) -> Any:
+        return fn(state, context=context)
+
+    return call
+
+
 def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
     if not inspect.isroutine(fn) and call is not None and inspect.isroutine(call):
@@ -77,6 +96,7 @@ class Node:
     """A node's callable, with how to call it worked out once."""
 
     __slots__ = (
+        "call",
         "fn",
         "index",
         "is_async",
@@ -90,6 +110,7 @@ class Node:
         self.name = name
         self.index = index
         self.fn = fn
+        self.call = _caller(fn)
         self.is_async = inspect.iscoroutinefunction(target)
         self.is_async_gen = inspect.isasyncgenfunction(target)
         self.takes_context = _wants_context(fn)
@@ -101,11 +122,12 @@ class Node:
 class Router:
     """A router: picks the next node(s) from the state after its source ran."""
 
-    __slots__ = ("fn", "is_async", "routes", "source", "takes_context")
+    __slots__ = ("call", "fn", "is_async", "routes", "source", "takes_context")
 
     def __init__(self, source: str, fn: Callable[..., Any], routes: Mapping[str, str]) -> None:
         self.source = source
         self.fn = fn
+        self.call = _caller(fn)
         self.routes = dict(routes)
         self.is_async = inspect.iscoroutinefunction(_unwrap(fn))
         self.takes_context = _wants_context(fn)

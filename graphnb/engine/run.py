@@ -267,8 +267,8 @@ class Run(Generic[S]):
         view = self.schema.view(self.values)
         try:
             if router.takes_context:
-                return router.fn(view, self.context(router.source, None))
-            return router.fn(view)
+                return router.call(view, self.context(router.source, None))
+            return router.call(view)
         except Exception as error:
             raise NodeError(
                 f"the router of `{router.source}` failed at step {self.step}: "
@@ -320,7 +320,7 @@ class Run(Generic[S]):
             if node.is_async or node.is_async_gen:
                 result = _run_coroutine(self._call_async(node, args, pending.append))
             else:
-                result = node.fn(*args)
+                result = node.call(*args)
             if pending and self.events:
                 yield from _flush(pending)
             if isinstance(result, Streamed) or _is_stream(result):
@@ -366,8 +366,8 @@ class Run(Generic[S]):
         self, node: Node, args: tuple[Any, ...], emit: Callable[[Any], None]
     ) -> Any:
         if node.is_async:
-            return await node.fn(*args)
-        return node.fn(*args)
+            return await node.call(*args)
+        return node.call(*args)
 
     def node_error(self, node: Node, error: Exception) -> GraphRuntimeError:
         """Wrap what a node raised in an error naming the node and the step."""

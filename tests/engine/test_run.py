@@ -525,3 +525,20 @@ def test_run_context_carries_ids_step_and_a_writer():
     assert seen == [("node", 0, "ada", 32)]
     starts = [e for e in graph.stream(context={"user": "x"}) if isinstance(e, NodeStarted)]
     assert len(starts) == 1
+
+
+def test_a_keyword_only_context_parameter_receives_the_context():
+    def node(state: Log, *, context: RunContext) -> dict[str, int]:
+        return {"count": context.step + 7}
+
+    async def anode(state: Log, *, context: RunContext) -> dict[str, int]:
+        return {"count": state.count + context.step + 1}
+
+    def route(state: Log, *, context: RunContext) -> str:
+        return END if context.node == "node" else "node"
+
+    assert chain(Log, node).invoke().count == 7
+    assert asyncio.run(chain(Log, anode).ainvoke()).count == 1
+    looped = StateGraph(Log).add_node("node", node)
+    looped.add_edge(START, "node").add_conditional_edges("node", route, ["node", END])
+    assert looped.compile().invoke().count == 7
