@@ -121,6 +121,7 @@ class Builder(anywidget.AnyWidget):
         self._path = Path(path) if path is not None else None
         self._known: dict[str, Callable[..., Any]] = {}
         self._known_routers: dict[str, Callable[..., Any]] = {}
+        self._given: dict[str, Any] = {}
         self._state_type: type[Any] | None = None
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
@@ -184,10 +185,19 @@ class Builder(anywidget.AnyWidget):
         )
 
     def _stamp(self, spec: GraphSpec) -> GraphSpec:
-        """Mark the nodes whose callable or router was given in code (see CODE_KEY)."""
+        """Mark the nodes whose callable or router was given in code (see CODE_KEY).
+
+        Also remember what the bindings the code gave name, so they resolve even when the
+        builder's namespace lacks them (an explicit ``namespace=``, a script's functions).
+        """
         for node in spec.nodes:
             if node.id in self._known or node.id in self._known_routers:
                 node.metadata[CODE_KEY] = node.id
+            if node.binding is not None and node.id in self._known:
+                self._given[node.binding] = self._known[node.id]
+        for source, binding in spec.routers.items():
+            if binding is not None and source in self._known_routers:
+                self._given[binding] = self._known_routers[source]
         return spec
 
     def _code_keys(self, spec: GraphSpec) -> dict[str, str]:
@@ -280,7 +290,8 @@ class Builder(anywidget.AnyWidget):
                 overlay[private] = self._known_routers[key]
         if self._state_type is not None and spec.state.binding:
             overlay.setdefault(spec.state.binding, self._state_type)
-        return spec, ChainMap(overlay, cast("dict[str, Any]", self.namespace))
+        # The namespace wins: a name redefined in the notebook means its new definition.
+        return spec, ChainMap(overlay, cast("dict[str, Any]", self.namespace), self._given)
 
     def to_graph(self) -> StateGraph[Any]:
         """The drawing as a :class:`~graphnb.StateGraph`, every binding resolved.

@@ -164,6 +164,29 @@ def test_compile_uses_callables_given_in_code_even_without_a_binding(comms):
     assert builder.compile().invoke({"n": 21}) == {"n": 42}
 
 
+def test_bindings_given_in_code_resolve_when_the_namespace_lacks_them(comms):
+    # A script's functions get bare bindings ("halve") that an explicit namespace lacks.
+    def halve(state: dict[str, Any]) -> dict[str, Any]:
+        return {"n": state["n"] // 2}
+
+    def route(state: dict[str, Any]) -> str:
+        return "done"
+
+    halve.__module__ = route.__module__ = "__main__"
+    halve.__qualname__, route.__qualname__ = "halve", "route"
+    graph = StateGraph(dict, name="script").add_node("halve", halve)
+    graph.add_edge(START, "halve").add_conditional_edges("halve", route, {"done": END})
+    builder = Builder(graph, namespace={})
+    assert builder.spec.nodes[0].binding == "halve"
+    assert builder.problems == []
+    assert builder.compile().invoke({"n": 42}) == {"n": 21}
+    # A name the code never gave still names nothing.
+    spec = builder.spec.model_copy(deep=True)
+    spec.nodes[0].binding = "missing"
+    builder.spec = spec
+    assert [p["code"] for p in builder.problems] == ["unresolved"]
+
+
 def _renamed(spec: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     """The spec the front end sends after a rename (``renameNode`` in widgets/src/spec.ts):
     the node keeps everything but its id; edges, routes and routers follow it."""
