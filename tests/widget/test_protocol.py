@@ -189,16 +189,17 @@ def test_bindings_given_in_code_resolve_when_the_namespace_lacks_them(comms):
 
 def _renamed(spec: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     """The spec the front end sends after a rename (``renameNode`` in widgets/src/spec.ts):
-    the node keeps everything but its id; edges, routes and routers follow it."""
+    the node keeps everything but its id; edges and routers follow it, routes (what the
+    router returns) keep the old name."""
     swap = {old: new}
     spec = json.loads(json.dumps(spec))
     for node in spec["nodes"]:
         node["id"] = swap.get(node["id"], node["id"])
     for edge in spec["edges"]:
+        if edge.get("kind") == "conditional" and edge.get("route") is None:
+            edge["route"] = edge["target"] if edge["target"] == old else None
         edge["source"] = swap.get(edge["source"], edge["source"])
         edge["target"] = swap.get(edge["target"], edge["target"])
-        if edge.get("route") == old:
-            edge["route"] = new
     spec["routers"] = {swap.get(k, k): v for k, v in spec["routers"].items()}
     return spec
 
@@ -219,6 +220,17 @@ def test_a_callable_given_in_code_follows_its_node_through_renames(comm):
     comm.receive_update({"spec": _renamed(spec_json(builder), "renamed", "again")})
     assert builder.to_graph().callables["again"] is not None
     assert builder.to_graph().callables["a"] is None
+
+
+def test_renaming_a_route_target_keeps_a_router_given_in_code_working(comm):
+    # The router returns "b"; renaming b used to rename the route too, and the run failed.
+    graph = StateGraph(dict, name="routed").add_node("a", lambda s: {"x": 1})
+    graph.add_node("b", lambda s: {"y": 2}).add_edge(START, "a").add_edge("b", END)
+    graph.add_conditional_edges("a", lambda s: "b", ["b", END])
+    builder = Builder(graph, namespace={})
+    comm.receive_update({"spec": _renamed(spec_json(builder), "b", "c")})
+    assert builder.problems == []
+    assert builder.compile().invoke({}) == {"x": 1, "y": 2}
 
 
 def test_a_router_given_in_code_follows_its_source_node_through_renames(comm):

@@ -122,7 +122,9 @@ export function renameNode(spec: GraphSpec, from: string, to: string): GraphSpec
       ...e,
       source: swap(e.source),
       target: swap(e.target),
-      route: e.route === from ? to : e.route,
+      // A route is the value the router returns, and renaming a node does not change the
+      // router's code: a route that was the old name (explicitly or by default) stays it.
+      route: e.kind === "conditional" && e.route == null && e.target === from ? from : e.route,
     })),
     routers: Object.fromEntries(Object.entries(spec.routers).map(([s, b]) => [swap(s), b])),
   };

@@ -59,17 +59,20 @@ test("removing a node removes its edges and its router", () => {
   assert.deepEqual(spec.routers, {});
 });
 
-test("rename follows edges, routes and routers, and refuses taken or reserved names", () => {
+test("rename follows edges and routers, keeps the routes its router returns, and refuses taken or reserved names", () => {
   let spec = edit.setEdgeKind(graph(), "a->b", "conditional");
   spec = edit.renameNode(spec, "b", "c")!;
   assert.deepEqual(
     spec.edges.map((e) => [e.source, e.target, e.route]),
     [
       [START, "a", null],
-      ["a", "c", "c"],
+      ["a", "c", "b"],
       ["c", END, null],
     ],
   );
+  // A route left to default to its target's name keeps the old name too.
+  const implicit = { ...graph(), edges: graph().edges.map((e) => (e.target === "b" ? { ...e, kind: "conditional" as const, route: null } : e)) };
+  assert.deepEqual(edit.renameNode(implicit, "b", "c")!.edges.find((e) => e.target === "c")?.route, "b");
   const routed = edit.renameNode(spec, "a", "z")!;
   assert.deepEqual(routed.routers, { z: null });
   assert.equal(edit.renameNode(spec, "a", "c"), null);
