@@ -48,8 +48,10 @@ class CompiledGraph(Generic[S]):
     ) -> None:
         self.spec = spec
         self.schema = schema
-        self.recursion_limit = recursion_limit
-        self.max_concurrency = max_concurrency
+        self.recursion_limit = _positive(recursion_limit, "recursion_limit")
+        self.max_concurrency = (
+            None if max_concurrency is None else _positive(max_concurrency, "max_concurrency")
+        )
         self.nodes: dict[str, Node] = {
             name: Node(name, index, fn) for index, (name, fn) in enumerate(nodes.items())
         }
@@ -259,7 +261,9 @@ class CompiledGraph(Generic[S]):
             run_id=os.urandom(16).hex(),
             thread_id=thread_id,
             data=context or {},
-            recursion_limit=recursion_limit or self.recursion_limit,
+            recursion_limit=self.recursion_limit
+            if recursion_limit is None
+            else _positive(recursion_limit, "recursion_limit"),
             events=events,
             max_concurrency=self.max_concurrency,
         )
@@ -521,6 +525,13 @@ class CompiledGraph(Generic[S]):
             *(one(item) for item in inputs), return_exceptions=return_exceptions
         )
         return list(results)
+
+
+def _positive(value: int, option: str) -> int:
+    # 0 must not fall back to a default, nor a negative count of workers run no node at all
+    if value < 1:
+        raise ValueError(f"{option} must be at least 1, got {value}")
+    return value
 
 
 def _check_modes(mode: StreamMode | Sequence[StreamMode]) -> frozenset[str]:

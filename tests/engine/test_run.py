@@ -542,3 +542,26 @@ def test_a_keyword_only_context_parameter_receives_the_context():
     looped = StateGraph(Log).add_node("node", node)
     looped.add_edge(START, "node").add_conditional_edges("node", route, ["node", END])
     assert looped.compile().invoke().count == 7
+
+
+@pytest.mark.parametrize("limit", [0, -1])
+def test_a_recursion_limit_below_one_is_refused_not_replaced_by_the_default(limit):
+    graph = chain(Log, lambda s: {"count": 1})
+    with pytest.raises(ValueError, match=f"recursion_limit must be at least 1, got {limit}"):
+        graph.invoke(recursion_limit=limit)
+    with pytest.raises(ValueError, match="recursion_limit must be at least 1"):
+        list(graph.stream(recursion_limit=limit))
+    builder = StateGraph(Log).add_node("a", lambda s: {}).add_edge(START, "a").add_edge("a", END)
+    with pytest.raises(ValueError, match="recursion_limit must be at least 1"):
+        builder.compile(recursion_limit=limit)
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_max_concurrency_below_one_is_refused_rather_than_running_no_node(workers):
+    builder = StateGraph(Log)
+    for name in ("a", "b"):
+        builder.add_node(name, lambda s, name=name: {"log": [name]})
+        builder.add_edge(START, name).add_edge(name, END)
+    with pytest.raises(ValueError, match=f"max_concurrency must be at least 1, got {workers}"):
+        builder.compile(max_concurrency=workers)
+    assert builder.compile(max_concurrency=1).invoke().log == ["a", "b"]
