@@ -207,15 +207,24 @@ class StateSchema(Generic[S]):
         fields = self.fields
         for name, update in writes.items():
             field = fields.get(name) or self._replace_field
-            if name in values:
-                merged = field.reducer(values[name], update)
-            elif field.reducer.typed_updates:
-                merged = field.reducer(None, update)
-            else:
-                # A custom reducer's first write starts from the type's empty value, as
-                # LangGraph's does (list -> [], int -> 0); failing that, it is the value.
-                empty = _empty_value(field.annotation)
-                merged = update if empty is None else field.reducer(empty, update)
+            try:
+                if name in values:
+                    merged = field.reducer(values[name], update)
+                elif field.reducer.typed_updates:
+                    merged = field.reducer(None, update)
+                else:
+                    # A custom reducer's first write starts from the type's empty value, as
+                    # LangGraph's does (list -> [], int -> 0); failing that, it is the value.
+                    empty = _empty_value(field.annotation)
+                    merged = update if empty is None else field.reducer(empty, update)
+            except Exception as error:
+                # Named here, so that the run can say which node's write it could not merge.
+                raise WriteError(
+                    f"the {field.reducer.name} reducer of field {name!r} failed on "
+                    f"{update!r}: {type(error).__name__}: {error}",
+                    field=name,
+                    value=update,
+                ) from error
             values[name] = field.check_result(merged)
 
     def diff(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:

@@ -110,7 +110,7 @@ class Run(Generic[S]):
         try:
             schema.apply(values, writes)
         except WriteError as error:
-            raise _input_error(error) from None
+            raise _input_error(error) from error.__cause__
         missing = schema.missing(values)
         if missing:
             names = ", ".join(repr(name) for name in missing)
@@ -195,7 +195,7 @@ class Run(Generic[S]):
                     step=self.step,
                     field=error.field,
                     value=error.value,
-                ) from None
+                ) from error.__cause__  # a failing reducer's own exception, if any
         self.values = values
 
     def next_tasks(self, finished: list[Node]) -> list[Node]:

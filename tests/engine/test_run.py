@@ -565,3 +565,26 @@ def test_max_concurrency_below_one_is_refused_rather_than_running_no_node(worker
     with pytest.raises(ValueError, match=f"max_concurrency must be at least 1, got {workers}"):
         builder.compile(max_concurrency=workers)
     assert builder.compile(max_concurrency=1).invoke().log == ["a", "b"]
+
+
+def test_a_failing_reducer_is_an_invalid_update_naming_node_field_and_cause():
+    def strict_sum(current: int, update: int) -> int:
+        if update < 0:
+            raise ArithmeticError("no negative updates")
+        return current + update
+
+    class Total(GraphState):
+        total: Annotated[int, StateField(reducer=strict_sum)] = 0
+
+    def subtract(state: Total) -> dict[str, int]:
+        return {"total": -1}
+
+    graph = chain(Total, subtract)
+    with pytest.raises(InvalidUpdateError, match=r"node `subtract`.*strict_sum.*'total'") as caught:
+        graph.invoke({"total": 2})
+    assert (caught.value.node, caught.value.field, caught.value.value) == ("subtract", "total", -1)
+    assert isinstance(caught.value.__cause__, ArithmeticError)
+    with pytest.raises(InvalidUpdateError, match="invalid input") as caught:
+        graph.invoke({"total": -5})
+    assert caught.value.field == "total"
+    assert isinstance(caught.value.__cause__, ArithmeticError)
