@@ -26,6 +26,7 @@ ProblemCode = Literal[
     "router-unbound",
     "no-routes",
     "streaming-fields",
+    "alias-clash",
 ]
 
 
@@ -128,7 +129,28 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
                 "at most one is allowed.",
             )
         )
+    problems.extend(_alias_problems(spec))
     return problems
+
+
+def _alias_problems(spec: GraphSpec) -> list[Problem]:
+    # A key must name one field: an alias equal to another field's name, or shared by two
+    # fields, would silently send that field's writes elsewhere.
+    owners: dict[str, list[str]] = defaultdict(list)
+    for field in spec.state.fields:
+        owners[field.name].append(field.name)
+        if field.alias is not None and field.alias != field.name:
+            owners[field.alias].append(field.name)
+    return [
+        Problem(
+            "alias-clash",
+            f"the state key {key!r} names {len(fields)} fields "
+            f"({', '.join(f'`{name}`' for name in fields)}); each alias must differ from "
+            "every other field's name and alias.",
+        )
+        for key, fields in owners.items()
+        if len(fields) > 1
+    ]
 
 
 def _flow_problems(spec: GraphSpec, known: set[str]) -> list[Problem]:

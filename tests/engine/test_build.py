@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
 
@@ -13,6 +13,7 @@ from graphnb import (
     GraphSpec,
     GraphState,
     GraphValidationError,
+    StateField,
     StateGraph,
 )
 
@@ -140,3 +141,22 @@ def test_dict_state_with_an_unknown_reducer_name_is_refused():
     spec = StateGraph(dict, reducers={"log": lambda a, b: a}).spec
     with pytest.raises(GraphSetupError, match="field 'log' of 'graph' uses the reducer '<lambda>'"):
         StateGraph.from_spec(spec)
+
+
+def test_an_alias_that_names_another_field_is_reported():
+    class Clash(GraphState):
+        topic: Annotated[str, StateField(alias="subject")] = ""
+        subject: str = ""
+        title: Annotated[str, StateField(alias="heading")] = ""
+        caption: Annotated[str, StateField(alias="heading")] = ""
+
+    graph = StateGraph(Clash).add_node("write", lambda s: {"subject": "x"})
+    graph.add_edge(START, "write").add_edge("write", END)
+    with pytest.raises(GraphValidationError) as caught:
+        graph.compile()
+    assert caught.value.problems == [
+        "the state key 'subject' names 2 fields (`topic`, `subject`); each alias must "
+        "differ from every other field's name and alias.",
+        "the state key 'heading' names 2 fields (`title`, `caption`); each alias must "
+        "differ from every other field's name and alias.",
+    ]
