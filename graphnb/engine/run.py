@@ -49,6 +49,7 @@ __all__ = ["Run"]
 S = TypeVar("S")
 Update = dict[str, Any]
 Done = object()
+_END_OF_STREAM = object()
 
 _DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
 _pool: ThreadPoolExecutor | None = None
@@ -428,26 +429,21 @@ class Run(Generic[S]):
         self, node: Node, result: Any, pending: list[Event]
     ) -> Generator[Event, None, Update]:
         name, streamed, chunks = self._stream_target(node, result)
-        if hasattr(chunks, "__aiter__"):
-            collected: list[Any] = _run_coroutine(_collect_async(chunks, node, name, self, pending))
-            if self.events:
-                yield from _flush(pending)
-        else:
-            collected = []
-            iterator = iter(chunks)
-            events = self.events
-            while True:
-                try:
-                    chunk = next(iterator)
-                except StopIteration as stop:
-                    if stop.value is not None and streamed.update is None:
-                        streamed = Streamed(chunks, stop.value, streamed.aggregate, streamed.field)
-                    break
-                collected.append(chunk)
-                if events:
-                    if pending:
-                        yield from _flush(pending)
-                    yield Chunk(self.step, node.name, name, chunk)
+        collected: list[Any] = []
+        iterator = _iterate_async(chunks) if hasattr(chunks, "__aiter__") else iter(chunks)
+        events = self.events
+        while True:
+            try:
+                chunk = next(iterator)
+            except StopIteration as stop:
+                if stop.value is not None and streamed.update is None:
+                    streamed = Streamed(chunks, stop.value, streamed.aggregate, streamed.field)
+                break
+            collected.append(chunk)
+            if events:
+                if pending:
+                    yield from _flush(pending)
+                yield Chunk(self.step, node.name, name, chunk)
         return self._stream_update(name, streamed, collected)
 
     async def _drain_async(self, node: Node, result: Any, emit: Callable[[Event], None]) -> Update:
@@ -492,15 +488,35 @@ def _input_error(error: WriteError) -> InvalidUpdateError:
     )
 
 
-async def _collect_async(
-    chunks: Any, node: Node, field: str, run: Run[Any], pending: list[Event]
-) -> list[Any]:
-    collected = []
-    async for chunk in chunks:
-        collected.append(chunk)
-        if run.events:
-            pending.append(Chunk(run.step, node.name, field, chunk))
-    return collected
+def _iterate_async(chunks: Any) -> Iterator[Any]:
+    """Iterate an async iterable from sync code, each item as soon as it is produced.
+
+    The iterable runs on its own event loop in a helper thread (sync code may itself be
+    inside a running loop, as in a notebook cell); items cross over through a queue.
+    """
+    import asyncio
+
+    items: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+
+    async def drain() -> None:
+        async for item in chunks:
+            items.put((True, item))
+
+    def pump() -> None:
+        try:
+            asyncio.run(drain())
+            items.put((True, _END_OF_STREAM))
+        except BaseException as error:  # re-raised in the consuming thread
+            items.put((False, error))
+
+    threading.Thread(target=pump, name="graphnb-async-stream", daemon=True).start()
+    while True:
+        ok, item = items.get()
+        if not ok:
+            raise item
+        if item is _END_OF_STREAM:
+            return
+        yield item
 
 
 def _flush(pending: list[Event]) -> Iterator[Event]:

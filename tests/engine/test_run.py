@@ -137,6 +137,31 @@ def test_chunks_are_emitted_the_moment_they_are_produced():
     assert seen[0] < produced[1]  # the first chunk arrived before the second was made
 
 
+def test_async_generator_node_streams_live_in_a_sync_stream():
+    produced: list[float] = []
+
+    async def slow(state: ChatState):
+        for word in ("one", "two"):
+            produced.append(time.perf_counter())
+            yield word
+            await asyncio.sleep(0.05)
+
+    seen = [time.perf_counter() for _ in chain(ChatState, slow).stream(mode="chunks")]
+    assert len(seen) == 2
+    assert seen[0] < produced[1]  # the first chunk arrived before the second was made
+    assert chain(ChatState, slow).invoke().messages == ["onetwo"]
+
+
+def test_async_generator_failing_mid_stream_in_a_sync_run_names_the_node():
+    async def broken(state: ChatState):
+        yield "partial"
+        raise ValueError("upstream closed")
+
+    with pytest.raises(NodeError, match="node `broken` failed at step 0: ValueError") as caught:
+        list(chain(ChatState, broken).stream())
+    assert isinstance(caught.value.__cause__, ValueError)
+
+
 def test_async_generator_node_streams_in_astream():
     async def talk(state: ChatState):
         for word in ("hi", " there"):
