@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target
+from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]
 
@@ -15,11 +15,15 @@ _FORMATS = {"svg": "to_svg", "mermaid": "to_mermaid", "mmd": "to_mermaid", "dot"
 
 def draw(args: argparse.Namespace) -> int:
     """Handle ``graphnb draw``."""
+    return reporting(lambda: _draw(args))
+
+
+def _draw(args: argparse.Namespace) -> int:
     from ..diagram import DiagramError, save
     from ..diagram import render as renderers
 
+    _, graph = load_target(args.target)
     try:
-        _, graph = load_target(args.target)
         if args.output is None:
             render = getattr(renderers, _FORMATS[args.format or "mermaid"])
             sys.stdout.write(render(graph))
@@ -29,12 +33,8 @@ def draw(args: argparse.Namespace) -> int:
                 "give either -o FILE (format from its suffix) or --format", EXIT_USAGE
             )
         written = save(graph, args.output)
-    except CommandError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.code
-    except DiagramError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    except DiagramError as error:  # a bad format or path is a usage error
+        raise CommandError(str(error), EXIT_USAGE) from None
     print(f"wrote {written}", file=sys.stderr)
     return EXIT_OK
 

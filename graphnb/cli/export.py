@@ -7,38 +7,35 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .run import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommandError, load_target
+from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]
 
 
 def export(args: argparse.Namespace) -> int:
     """Handle ``graphnb export``."""
-    from ..export import ExportError, to_module
+    return reporting(lambda: _export(args))
 
-    try:
-        _, graph = load_target(args.target)
-        output = Path(args.output) if args.output else None
-        if output is not None and output.suffix == ".ipynb":
-            from ..export import write_notebook
 
-            write_notebook(graph, output)
-        else:
-            if output is not None and output.suffix != ".py":
-                raise CommandError(
-                    f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
-                )
-            text = to_module(graph, filename=output.name if output is not None else None)
-            if output is None:
-                sys.stdout.write(text)
-                return EXIT_OK
-            output.write_text(text, encoding="utf-8")
-    except CommandError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.code
-    except ExportError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILED
+def _export(args: argparse.Namespace) -> int:
+    from ..export import to_module
+
+    _, graph = load_target(args.target)
+    output = Path(args.output) if args.output else None
+    if output is not None and output.suffix == ".ipynb":
+        from ..export import write_notebook
+
+        write_notebook(graph, output)
+    else:
+        if output is not None and output.suffix != ".py":
+            raise CommandError(
+                f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
+            )
+        text = to_module(graph, filename=output.name if output is not None else None)
+        if output is None:
+            sys.stdout.write(text)
+            return EXIT_OK
+        output.write_text(text, encoding="utf-8")
     print(f"wrote {output}", file=sys.stderr)
     return EXIT_OK
 

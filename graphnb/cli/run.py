@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
@@ -33,6 +34,7 @@ __all__ = [
     "compile_for",
     "database_errors",
     "load_target",
+    "reporting",
     "redacted",
     "register",
     "run_loaded",
@@ -128,23 +130,17 @@ def load_target(target: str) -> tuple[str, Any]:
         raise CommandError(str(error), EXIT_USAGE) from None
 
 
-def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
-    """Run a graph (compiled or not) with the parsed run options; returns the exit code."""
+def reporting(action: Callable[[], int], *, db: str | None = None) -> int:
+    """Run a command's action; a failure becomes one ``error:`` line and an exit code.
+
+    A :class:`CommandError` carries its own code. Any other graphnb error (a failed run, a
+    refused export or seed) and a database failure exit with 1; the database URL is shown
+    with its password hidden.
+    """
     from ..errors import GraphnbError
 
-    out = out or sys.stdout
-    progress = sys.stderr
     try:
-        values = _parse_input(args)
-        if args.db is not None and args.thread is None:
-            raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
-        db = args.db if args.thread is not None else None
-        compiled = compile_for(graph, db)
-        try:
-            final = _stream(compiled, values, args, progress)
-        finally:
-            if db is not None:  # the saver compile_for opened for this run
-                compiled.checkpointer.close()
+        return action()
     except CommandError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.code
@@ -152,11 +148,30 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     except database_errors() as error:
-        print(f"error: --db {redacted(args.db)}: {error}", file=sys.stderr)
+        print(f"error: --db {redacted(db or '')}: {error}", file=sys.stderr)
         return EXIT_FAILED
-    out.write(to_json(final) + "\n")
-    out.flush()
-    return EXIT_OK
+
+
+def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    """Run a graph (compiled or not) with the parsed run options; returns the exit code."""
+    output = out or sys.stdout
+
+    def run_it() -> int:
+        values = _parse_input(args)
+        if args.db is not None and args.thread is None:
+            raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
+        db = args.db if args.thread is not None else None
+        compiled = compile_for(graph, db)
+        try:
+            final = _stream(compiled, values, args, sys.stderr)
+        finally:
+            if db is not None:  # the saver compile_for opened for this run
+                compiled.checkpointer.close()
+        output.write(to_json(final) + "\n")
+        output.flush()
+        return EXIT_OK
+
+    return reporting(run_it, db=args.db)
 
 
 def _stream(
@@ -288,12 +303,7 @@ def to_json(state: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``graphnb run``."""
-    try:
-        _, graph = load_target(args.target)
-    except CommandError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.code
-    return run_loaded(graph, args)
+    return reporting(lambda: run_loaded(load_target(args.target)[1], args))
 
 
 def register(subparsers: Any) -> None:

@@ -14,21 +14,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from .run import (
-    EXIT_FAILED,
     EXIT_LOAD,
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
     compile_for,
-    database_errors,
     load_target,
     redacted,
+    reporting,
     to_json,
 )
 
@@ -37,23 +35,11 @@ __all__ = ["register"]
 
 def threads(args: argparse.Namespace) -> int:
     """Handle ``graphnb threads``."""
-    from ..errors import GraphnbError
-
-    try:
-        if args.seed is not None:
-            return _seed(args)
-        if args.thread is None:
-            return _list(args)
-        return _history(args)
-    except CommandError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.code
-    except GraphnbError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    except database_errors() as error:
-        print(f"error: --db {redacted(args.db)}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+    if args.seed is not None:
+        return reporting(lambda: _seed(args), db=args.db)
+    if args.thread is None:
+        return reporting(lambda: _list(args), db=args.db)
+    return reporting(lambda: _history(args), db=args.db)
 
 
 def _saver(url: str) -> Any:
