@@ -198,8 +198,10 @@ class StateSchema(Generic[S]):
                 raise WriteError(
                     f"state keys must be strings, got {key!r}", field=repr(key), value=value
                 )
+            elif self.typed:
+                self.field(key)  # raises, naming the fields the state has
             else:
-                checked[self.field(key).name] = value  # untyped key (raises when typed)
+                checked[key] = value  # an untyped dict key: replaced, not validated
         return checked
 
     def apply(self, values: dict[str, Any], writes: Mapping[str, Any]) -> None:
