@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 
+from ..checkpoint_errors import CheckpointConflictError
+from ..records import StoredCheckpoint
 from .base import BaseSaver, Loaded
-from .errors import CheckpointConflictError
-from .record import StoredCheckpoint
 from .rows import check_row, parse_json, row_json
 
 __all__ = ["MemorySaver"]

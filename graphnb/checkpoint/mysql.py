@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .errors import CheckpointLoadError, SaverSetupError
+from ..checkpoint_errors import CheckpointLoadError, SaverSetupError
 from .sql import SqlSaver, Statement
 
 __all__ = ["MySQLSaver"]

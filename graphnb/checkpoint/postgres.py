@@ -12,9 +12,9 @@ from __future__ import annotations
 import zlib
 from typing import Any, TypeVar
 
+from ..checkpoint_errors import SaverSetupError
+from ..records import StoredCheckpoint
 from .base import Loaded
-from .errors import SaverSetupError
-from .record import StoredCheckpoint
 from .sql import Plan, SqlSaver, Statement
 
 __all__ = ["PostgresSaver"]

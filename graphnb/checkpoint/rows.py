@@ -11,8 +11,8 @@ import json
 import math
 from typing import Any
 
-from .errors import CheckpointLoadError, UnstorableValueError
-from .record import StoredCheckpoint
+from ..checkpoint_errors import CheckpointLoadError, UnstorableValueError
+from ..records import StoredCheckpoint
 
 __all__ = [
     "MAX_CHECKPOINT_ID",

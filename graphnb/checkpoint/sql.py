@@ -27,14 +27,14 @@ from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, Literal, NamedTuple, TypeVar
 
-from .base import BaseSaver, Loaded
-from .errors import (
+from ..checkpoint_errors import (
     CheckpointConflictError,
     CheckpointLoadError,
     SaverSetupError,
     UnstorableValueError,
 )
-from .record import StoredCheckpoint
+from ..records import StoredCheckpoint
+from .base import BaseSaver, Loaded
 from .rows import (
     MAX_CHECKPOINT_ID,
     MAX_THREAD_ID,
