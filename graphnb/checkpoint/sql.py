@@ -175,7 +175,10 @@ class SqlSaver(BaseSaver):
                 # answer leaves that answer on the wire: reused, the connection would hand
                 # it to the next call, possibly another thread's. Keep it only when the
                 # driver says it is idle again.
-                if not self._usable_after(conn, error):
+                if self._usable_after(conn, error):
+                    with suppress(Exception):
+                        cursor.close()
+                else:
                     self._discard(conn)
                 raise
             else:
