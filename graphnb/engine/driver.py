@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Collection, Generator, Iterator, Mapp
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..checkpoint_errors import ResumeError, ThreadNotFoundError
+from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFoundError
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
 from ..records import INPUT, Interrupt, Position
@@ -135,18 +135,55 @@ def _plan(
         _resume_from(graph, run, position)
         run.resumes = _answers(position, given.resume, run.thread_id or "")
         return _Plan(None, list(position.next), skip_before=True)
-    if given is None and position is not None and position.row.source != "seed":
-        _resume_from(graph, run, position)
-        run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
-        return _Plan(None, list(position.next), skip_before=True)
+    if given is None:
+        if position is None:
+            # The docs promise this, as for Command(resume=...): a mistyped thread id must
+            # not silently start (and store) a new thread from the defaults.
+            raise ThreadNotFoundError(
+                f"thread {run.thread_id!r} has nothing to resume: it has no checkpoint; "
+                "pass an input to start it",
+                thread_id=run.thread_id,
+            )
+        if position.row.source != "seed":
+            _resume_from(graph, run, position)
+            run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
+            return _Plan(None, list(position.next), skip_before=True)
     # A new run on the thread: the input merges into the stored state.
     update = run.start(given, base=position.values if position is not None else None)
     run.first_step = run.step = position.row.step + 2 if position is not None else 0
+    if position is not None:
+        _check_nodes(graph, position, resuming=False)
     start_at = position.meta.start_at if position is not None else None
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
 
 
+def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: bool) -> None:
+    """Refuse a checkpoint whose run-state names nodes the graph does not have.
+
+    Reading such a checkpoint is fine (the graph may have changed since), but running
+    from it would fail deep in the loop with a ``KeyError``.
+    """
+    meta = position.meta
+    named = {"start_at": list(meta.start_at or ())}
+    if resuming:
+        named["next"] = list(meta.next)
+        named["pending"] = [str(entry[0]) for entry in meta.pending if entry]
+        named["interrupts"] = [i.node for i in meta.interrupts]
+    for part, nodes in named.items():
+        unknown = [node for node in nodes if node not in graph.nodes]
+        if unknown:
+            row = position.row
+            raise CheckpointLoadError(
+                f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} names node "
+                f"{unknown[0]!r} in its {part}, which the graph does not have (nodes: "
+                f"{', '.join(graph.nodes)}); run from an earlier checkpoint or update_state",
+                thread_id=row.thread_id,
+                checkpoint_id=row.checkpoint_id,
+            )
+
+
 def _resume_from(graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position) -> None:
+    _check_nodes(graph, position, resuming=True)
     run.done = dict(graph.threads.pending(position))
     run.values = dict(position.values)
     run.first_step = run.step = position.row.step + 1
