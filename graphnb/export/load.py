@@ -2,10 +2,12 @@
 
 A ``.py`` file is imported as a module (its directory first on ``sys.path``, as
 ``python file.py`` would have it) without running its ``if __name__ == "__main__"`` block.
-A notebook's code cells run in order in a fresh module; lines that are IPython magics
-(``%``, ``!``, ``%%`` cells) are skipped. The cells are registered with :mod:`linecache`
-under one file name, so the functions and classes they define keep their source and can
-be exported again.
+A notebook's code cells run in order in a fresh module; IPython magics (``%``, ``!``,
+``%%`` cells) are skipped. IPython's own input transformer decides what is a magic when
+IPython is installed (a ``%`` line inside a triple-quoted string is text, not a magic);
+without IPython a line is a magic only where a statement may start. The cells are
+registered with :mod:`linecache` under one file name, so the functions and classes they
+define keep their source and can be exported again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import json
 import keyword
 import linecache
 import os
+import re
 import sys
+import tokenize
 import types
 from pathlib import Path
 from typing import Any
@@ -150,6 +154,7 @@ def _load_notebook(file: Path) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
     module.__dict__["display"] = _display
+    module.__dict__["get_ipython"] = _NoShell
     sys.modules[name] = module
     directory = str(file.resolve().parent)
     if directory not in sys.path:
@@ -181,17 +186,77 @@ def _load_notebook(file: Path) -> types.ModuleType:
 
 
 def _without_magics(source: str) -> str:
+    """``source`` as plain Python, each IPython magic turned into a call that does nothing."""
+    if not _may_have_magics(source):
+        return source  # the common case; importing IPython costs a second or two
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        return _strip_magic_lines(source)
+    manager: Any = TransformerManager
+    transformed: str = manager().transform_cell(source)
+    return transformed
+
+
+def _may_have_magics(source: str) -> bool:
+    for line in source.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("%", "!")) or stripped.endswith("?"):
+            return True
+    return False
+
+
+def _strip_magic_lines(source: str) -> str:
+    """Without IPython: replace each magic line, but never a line inside a string."""
     lines = source.split("\n")
     if lines and lines[0].lstrip().startswith("%%"):
         return "\n" * (len(lines) - 1)
-    kept = []
+    kept: list[str] = []
     for line in lines:
         stripped = line.lstrip()
-        if stripped.startswith(("%", "!")):
-            kept.append(line[: len(line) - len(stripped)] + "pass  # IPython magic")
-        else:
+        assigned = _ASSIGNED_MAGIC.match(line)
+        if not (stripped.startswith(("%", "!")) or assigned) or _continues("\n".join(kept)):
             kept.append(line)
+        elif assigned:  # `files = !ls`: the name is bound, to None
+            kept.append(f"{assigned.group(1)} = None  # IPython magic")
+        else:
+            kept.append(line[: len(line) - len(stripped)] + "pass  # IPython magic")
     return "\n".join(kept)
+
+
+_ASSIGNED_MAGIC = re.compile(r"^(\s*[A-Za-z_][\w.]*)\s*=\s*[%!]")
+
+
+def _continues(text: str) -> bool:
+    """Whether a line after ``text`` continues a string, a bracket or a backslash line.
+
+    Such a line is not where a statement (and so a magic) starts, as for IPython.
+    """
+    lines = iter((text + "\n").splitlines(keepends=True))
+    try:
+        for _ in tokenize.generate_tokens(lambda: next(lines, "")):
+            pass
+    except tokenize.TokenError:  # "EOF in multi-line string" or "... statement"
+        return True
+    except (SyntaxError, ValueError):  # bad indentation, invalid characters: not our call
+        return False
+    return False
+
+
+class _NoShell:
+    """What ``get_ipython()`` returns outside Jupyter: every magic does nothing."""
+
+    def run_line_magic(self, *args: Any, **kwargs: Any) -> None:
+        """Skip a ``%`` line."""
+
+    def run_cell_magic(self, *args: Any, **kwargs: Any) -> None:
+        """Skip a ``%%`` cell."""
+
+    def system(self, *args: Any, **kwargs: Any) -> None:
+        """Skip a ``!`` line."""
+
+    def getoutput(self, *args: Any, **kwargs: Any) -> None:
+        """Skip ``x = !command``."""
 
 
 def _display(*objects: Any, **options: Any) -> None:
