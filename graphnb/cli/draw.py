@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
+from .output import cannot_write, shown
+from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]
 
@@ -35,7 +36,9 @@ def _draw(args: argparse.Namespace) -> int:
         written = save(graph, args.output)
     except DiagramError as error:  # a bad format or path is a usage error
         raise CommandError(str(error), EXIT_USAGE) from None
-    print(f"wrote {written}", file=sys.stderr)
+    except OSError as error:  # a missing folder, no permission, a directory
+        raise CommandError(cannot_write(args.output, error), EXIT_LOAD) from None
+    print(f"wrote {shown(written)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -104,12 +104,25 @@ def _load_script(file: Path) -> types.ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
+    except KeyboardInterrupt:
+        del sys.modules[name]
+        raise
+    except BaseException as error:  # SystemExit too: loading a file must not end the caller
         del sys.modules[name]
         raise GraphLoadError(
-            f"{str(file)!r} raised {type(error).__name__} while loading: {error}", path=str(file)
+            f"{str(file)!r} {_raised(error, ' while loading')}", path=str(file)
         ) from error
     return module
+
+
+def _raised(error: BaseException, during: str = "") -> str:
+    """How a file or cell failed, in words: ``raised ValueError while loading: boom``."""
+    if isinstance(error, SystemExit):
+        return (
+            f"exited with SystemExit({error.code!r}){during}; a file that defines graphs must "
+            "not exit when loaded (keep that under `if __name__ == '__main__':`)"
+        )
+    return f"raised {type(error).__name__}{during}: {error}"
 
 
 def _code_cells(file: Path) -> list[str]:
@@ -117,27 +130,73 @@ def _code_cells(file: Path) -> list[str]:
 
     Version 4 notebooks are read as the JSON they are: importing nbformat costs seconds
     (its schema validator compiles grammars), which every ``graphnb run`` would pay.
-    Older formats go through nbformat, which converts them.
+    Older formats go through nbformat, which validates and converts them. Either way a
+    cell that is not an object, or a source that is not text, is a :class:`GraphLoadError`.
     """
+    where = repr(str(file))
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise GraphLoadError(
-            f"{str(file)!r} is not a readable notebook: {error}", path=str(file)
+            f"{where} is not a readable notebook: {error}", path=str(file)
         ) from error
-    if not isinstance(data, dict) or not isinstance(data.get("nbformat"), int):
-        raise GraphLoadError(f"{str(file)!r} is not a Jupyter notebook", path=str(file))
-    if data["nbformat"] < 4:
-        import nbformat
-
-        reader: Any = nbformat.read
-        data = reader(file, as_version=4)
+    version = data.get("nbformat") if isinstance(data, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise GraphLoadError(f"{where} is not a Jupyter notebook", path=str(file))
+    if version > 4:
+        raise GraphLoadError(
+            f"{where} is a version {version} notebook; graphnb reads versions up to 4",
+            path=str(file),
+        )
+    if version < 4:
+        data = _converted(file, version)
+    cells = data.get("cells", [])
+    if not isinstance(cells, list):
+        raise GraphLoadError(
+            f"{where}: 'cells' is {_kind(cells)}, expected a list of cells", path=str(file)
+        )
     sources = []
-    for cell in data.get("cells", []):
-        if cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            sources.append("".join(source) if isinstance(source, list) else str(source))
+    for index, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            raise GraphLoadError(
+                f"{where}: cell {index} is {_kind(cell)}, expected an object", path=str(file)
+            )
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise GraphLoadError(
+                f"{where}: the source of cell {index} is {_kind(source)}, expected text "
+                "or a list of lines",
+                path=str(file),
+            )
+        sources.append(source)
     return sources
+
+
+def _converted(file: Path, version: int) -> dict[str, Any]:
+    """An old notebook read, validated and converted to version 4 by nbformat."""
+    import nbformat
+
+    reader: Any = nbformat.read
+    try:
+        converted = reader(file, as_version=4)
+    except Exception as error:  # nbformat raises ValidationError, NBFormatError, KeyError...
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise GraphLoadError(
+            f"{str(file)!r} is not a valid version {version} notebook: {reason}", path=str(file)
+        ) from error
+    return dict(converted)
+
+
+def _kind(value: Any) -> str:
+    """``value`` described for a message: its JSON type and, when short, itself."""
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    kind = kinds.get(type(value)) or ("null" if value is None else "a number")
+    shown = json.dumps(value, ensure_ascii=False, default=repr)
+    return f"{kind} ({shown})" if len(shown) <= 40 else kind
 
 
 def _load_notebook(file: Path) -> types.ModuleType:
@@ -174,9 +233,11 @@ def _load_notebook(file: Path) -> types.ModuleType:
                     loop.run_until_complete(eval(code, module.__dict__))
                 else:
                     exec(code, module.__dict__)
-            except Exception as error:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:
                 raise GraphLoadError(
-                    f"{str(file)!r}: code cell {index} raised {type(error).__name__}: {error}",
+                    f"{str(file)!r}: code cell {index} {_raised(error)}",
                     path=str(file),
                     cell=index,
                 ) from error
