@@ -27,7 +27,8 @@ def _draw(args: argparse.Namespace) -> int:
     try:
         if args.output is None:
             render = getattr(renderers, _FORMATS[args.format or "mermaid"])
-            sys.stdout.write(render(graph))
+            # A terminal shows it: names' control characters must not drive it.
+            sys.stdout.write(shown(render(graph), keep="\n\t"))
             return EXIT_OK
         if args.format is not None:
             raise CommandError(

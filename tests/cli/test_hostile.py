@@ -152,6 +152,32 @@ def test_threads_escape_control_characters_in_ids_and_json_keeps_them(
     assert out.isascii() or out.rstrip("\n").isprintable()
 
 
+EVIL_GRAPH = """
+from graphnb import END, START, StateGraph
+
+
+def f(state: dict) -> dict:
+    return {}
+
+
+NODE = "a\\x1b[31mred\\nline\\x9b"
+graph = StateGraph(dict, name="ev\\x1bil")
+graph.add_node(NODE, f, label="lab\\x9bel").add_edge(START, NODE).add_edge(NODE, END)
+"""
+
+
+@pytest.mark.parametrize("form", ["mermaid", "dot"])
+def test_diagrams_printed_to_the_terminal_escape_control_characters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str
+) -> None:
+    (tmp_path / "evil.py").write_text(EVIL_GRAPH, encoding="utf-8")
+    code, out, _ = cli(capsys, "draw", "evil.py", "--format", form)
+    assert code == 0
+    for line in out.splitlines():
+        assert line.isprintable(), line
+    assert "\\x9b" in out or "\\u009b" in out
+
+
 # -- issue 12 item 7: small things ------------------------------------------------------
 
 
