@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .output import cannot_write, shown
+from ..console import shown
+from .output import cannot_write
 from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]

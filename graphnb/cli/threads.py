@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .output import json_text, shown
+from ..console import json_text, open_saver, shown
 from .run import (
     EXIT_FAILED,
     EXIT_LOAD,
@@ -47,18 +47,13 @@ def threads(args: argparse.Namespace) -> int:
 
 def _saver(url: str) -> Any:
     """The saver of ``url``, for reading: a SQLite file must already exist."""
-    from ..checkpoint import SaverSetupError, saver_from_url
-
     scheme, _, rest = url.partition("://")
     path = rest[1:] if rest.startswith("/") else rest
     is_file = scheme.split("+")[0].lower() == "sqlite" and path not in ("", ":memory:")
     # Reading must not leave an empty database behind a mistyped path.
     if is_file and not Path(path).exists():
-        raise CommandError(f"no such database: {path}", EXIT_LOAD)
-    try:
-        return saver_from_url(url)
-    except SaverSetupError as error:
-        raise CommandError(str(error), EXIT_USAGE) from None
+        raise CommandError(f"no such database: {shown(path)}", EXIT_LOAD)
+    return open_saver(url)
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -152,6 +152,32 @@ def test_threads_escape_control_characters_in_ids_and_json_keeps_them(
     assert out.isascii() or out.rstrip("\n").isprintable()
 
 
+def test_threads_history_escapes_control_characters_in_written_values(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    hostile = json.dumps({"messages": ["\x1b]0;owned\x07 hi \x9b"]})
+    assert cli(capsys, "run", "chat.py", "--thread", "t", "--db", DB, "-q", "-i", hostile)[0] == 0
+    code, out, _ = cli(capsys, "threads", "--db", DB, "t", "--graph", "chat.py")
+    assert code == 0
+    assert "\x1b" not in out
+    assert "\x9b" not in out
+    assert "\\x9b" in out or "\\u009b" in out
+
+
+def test_run_progress_and_final_state_escape_control_characters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "evil.py").write_text(EVIL_GRAPH, encoding="utf-8")
+    hostile = json.dumps({"text": "\x1b[2J\ud800 keep\nlines"})
+    code, out, err = cli(capsys, "run", "evil.py", "-i", hostile)
+    assert code == 0
+    for line in err.splitlines():
+        assert line.isprintable(), line
+    assert "> a\\x1b[31mred\\nline\\x9b (step 0)" in err
+    assert json.loads(out) == {"text": "\x1b[2J\ud800 keep\nlines"}
+    assert "\x1b" not in out
+
+
 EVIL_GRAPH = """
 from graphnb import END, START, StateGraph
 
@@ -178,6 +204,57 @@ def test_diagrams_printed_to_the_terminal_escape_control_characters(
     assert "\\x9b" in out or "\\u009b" in out
 
 
+# -- item 15: a --db password is never printed -----------------------------------------
+
+BAD_URLS = {
+    "unknown scheme": "postgress://app:s3cr%40et@db.example/runs",
+    "no scheme": "app:s3cr%40et@db.example/runs",
+    "malformed PostgreSQL": "postgresql://app:s3cr%40et@[::1/runs",
+    "bad PostgreSQL percent escape": "postgresql://app:s3cr%40et@db.example/runs%",
+    "PostgreSQL bad port": "postgresql://app:s3cr%40et@127.0.0.1:port/runs",
+    "MySQL bad port": "mysql://root:s3cr%40et@127.0.0.1:notaport/test",
+}
+
+
+@pytest.mark.parametrize("url", BAD_URLS.values(), ids=BAD_URLS.keys())
+@pytest.mark.parametrize("command", ["run", "threads", "seed"])
+def test_a_bad_db_url_is_one_usage_error_line_without_the_password(
+    capsys: pytest.CaptureFixture[str], url: str, command: str
+) -> None:
+    arguments = {
+        "run": ["run", "chat.py", "--thread", "t", "--db", url],
+        "threads": ["threads", "--db", url],
+        "seed": ["threads", "--db", url, "t", "--graph", "chat.py", "--seed", "{}"],
+    }[command]
+    code, out, err = cli(capsys, *arguments)
+    assert code == 2
+    assert out == ""
+    assert_one_error_line(err, ":***@")
+    assert "s3cr" not in err
+
+
+def test_a_database_that_refuses_is_one_line_without_the_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = "postgresql://app:s3cr%40et@127.0.0.1:1/runs"  # nothing listens on port 1
+    code, _, err = cli(capsys, "run", "chat.py", "--thread", "t", "--db", url)
+    assert code == 1
+    assert_one_error_line(err, "--db postgresql://app:***@127.0.0.1:1/runs")
+    assert "s3cr" not in err
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql://app:s3cret@[::1/db", "mysql://root:p@ss/w:rd@[::1:x/db", "x:y@", "://", "@:@"],
+)
+def test_redaction_never_raises_and_hides_the_password(url: str) -> None:
+    from graphnb.console import redacted
+
+    shown = redacted(url)
+    for secret in ("s3cret", "p@ss/w:rd"):
+        assert secret not in shown
+
+
 # -- issue 12 item 7: small things ------------------------------------------------------
 
 
@@ -196,6 +273,21 @@ def test_demo_help_describes_the_demo(capsys: pytest.CaptureFixture[str]) -> Non
     help_text = " ".join(capsys.readouterr().out.split())
     assert "built-in example graph" in help_text
     assert "--question" in help_text
+
+
+def test_run_on_a_seeded_thread_numbers_steps_as_the_thread_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seed = ["threads", "--db", DB, "s", "--graph", "chat.py", "--seed", '{"messages": ["crm"]}']
+    assert cli(capsys, *seed)[0] == 0
+    code, _, err = cli(capsys, "run", "chat.py", "--thread", "s", "--db", DB, "-i", "{}")
+    assert code == 0
+    code, out, _ = cli(capsys, "threads", "--db", DB, "s", "--json")
+    ran = [c["step"] for c in json.loads(out)["checkpoints"] if c["ran"] == ["reply"]]
+    assert len(ran) == 1
+    assert f"> reply (step {ran[0]})" in err
+    # One node ran, in one step: the seed and the input are checkpoints, not steps run.
+    assert "done: 1 step in " in err
 
 
 def test_seeding_an_existing_thread_points_to_the_commands_not_to_python(
