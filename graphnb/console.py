@@ -195,6 +195,8 @@ def _stream(
                 EXIT_USAGE,
             )
         options["thread_id"] = args.thread
+        if values is None and compiled.checkpointer.load(args.thread) is None:
+            values = {}  # a new thread starts from the defaults: input None only resumes
     final: Any = None
     streaming = False
     steps: set[int] = set()
