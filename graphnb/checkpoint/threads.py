@@ -60,6 +60,10 @@ _WRITES: TypeAdapter[list[tuple[str, dict[str, Any]]]] = TypeAdapter(
 class Threads(Generic[S]):
     """Typed access to the threads a saver holds, for one state schema.
 
+    This is what threaded runs call: it satisfies the engine's
+    :class:`~graphnb.engine.store.ThreadStore` protocol (and its writer the
+    :class:`~graphnb.engine.store.CheckpointWriter` one) without importing the engine.
+
     Args:
         saver: where the checkpoints live.
         schema: the graph's state schema, the only authority on what a stored value means.
