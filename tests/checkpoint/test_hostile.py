@@ -291,10 +291,14 @@ def test_a_forged_json_column_is_a_load_error(
 ) -> None:
     _first_row(sql_saver)
     store = threads(sql_saver)
-    try:
-        _raw_update_text(sql_saver, column, text, "t")
-    except Exception as error:  # the database itself refused the forged text
-        pytest.skip(f"{type(sql_saver).__name__} refuses this text itself: {error}")
+    if isinstance(sql_saver, PostgresSaver) and reason != "digits":
+        # PostgreSQL's json type checks the text itself: such a row cannot even be forged.
+        import psycopg
+
+        with pytest.raises((psycopg.DataError, psycopg.errors.StatementTooComplex)):
+            _raw_update_text(sql_saver, column, text, "t")
+        return
+    _raw_update_text(sql_saver, column, text, "t")
     with pytest.raises(CheckpointLoadError, match=reason) as caught:
         store.load("t")
     assert caught.value.thread_id == "t"
