@@ -409,11 +409,17 @@ class ReActAgent:
         limit: asyncio.Timeout,
         seconds: float | None,
     ) -> dict[str, Any]:
-        """The update of a phase that raised: TIMEOUT when its own time limit expired."""
+        """The update of a phase that raised.
+
+        TIMEOUT has one meaning, "did not answer in time", whichever timer said so: the
+        phase's own limit, or one below it (``OpenAIChatModel(timeout=...)`` raises
+        ``ModelTimeout``, a ``TimeoutError``). Any other exception fires ERROR.
+        """
         if isinstance(error, TimeoutError) and limit.expired():
             info = ErrorInfo("timeout", True, f"{phase.name} took longer than {seconds}s")
             return self._fail(state, phase, info, timeout=True)
-        return self._fail(state, phase, self.retry.classify(error))
+        info = self.retry.classify(error)
+        return self._fail(state, phase, info, timeout=isinstance(error, TimeoutError))
 
     # -- the phases ------------------------------------------------------------------------
 
@@ -520,7 +526,10 @@ class ReActAgent:
                         on_result=record,
                     )
             except Exception as error:
-                return self._fail(state, _S.TOOL_CALLING, self.retry.classify(error))
+                info = self.retry.classify(error)
+                return self._fail(
+                    state, _S.TOOL_CALLING, info, timeout=isinstance(error, TimeoutError)
+                )
             if self.batch_policy == "all_or_nothing":
                 failed = next((r for r in results if not isinstance(r, Success)), None)
                 if failed is not None:

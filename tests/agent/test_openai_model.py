@@ -21,6 +21,7 @@ from graphnb.agent import (
     ModelTimeout,
     ModelUnavailable,
     OpenAIChatModel,
+    PhaseTimeouts,
     ReActAgent,
     RetryPolicy,
     Tool,
@@ -232,6 +233,40 @@ def test_a_stream_that_stalls_midway_times_out_after_its_first_tokens(fake_opena
             fake_openai.base_url, lambda m: m.complete(USER, on_token=tokens.append), timeout=0.3
         )
     assert tokens == ["Half an ans"]
+
+
+@pytest.mark.parametrize("reply", ["hang", "stall"])
+@pytest.mark.parametrize(
+    ("client_timeout", "phase_timeout"),
+    [(0.2, 30.0), (30.0, 0.2)],
+    ids=["client-timer-first", "phase-timer-first"],
+)
+def test_a_model_that_does_not_answer_in_time_fires_timeout_whichever_timer_fires(
+    fake_openai: Any, reply: str, client_timeout: float, phase_timeout: float
+) -> None:
+    fake_openai.play(fake_openai.hang() if reply == "hang" else fake_openai.stall("Half an"))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        agent = ReActAgent(
+            model,
+            retry=RetryPolicy(max_attempts=1),
+            timeouts=PhaseTimeouts(thinking=phase_timeout),
+        )
+        return await agent.arun("hi")
+
+    started = time.perf_counter()
+    result = with_model(fake_openai.base_url, body, timeout=client_timeout)
+    assert time.perf_counter() - started < 5
+    assert result.status == "failed"
+    assert result.failure is not None
+    assert (result.failure.phase, result.failure.event, result.failure.kind) == (
+        "THINKING",
+        "TIMEOUT",
+        "timeout",
+    )
+    assert ("THINKING", "FAILED", "TIMEOUT") in [
+        (*r.name.split(" -> "), r.detail["event"]) for r in result.trace.of("transition")
+    ]
 
 
 def test_retry_after_ms_is_preferred_when_sent(fake_openai: Any) -> None:
