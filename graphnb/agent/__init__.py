@@ -8,7 +8,7 @@ step is recorded in a trace log. See ``docs/agent.md``.
 
 from __future__ import annotations
 
-from .batch import BatchPolicy, run_tool_calls
+from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, run_tool_calls
 from .context import AgentContext, current_context, use_context
 from .errors import (
     MalformedToolCall,
@@ -36,6 +36,7 @@ from .trace import PhaseStats, TraceLog, TraceRecord
 
 __all__ = [
     "DEFAULT_FALLBACK",
+    "DEFAULT_TOOL_THREADS",
     "REACT_MACHINE",
     "AgentContext",
     "AgentFailure",

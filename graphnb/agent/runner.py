@@ -35,7 +35,7 @@ from pydantic_core import to_jsonable_python
 
 from ..engine.context import RunContext
 from ..engine.events import StreamMode
-from .batch import BatchPolicy, run_tool_calls
+from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, check_max_threads, run_tool_calls
 from .context import AgentContext, use_context
 from .errors import RoundLimitExceeded
 from .messages import Message, ToolCall
@@ -138,6 +138,8 @@ class ReActAgent:
         batch_policy: ``"collect"`` or ``"all_or_nothing"`` for each batch of tool calls.
         call_timeout: seconds one tool call may take.
         batch_deadline: seconds one batch of tool calls may take.
+        max_tool_threads: threads one batch's sync tools may run in at once (each batch
+            gets its own, one per sync call up to this bound).
         timeouts: per-phase timeouts.
         fallback_answer: the friendly answer after a RESET.
         respond: formats the model's answer in RESPONDING (sync or async).
@@ -160,6 +162,7 @@ class ReActAgent:
         batch_policy: BatchPolicy = "collect",
         call_timeout: float | None = 30.0,
         batch_deadline: float | None = 60.0,
+        max_tool_threads: int = DEFAULT_TOOL_THREADS,
         timeouts: PhaseTimeouts | None = None,
         fallback_answer: str = DEFAULT_FALLBACK,
         respond: Callable[[str], str | Awaitable[str]] | None = None,
@@ -172,6 +175,7 @@ class ReActAgent:
             raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
         _check_seconds("call_timeout", call_timeout)
         _check_seconds("batch_deadline", batch_deadline)
+        check_max_threads("max_tool_threads", max_tool_threads)
         if batch_policy not in ("collect", "all_or_nothing"):
             raise ValueError(
                 f"batch_policy must be 'collect' or 'all_or_nothing', got {batch_policy!r}"
@@ -191,6 +195,7 @@ class ReActAgent:
         self.batch_policy: BatchPolicy = batch_policy
         self.call_timeout = call_timeout
         self.batch_deadline = batch_deadline
+        self.max_tool_threads = max_tool_threads
         self.timeouts = timeouts or PhaseTimeouts()
         self.fallback_answer = fallback_answer
         self.respond = respond
@@ -524,6 +529,7 @@ class ReActAgent:
                         deadline=self.batch_deadline,
                         allowed=allowed,
                         on_result=record,
+                        max_threads=self.max_tool_threads,
                     )
             except Exception as error:
                 info = self.retry.classify(error)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from typing import Any
 
@@ -373,11 +374,40 @@ def test_tools_given_to_a_state_the_machine_lacks_are_refused() -> None:
         ({"batch_deadline": -1}, "batch_deadline must be a positive number of seconds"),
         ({"max_rounds": 0}, "max_rounds must be at least 1, got 0"),
         ({"batch_policy": "some"}, "batch_policy must be 'collect' or 'all_or_nothing'"),
+        ({"max_tool_threads": 0}, "max_tool_threads must be a positive int, got 0"),
     ],
 )
 def test_nonsense_options_are_refused_naming_them(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ReActAgent(ScriptedModel([]), **options)
+
+
+def test_one_round_runs_100_sync_tools_at_once() -> None:
+    barrier = threading.Barrier(100, timeout=5)
+
+    def meet(i: int) -> int:
+        """Wait for the other calls."""
+        barrier.wait()
+        return i
+
+    model = ScriptedModel([[call("meet", i=i) for i in range(100)], "Met."])
+    result = ReActAgent(model, [meet]).run("go")
+    assert result.answer == "Met."
+    assert [r.ok for r in result.trace.of("tool_call")] == [True] * 100
+
+
+def test_max_tool_threads_bounds_a_round() -> None:
+    names: set[str] = set()
+
+    def where() -> None:
+        """Note the thread."""
+        time.sleep(0.02)
+        names.add(threading.current_thread().name)
+
+    model = ScriptedModel([[call("where")] * 9, "Done."])
+    result = ReActAgent(model, [where], max_tool_threads=3).run("go")
+    assert result.answer == "Done."
+    assert len(names) == 3
 
 
 def test_phase_timeouts_must_be_positive() -> None:
