@@ -29,7 +29,7 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from pydantic_core import to_jsonable_python
 
@@ -38,6 +38,14 @@ from ..engine.events import StreamMode
 from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, check_max_threads, run_tool_calls
 from .context import AgentContext, use_context
 from .errors import RoundLimitExceeded
+from .events import (
+    AbandonedEvent,
+    RetryEvent,
+    TokenEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TransitionEvent,
+)
 from .messages import Message, ToolCall
 from .model import ChatModel
 from .react import REACT_MACHINE, ReactEvent, ReactState
@@ -366,12 +374,9 @@ class ReActAgent:
         if state.event is not None:
             scope.trace.add("transition", f"{state.phase} -> {phase.name}", event=state.event)
             context.write(
-                {
-                    "type": "transition",
-                    "source": state.phase,
-                    "target": phase.name,
-                    "event": state.event,
-                }
+                TransitionEvent(
+                    type="transition", source=state.phase, target=phase.name, event=state.event
+                )
             )
         return scope
 
@@ -389,6 +394,7 @@ class ReActAgent:
         info: ErrorInfo,
         *,
         timeout: bool = False,
+        streamed: str = "",
     ) -> dict[str, Any]:
         attempt = state.attempts + 1
         failure = AgentFailure(
@@ -399,6 +405,7 @@ class ReActAgent:
             retryable=info.retryable,
             retry_after=info.retry_after,
             attempt=attempt,
+            streamed=streamed,
         )
         return {
             "failure": failure,
@@ -413,6 +420,7 @@ class ReActAgent:
         error: Exception,
         limit: asyncio.Timeout,
         seconds: float | None,
+        streamed: str = "",
     ) -> dict[str, Any]:
         """The update of a phase that raised.
 
@@ -422,9 +430,10 @@ class ReActAgent:
         """
         if isinstance(error, TimeoutError) and limit.expired():
             info = ErrorInfo("timeout", True, f"{phase.name} took longer than {seconds}s")
-            return self._fail(state, phase, info, timeout=True)
+            return self._fail(state, phase, info, timeout=True, streamed=streamed)
         info = self.retry.classify(error)
-        return self._fail(state, phase, info, timeout=isinstance(error, TimeoutError))
+        timeout = isinstance(error, TimeoutError)
+        return self._fail(state, phase, info, timeout=timeout, streamed=streamed)
 
     # -- the phases ------------------------------------------------------------------------
 
@@ -453,8 +462,11 @@ class ReActAgent:
                 messages.insert(0, Message(role="system", content=self.system_prompt))
             offered = self.tools.visible(_S.THINKING)
 
+            streamed: list[str] = []
+
             def token(text: str) -> None:
-                context.write({"type": "token", "text": text})
+                streamed.append(text)
+                context.write(TokenEvent(type="token", text=text))
 
             seconds = self.timeouts.thinking
             limit = asyncio.timeout(seconds)
@@ -466,7 +478,9 @@ class ReActAgent:
                                 messages, tools=offered, on_token=token
                             )
                 except Exception as error:
-                    update = self._raised(state, _S.THINKING, error, limit, seconds)
+                    update = self._raised(
+                        state, _S.THINKING, error, limit, seconds, "".join(streamed)
+                    )
                     note.update(ok=False, error=update["failure"].kind)
                     return update
                 note.update(tool_calls=len(reply.tool_calls))
@@ -489,12 +503,9 @@ class ReActAgent:
         with trace.span("phase", _S.TOOL_CALLING.name, calls=len(state.pending)):
             for call in state.pending:
                 context.write(
-                    {
-                        "type": "tool_call",
-                        "id": call.id,
-                        "name": call.name,
-                        "arguments": call.arguments,
-                    }
+                    ToolCallEvent(
+                        type="tool_call", id=call.id, name=call.name, arguments=call.arguments
+                    )
                 )
 
             def record(call: ToolCall, result: ToolResult) -> None:
@@ -509,13 +520,13 @@ class ReActAgent:
                     result=type(result).__name__,
                 )
                 context.write(
-                    {
-                        "type": "tool_result",
-                        "id": call.id,
-                        "name": call.name,
-                        "status": type(result).__name__.lower(),
-                        "content": _observation(result),
-                    }
+                    ToolResultEvent(
+                        type="tool_result",
+                        id=call.id,
+                        name=call.name,
+                        status=_STATUS[type(result)],
+                        content=_observation(result),
+                    )
                 )
 
             allowed = {t.name for t in self.tools.visible(_S.TOOL_CALLING)}
@@ -628,15 +639,25 @@ class ReActAgent:
                 reason=decision.reason,
             )
             context.write(
-                {
-                    "type": "retry",
-                    "phase": failure.phase,
-                    "retry": decision.retry,
-                    "delay": decision.delay,
-                    "reason": decision.reason,
-                    "attempt": failure.attempt,
-                }
+                RetryEvent(
+                    type="retry",
+                    phase=failure.phase,
+                    retry=decision.retry,
+                    delay=decision.delay,
+                    reason=decision.reason,
+                    attempt=failure.attempt,
+                )
             )
+            if failure.streamed:
+                # Tokens already shown are not the answer: say so, and what replaces them.
+                context.write(
+                    AbandonedEvent(
+                        type="abandoned",
+                        phase=failure.phase,
+                        text=failure.streamed,
+                        replacement="" if decision.retry else self.fallback_answer,
+                    )
+                )
             recorded = failure.model_copy(update={"decision": verdict})
             if decision.retry:
                 if decision.delay > 0:
@@ -723,6 +744,13 @@ def _observation(result: ToolResult) -> str:
         case _:
             assert_never(result)
 
+
+_STATUS: dict[type[ToolResult], Literal["success", "failure", "timeout", "ratelimited"]] = {
+    Success: "success",
+    Failure: "failure",
+    Timeout: "timeout",
+    RateLimited: "ratelimited",
+}
 
 _NOT_RETRYABLE = frozenset({"invalid-arguments", "unknown-tool", "not-allowed"})
 

@@ -269,6 +269,43 @@ def test_a_model_that_does_not_answer_in_time_fires_timeout_whichever_timer_fire
     ]
 
 
+def on_screen(events: list[dict[str, Any]]) -> str:
+    """What a display that shows tokens as they stream, and honours withdrawals, shows."""
+    text = ""
+    for event in events:
+        if event["type"] == "token":
+            text += event["text"]
+        elif event["type"] == "abandoned":
+            assert text.endswith(event["text"]), (text, event)
+            text = text[: len(text) - len(event["text"])] + event["replacement"]
+    return text
+
+
+@pytest.mark.parametrize(
+    ("attempts", "answer"), [(1, DEFAULT_FALLBACK), (2, "Fine now.")], ids=["reset", "retry"]
+)
+def test_tokens_streamed_before_a_stall_are_withdrawn_from_the_stream(
+    fake_openai: Any, attempts: int, answer: str
+) -> None:
+    fake_openai.play(fake_openai.stall("Half an ans"), fake_openai.text("Fine now."))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        agent = ReActAgent(model, retry=RetryPolicy(max_attempts=attempts, base_delay=0.01))
+        return [event async for event in agent.astream("hi", mode="custom")]
+
+    events = with_model(fake_openai.base_url, body, timeout=0.3)
+    abandoned = [e for e in events if e["type"] == "abandoned"]
+    assert abandoned == [
+        {
+            "type": "abandoned",
+            "phase": "THINKING",
+            "text": "Half an ans",
+            "replacement": "" if attempts > 1 else DEFAULT_FALLBACK,
+        }
+    ]
+    assert on_screen(events) == answer
+
+
 def test_retry_after_ms_is_preferred_when_sent(fake_openai: Any) -> None:
     fake_openai.play(fake_openai.status(429, Retry_After="2", retry_after_ms="250"))
     with pytest.raises(ModelRateLimited) as caught:

@@ -410,6 +410,47 @@ def test_max_tool_threads_bounds_a_round() -> None:
     assert len(names) == 3
 
 
+class _BreaksAfter:
+    """A model that streams ``text`` and then fails with ``error``."""
+
+    name = "breaks-after"
+
+    def __init__(self, text: str, error: Exception) -> None:
+        self.text, self.error = text, error
+
+    async def complete(self, messages: Any, *, tools: Any = (), on_token: Any = None) -> Any:
+        for word in self.text.split(" "):
+            on_token(word + " ")
+        raise self.error
+
+
+def test_a_failed_phase_records_what_it_streamed_and_the_stream_withdraws_it() -> None:
+    error = ModelServerError("boom", model="m", status=502)
+    agent = ReActAgent(_BreaksAfter("It is", error), retry=RetryPolicy(max_attempts=1))
+
+    async def collect() -> list[Any]:
+        return [e async for e in agent.astream("hi", mode="custom")]
+
+    events = asyncio.run(collect())
+    kinds = [e["type"] for e in events if e["type"] != "transition"]
+    assert kinds == ["token", "token", "retry", "abandoned"]
+    assert events[-2]["type"] == "abandoned"  # before the RESET's transition
+    assert events[-2]["text"] == "It is "
+    result = agent.run("hi")
+    assert result.failure is not None
+    assert result.failure.streamed == "It is "
+
+
+def test_a_failure_before_any_token_withdraws_nothing() -> None:
+    model = ScriptedModel([ModelServerError("boom", model="m", status=502)])
+    agent = ReActAgent(model, retry=RetryPolicy(max_attempts=1))
+
+    async def collect() -> list[Any]:
+        return [e async for e in agent.astream("hi", mode="custom")]
+
+    assert "abandoned" not in [e["type"] for e in asyncio.run(collect())]
+
+
 def test_phase_timeouts_must_be_positive() -> None:
     with pytest.raises(ValueError, match=r"PhaseTimeouts\.observing must be a positive"):
         PhaseTimeouts(observing=0)
