@@ -6,6 +6,12 @@ edges. So an agent run streams the engine's events (tokens and tool activity arr
 custom :class:`~graphnb.Chunk` events, state changes as ``NodeFinished`` updates) and
 persists like any graph run.
 
+There is one implementation, and it is async: every phase is a coroutine, sync and async
+hooks and tools go through the same code (``_maybe_await``, worker threads), and the sync
+entry point :meth:`ReActAgent.run` is derived from :meth:`ReActAgent.arun` with
+``asyncio.run``. So there is no sync twin differing only in ``await`` to keep in step;
+keep it that way (a sync ``stream`` would be a thin driver over ``astream``, never a copy).
+
 Example:
     >>> from graphnb.agent import ReActAgent, ScriptedModel, call
     >>> def weather(city: str) -> str:
