@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
@@ -45,6 +46,11 @@ def idle_run(nodes: list[str] | tuple[str, ...] = ()) -> RunState:
 
 
 def _jsonable(value: Any) -> Any:
+    model = type(value)
+    if isinstance(value, BaseModel) and not model.__pydantic_complete__:
+        # A GraphState defers building its serializer (defer_build), and a state the engine
+        # made without validating (an agent's) has not built it yet.
+        model.model_rebuild()
     return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
 
 
