@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeAlias, TypedDict
 __all__ = [
     "CallableInfo",
     "ChunksMessage",
+    "ChunksReplacedMessage",
     "ClientMessage",
     "ExportRequest",
     "FieldInfo",
@@ -214,6 +215,19 @@ class ChunksMessage(TypedDict):
     text: str
 
 
+class ChunksReplacedMessage(TypedDict):
+    """Streamed text from ``offset`` on is now ``text`` (text before ``offset`` stays).
+
+    Sent when the run withdraws text it streamed (an agent's ``abandoned`` event).
+    """
+
+    type: Literal["chunks_replaced"]
+    run: str
+    node: str
+    offset: int
+    text: str
+
+
 class InspectedMessage(TypedDict):
     """The reply to an :class:`InspectRequest`: the callable, or why it was not found."""
 
@@ -224,4 +238,4 @@ class InspectedMessage(TypedDict):
     error: str | None
 
 
-ServerMessage: TypeAlias = ChunksMessage | InspectedMessage
+ServerMessage: TypeAlias = ChunksMessage | ChunksReplacedMessage | InspectedMessage

@@ -150,6 +150,8 @@ export type ClientMessage =
 // -- Python -> front end ------------------------------------------------------------------
 
 export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string };
+/** The streamed text from `offset` on is now `text`: the run withdrew text it streamed. */
+export type ChunksReplacedMessage = { type: "chunks_replaced"; run: string; node: string; offset: number; text: string };
 export type InspectedMessage = {
   type: "inspected";
   request: number;
@@ -158,4 +160,4 @@ export type InspectedMessage = {
   error: string | null;
 };
 
-export type ServerMessage = ChunksMessage | InspectedMessage;
+export type ServerMessage = ChunksMessage | ChunksReplacedMessage | InspectedMessage;
