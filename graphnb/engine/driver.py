@@ -30,6 +30,7 @@ from ..spec import START
 from .events import Event, Interrupted, StepFinished
 from .run import Run, step_async, step_sync
 from .store import CheckpointWriter
+from .tracing import trace_writer
 
 if TYPE_CHECKING:
     from .compiled import CompiledGraph
@@ -262,7 +263,9 @@ def thread_events(
     """The sync loop of a threaded run; see the module's docstring."""
     threads = graph.threads
     position = threads.load(options.thread_id, options.checkpoint_id)
-    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    writer = trace_writer(
+        run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    )
     plan = _plan(graph, run, position, given)
     tasks = run._order(plan.tasks) if plan.tasks is not None else run.first_tasks()
     stops = _stops([], tasks, options, skip_before=plan.skip_before)
@@ -301,7 +304,9 @@ async def athread_events(
     """The async loop of a threaded run."""
     threads = graph.threads
     position = await threads.aload(options.thread_id, options.checkpoint_id)
-    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    writer = trace_writer(
+        run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    )
     plan = _plan(graph, run, position, given)
     tasks = run._order(plan.tasks) if plan.tasks is not None else await run.afirst_tasks()
     stops = _stops([], tasks, options, skip_before=plan.skip_before)
