@@ -66,9 +66,7 @@ def _tracer() -> Any:
         # The API's defaults record nothing: skip building the spans at all.
         if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
             return None
-    from graphnb import __version__
-
-    return provider.get_tracer(_SCOPE, __version__)
+    return provider.get_tracer(_SCOPE)
 
 
 def trace_events(run: Run[Any], events: Iterator[Event]) -> Iterator[Event]:
