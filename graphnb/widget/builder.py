@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ..binding import resolve
 from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
 from ..graph import StateGraph
@@ -27,6 +28,7 @@ from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .layout import apply_layout, layout
 from .messages import ClientMessage, InspectedMessage, ProblemInfo, RunState, ServerMessage
+from .offload import guard_router, off_loop
 from .runner import RunController, idle_run
 
 if TYPE_CHECKING:
@@ -315,6 +317,25 @@ class Builder(anywidget.AnyWidget):
             options.setdefault("checkpointer", self._checkpointer)
         return self.to_graph().compile(**options)
 
+    def _compile_for_run(self) -> CompiledGraph[Any]:
+        """:meth:`compile`, each node wrapped to run off the kernel's loop (see offload)."""
+        spec, scope = self._scope()
+        wrapped: dict[str, Any] = {}
+        for index, node in enumerate(spec.nodes):
+            if node.binding is not None:
+                private = f"_graphnb_run_node_{index}"
+                wrapped[private] = off_loop(resolve(node.binding, scope))
+                node.binding = private
+        for index, (source, binding) in enumerate(list(spec.routers.items())):
+            if binding is not None:
+                private = f"_graphnb_run_router_{index}"
+                wrapped[private] = guard_router(resolve(binding, scope))
+                spec.routers[source] = private
+        graph = StateGraph.from_spec(spec, namespace=ChainMap(wrapped, cast("Any", scope)))
+        if self._checkpointer is not None:
+            return graph.compile(checkpointer=self._checkpointer)
+        return graph.compile()
+
     @traitlets.observe("spec")
     def _spec_changed(self, change: dict[str, Any]) -> None:
         if not hasattr(self, "_runner"):  # still in __init__
@@ -413,7 +434,7 @@ class Builder(anywidget.AnyWidget):
             # the run panel's picture of the run that is going on.
             raise RuntimeError("a run is already going on; stop it before starting another")
         try:
-            graph = self.compile()
+            graph = self._compile_for_run()
         except Exception as error:
             self._runner.fail([node.id for node in self.spec.nodes], error)
             loop = asyncio.get_running_loop()
