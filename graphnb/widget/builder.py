@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pydantic import ValidationError
+
 from ..binding import resolve
 from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
@@ -26,8 +28,17 @@ from ..spec import START, GraphSpec, StateSpec
 from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
+from .exporting import binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
-from .messages import ClientMessage, InspectedMessage, ProblemInfo, RunState, ServerMessage
+from .messages import (
+    ClientMessage,
+    InspectedMessage,
+    ProblemInfo,
+    RunState,
+    ServerMessage,
+    explain,
+    read_client_message,
+)
 from .offload import guard_router, off_loop
 from .runner import RunController, idle_run
 
@@ -49,6 +60,9 @@ builder keeps them under a key stamped into the node's metadata, which the front
 carries along when the node is renamed (renaming only changes the id), so the callable
 follows its node.
 """
+
+FRONT_END_TRAITS = frozenset({"spec"})
+"""The traits the front end may change (by editing the drawing); the others are Python's."""
 
 GraphSource = (
     GraphSpec | StateGraph[Any] | CompiledGraph[Any] | types.ModuleType | Mapping[str, Any]
@@ -125,6 +139,7 @@ class Builder(anywidget.AnyWidget):
         self._known_routers: dict[str, Callable[..., Any]] = {}
         self._given: dict[str, Any] = {}
         self._state_type: type[Any] | None = None
+        self._notice_source = ""  # which action the notice is about
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
         spec = self._open(source)
@@ -458,12 +473,19 @@ class Builder(anywidget.AnyWidget):
 
     # -- exporting ---------------------------------------------------------------------
 
-    def export(self, path: str | Path | None = None) -> Path:
+    def export(self, path: str | Path | None = None, *, overwrite: bool = False) -> Path:
         """Write the graph as a standalone Python module; returns the file written.
 
         Args:
             path: the file; ``<graph name>.py`` next to the notebook (or the builder's
                 JSON file) when omitted.
+            overwrite: replace the file when it exists.
+
+        Raises:
+            ExportNameError: the file's name is that of a module it would shadow (of the
+                standard library, an installed one, or one the graph's nodes come from).
+            ExportExistsError: the file exists and ``overwrite`` is false.
+            ExportError: the graph cannot be exported (listing why).
         """
         from ..export import to_module
 
@@ -471,6 +493,13 @@ class Builder(anywidget.AnyWidget):
         text = to_module(self, namespace=dict(scope))
         folder = self._path.parent if self._path is not None else Path.cwd()
         target = Path(path) if path is not None else folder / f"{_module_name(spec.name)}.py"
+        bindings = [node.binding for node in self.spec.nodes]
+        bindings += [*self.spec.routers.values(), self.spec.state.binding]
+        given = (*self._known.values(), *self._known_routers.values())
+        defined_in = {getattr(fn, "__module__", None) for fn in given}
+        modules = imported_modules(text) | binding_modules(bindings)
+        modules |= {name.partition(".")[0] for name in defined_in if isinstance(name, str)}
+        check_target(target, imports=modules, overwrite=overwrite)
         target.write_text(text, encoding="utf-8")
         self.export_status = str(target.resolve())
         return target
@@ -478,21 +507,59 @@ class Builder(anywidget.AnyWidget):
     # -- messages from the front end ---------------------------------------------------
 
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            log.warning("[graphnb] ignoring a message without a type: %r", content)
+        # Whatever happens here is told in the widget: an exception raised in a comm
+        # handler only reaches the kernel's log, and the canvas would never know.
+        try:
+            message = read_client_message(content)
+        except ValueError as error:
+            self._tell(f"the builder ignored a message from the canvas: {error}", "message")
             return
-        message = cast("ClientMessage", content)
         try:
             self._dispatch(message)
         except Exception as error:  # reported in the widget, not the cell
-            log.warning("[graphnb] %s failed: %s", message["type"], error)
             text = f"{message['type']} failed: {error}"
             if message["type"] == "export":
                 self.export_status = text
-            else:
-                self.notice = text
+            self._tell(text, message["type"])
         else:
-            self.notice = ""
+            self._tell("", message["type"])
+
+    def _tell(self, text: str, source: str) -> None:
+        """Show ``text`` in the widget's notice (``""``: clear it), and log it."""
+        if text:
+            log.warning("[graphnb] %s", text)
+            self.notice, self._notice_source = text, source
+        elif source == self._notice_source or source != "spec":
+            # A successful action clears the notice; an edit of the drawing clears only
+            # a notice about an earlier edit, not one about a failed run or export.
+            self.notice, self._notice_source = "", ""
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """Apply trait changes from the front end, which may change the drawing only.
+
+        A change that fails (a spec that is not a valid graph, a trait the front end does
+        not own) is told in the notice, and the front end is sent Python's values back.
+        """
+        refused = sorted(n for n in sync_data if n in self.keys and n not in FRONT_END_TRAITS)
+        allowed = {name: value for name, value in sync_data.items() if name not in refused}
+        told = []
+        if refused:
+            names = ", ".join(f"`{name}`" for name in refused)
+            told.append(f"the canvas may not change {names}; the builder kept its own")
+        try:
+            super().set_state(allowed)
+        except (ValidationError, traitlets.TraitError) as error:
+            why = explain(error) if isinstance(error, ValidationError) else str(error)
+            told.append(f"the builder kept the drawing it had: the canvas sent {why}")
+            refused.extend(name for name in allowed if name in self.keys)
+        except Exception as error:  # the drawing changed, what followed failed (saving it)
+            told.append(f"the drawing changed, but {type(error).__name__}: {error}")
+        if told:
+            self._tell("; ".join(told), "spec")
+        elif "spec" in allowed:
+            self._tell("", "spec")
+        if refused:
+            self.send_state(refused)
 
     def _dispatch(self, message: ClientMessage) -> None:
         if message["type"] == "run":
@@ -503,7 +570,7 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "layout":
             self.layout()
         elif message["type"] == "export":
-            self.export()
+            self.export(overwrite=message.get("overwrite", False))
         elif message["type"] == "refresh":
             self.refresh()
         elif message["type"] == "use_model":
@@ -512,8 +579,6 @@ class Builder(anywidget.AnyWidget):
             self.use_saver(message["url"] or None)
         elif message["type"] == "inspect":
             self._inspect(message["request"], message["binding"])
-        else:
-            log.warning("[graphnb] unknown message type %r", message["type"])
 
     def _inspect(self, request: int, binding: str) -> None:
         found, why = ns.try_lookup(binding, self._scope()[1])
