@@ -34,12 +34,14 @@ from .messages import (
     ClientMessage,
     InspectedMessage,
     ProblemInfo,
+    RunError,
     RunState,
     ServerMessage,
     explain,
     read_client_message,
 )
 from .offload import guard_router, off_loop
+from .redact import MASK, mask_url, scrub, secrets_in
 from .runner import RunController, idle_run
 
 if TYPE_CHECKING:
@@ -114,7 +116,9 @@ class Builder(anywidget.AnyWidget):
         False, help="Whether runs belong to threads (a checkpointer is set)."
     ).tag(sync=True)
     saver = traitlets.Unicode(
-        "", help="The checkpointer runs save to: its URL, or its repr when given as an object."
+        "",
+        help="The checkpointer runs save to: its URL with the password masked, or its repr "
+        "when given as an object. The password itself never leaves the kernel.",
     ).tag(sync=True)
     notice = traitlets.Unicode("", help="The outcome of the last action that failed.").tag(
         sync=True
@@ -140,6 +144,7 @@ class Builder(anywidget.AnyWidget):
         self._given: dict[str, Any] = {}
         self._state_type: type[Any] | None = None
         self._notice_source = ""  # which action the notice is about
+        self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
         spec = self._open(source)
@@ -409,16 +414,34 @@ class Builder(anywidget.AnyWidget):
     def use_saver(self, checkpointer: BaseSaver | str | None) -> None:
         """Save runs to ``checkpointer`` (a saver or its URL); ``None`` or ``""``: no threads.
 
+        The URL's password stays in the kernel: the widget shows and syncs the URL with
+        the password masked (``postgresql://app:***@host/db``), and that masked URL, given
+        back, means the saver in use.
+
         Raises:
-            SaverSetupError: the URL names no saver graphnb knows.
+            SaverSetupError: the URL names no saver graphnb knows, or holds a masked
+                password other than the current saver's.
         """
+        from ..checkpoint import SaverSetupError, as_saver
+
         if checkpointer is None or checkpointer == "":
             self._checkpointer, self.saver, self.threads = None, "", False
             return
-        from ..checkpoint import as_saver
-
-        self._checkpointer = as_saver(checkpointer)
-        self.saver = checkpointer if isinstance(checkpointer, str) else repr(checkpointer)
+        if isinstance(checkpointer, str):
+            if checkpointer == self.saver and self._checkpointer is not None:
+                return  # the masked URL the widget shows: the saver in use
+            self._secrets.update(secrets_in(checkpointer))
+            if f":{MASK}@" in checkpointer or f"={MASK}" in checkpointer:
+                raise SaverSetupError(
+                    f"{mask_url(checkpointer)} shows the password masked ({MASK}); "
+                    "type the password itself"
+                )
+        try:
+            saver = as_saver(checkpointer)
+        except SaverSetupError as error:  # its text may quote the URL, password and all
+            raise SaverSetupError(scrub(str(error), self._secrets)) from None
+        self._checkpointer = saver
+        self.saver = mask_url(checkpointer) if isinstance(checkpointer, str) else repr(saver)
         self.threads = True
 
     def layout(self) -> None:
@@ -465,6 +488,13 @@ class Builder(anywidget.AnyWidget):
         return self._runner.stop()
 
     def _publish_run(self, state: RunState) -> None:
+        error = state["error"]
+        if error is not None and self._secrets:  # a driver's error may quote the URL
+            state["error"] = RunError(
+                node=error["node"],
+                message=scrub(error["message"], self._secrets),
+                traceback=scrub(error["traceback"], self._secrets),
+            )
         self.run_state = cast("dict[str, Any]", state)
 
     def _send_message(self, message: ServerMessage) -> None:
@@ -519,7 +549,7 @@ class Builder(anywidget.AnyWidget):
         except Exception as error:  # reported in the widget, not the cell
             text = f"{message['type']} failed: {error}"
             if message["type"] == "export":
-                self.export_status = text
+                self.export_status = scrub(text, self._secrets)
             self._tell(text, message["type"])
         else:
             self._tell("", message["type"])
@@ -527,6 +557,7 @@ class Builder(anywidget.AnyWidget):
     def _tell(self, text: str, source: str) -> None:
         """Show ``text`` in the widget's notice (``""``: clear it), and log it."""
         if text:
+            text = scrub(text, self._secrets)
             log.warning("[graphnb] %s", text)
             self.notice, self._notice_source = text, source
         elif source == self._notice_source or source != "spec":

@@ -87,7 +87,7 @@ def test_a_graph_named_after_the_module_its_nodes_come_from_is_not_exported(
     # Elsewhere too: the exported file would import itself instead of the user's module.
     elsewhere = tmp_path / "out"
     elsewhere.mkdir()
-    with pytest.raises(ExportNameError, match="the graph.s nodes come from module `nodes`"):
+    with pytest.raises(ExportNameError, match=r"the graph's nodes come from module `nodes`"):
         builder.export(elsewhere / "nodes.py")
     assert nodes.read_text().startswith("def research")
     assert not (elsewhere / "nodes.py").exists()
