@@ -81,7 +81,7 @@ def describe(error: BaseException) -> str:
 
 def _passes(error: BaseException) -> bool:
     """Whether ``error`` goes on unchanged: an Exception, or one the run must see as it is."""
-    from ..checkpoint.human import GraphInterrupt
+    from ..human import GraphInterrupt
 
     return isinstance(
         error,
