@@ -28,10 +28,11 @@ from ..spec import START, GraphSpec, StateSpec
 from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
-from .exporting import binding_modules, check_target, imported_modules
+from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
     ClientMessage,
+    ExportExistsMessage,
     InspectedMessage,
     ProblemInfo,
     RunError,
@@ -601,7 +602,11 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "layout":
             self.layout()
         elif message["type"] == "export":
-            self.export(overwrite=message.get("overwrite", False))
+            try:
+                self.export(overwrite=message.get("overwrite", False))
+            except ExportExistsError as error:  # the canvas asks whether to replace it
+                self._send_message(ExportExistsMessage(type="export_exists", path=str(error.path)))
+                raise
         elif message["type"] == "refresh":
             self.refresh()
         elif message["type"] == "use_model":

@@ -25,6 +25,7 @@ __all__ = [
     "CallableInfo",
     "ChunksMessage",
     "ClientMessage",
+    "ExportExistsMessage",
     "ExportRequest",
     "FieldInfo",
     "InspectedMessage",
@@ -166,7 +167,7 @@ class ExportRequest(TypedDict):
     """Write the graph as a Python module next to the notebook.
 
     ``overwrite``: replace the file when it exists (the user confirmed it); without it an
-    existing file is left alone and the export fails saying so.
+    existing file is left alone and an :class:`ExportExistsMessage` asks.
     """
 
     type: Literal["export"]
@@ -286,6 +287,13 @@ class ChunksMessage(TypedDict):
     text: str
 
 
+class ExportExistsMessage(TypedDict):
+    """The reply to an :class:`ExportRequest` whose file exists: ask before replacing it."""
+
+    type: Literal["export_exists"]
+    path: str
+
+
 class InspectedMessage(TypedDict):
     """The reply to an :class:`InspectRequest`: the callable, or why it was not found."""
 
@@ -296,4 +304,4 @@ class InspectedMessage(TypedDict):
     error: str | None
 
 
-ServerMessage: TypeAlias = ChunksMessage | InspectedMessage
+ServerMessage: TypeAlias = ChunksMessage | ExportExistsMessage | InspectedMessage

@@ -36,6 +36,7 @@ def test_export_refuses_to_replace_a_file_unless_asked(comm, tmp_path):
     # From the canvas: the Export button, then the explicit choice to overwrite.
     comm.receive({"type": "export"})
     assert existing.read_text() == "# the user's own work\n"
+    assert comm.custom("export_exists") == [{"type": "export_exists", "path": str(existing)}]
     assert builder.export_status.startswith("export failed: ")
     assert "exists" in builder.notice
     comm.receive({"type": "export", "overwrite": True})
