@@ -140,7 +140,19 @@ class RunController:
         if not self.running:
             return False
         assert self.task is not None
-        self.task.cancel()
+        loop = self.task.get_loop()
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is loop:
+            self.task.cancel()
+        else:
+            # JupyterLab sends widget messages to a kernel subshell while the main shell is
+            # busy: Stop then arrives on another thread and loop. A plain cancel() from
+            # there is not thread-safe and does not wake the run's loop, which noticed it
+            # only when the running node returned.
+            loop.call_soon_threadsafe(self.task.cancel)
         return True
 
     # -- the run -----------------------------------------------------------------------

@@ -168,3 +168,44 @@ def test_a_node_taking_the_run_context_gets_it_in_its_thread(comm):
     builder = Builder(graph.add_edge(START, "node").add_edge("node", END), namespace={})
     assert run_async(_run(builder)) == {"done": True}
     assert seen == [("node", False)]
+
+
+def test_stop_from_another_thread_and_loop_is_honoured_at_once(comm):
+    # JupyterLab sends widget messages to a kernel subshell (its own thread and event
+    # loop) while the main shell is busy: Stop arrives there, not on the run's loop.
+    release = threading.Event()
+    entered = threading.Event()
+
+    def blocking(state: dict[str, Any]) -> dict[str, Any]:
+        entered.set()
+        release.wait(2)
+        return {}
+
+    graph = StateGraph(dict, name="slow").add_node("block", blocking)
+    builder = Builder(graph.add_edge(START, "block").add_edge("block", END), namespace={})
+    asked: list[float] = []
+
+    def subshell() -> None:
+        async def send_stop() -> None:
+            asked.append(time.monotonic())
+            comm.receive({"type": "stop"})
+
+        entered.wait(5)
+        time.sleep(0.3)  # the run's loop falls asleep: nothing but the node to wait for
+        asyncio.run(send_stop())
+
+    async def main() -> float:
+        task = builder.run({})
+        helper = threading.Thread(target=subshell)
+        helper.start()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        helper.join()
+        return time.monotonic() - asked[0]
+
+    try:
+        took = run_async(main())
+    finally:
+        release.set()
+    assert took < 0.2, f"Stop from another thread took {took:.3f} s"
+    assert builder.run_state["status"] == "stopped"
