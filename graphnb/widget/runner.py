@@ -141,6 +141,8 @@ class RunController:
             return False
         assert self.task is not None
         loop = self.task.get_loop()
+        if loop.is_closed():  # nothing runs there any more
+            return False
         try:
             here = asyncio.get_running_loop()
         except RuntimeError:
