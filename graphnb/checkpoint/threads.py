@@ -35,6 +35,8 @@ from .serde import (
     decode_update,
     encode_update,
     encode_values,
+    imports_on_load,
+    unstorable_field,
     warn_dropped,
 )
 
@@ -57,6 +59,10 @@ _WRITES: TypeAdapter[list[tuple[str, dict[str, Any]]]] = TypeAdapter(
 
 class Threads(Generic[S]):
     """Typed access to the threads a saver holds, for one state schema.
+
+    This is what threaded runs call: it satisfies the engine's
+    :class:`~graphnb.engine.store.ThreadStore` protocol (and its writer the
+    :class:`~graphnb.engine.store.CheckpointWriter` one) without importing the engine.
 
     Args:
         saver: where the checkpoints live.
@@ -386,29 +392,13 @@ def _json_size(encoded: Any, thread_id: str) -> int:
     """Bytes of encoded writes (``[[node, update], ...]``) or a snapshot, as JSON.
 
     Raises:
-        UnstorableValueError: a field holds NaN or an infinity, which JSON cannot hold.
+        UnstorableValueError: a field holds what JSON cannot (NaN, a huge int ...).
     """
     try:
         return len(json.dumps(encoded, separators=(",", ":"), allow_nan=False))
-    except ValueError:
-        pass
-    # Only now look for the field to blame, so that writes that store pay nothing for it.
-    fields = (
-        encoded.items()
-        if isinstance(encoded, dict)
-        else [item for _, update in encoded for item in update.items()]
-    )
-    for name, value in fields:
-        try:
-            json.dumps(value, allow_nan=False)
-        except ValueError:
-            raise UnstorableValueError(
-                f"field {name!r} holds NaN or an infinity, which JSON cannot store; "
-                "store None or a string instead",
-                field=name,
-                thread_id=thread_id,
-            ) from None
-    raise AssertionError("unreachable: a field failed as a whole but not on its own")
+    except (ValueError, RecursionError):
+        # Only now look for the field to blame, so that writes that store pay nothing for it.
+        raise unstorable_field(encoded, thread_id) from None
 
 
 def _check_thread_id(thread_id: object) -> None:
@@ -441,9 +431,7 @@ def _refuse_importing_fields(schema: StateSchema[Any]) -> None:
     Loading such a field from a stored row would import whatever the row says, which is
     exactly what persistence must never do.
     """
-    importing = [
-        name for name, field in schema.fields.items() if "ImportString" in repr(field.annotation)
-    ]
+    importing = [name for name, field in schema.fields.items() if imports_on_load(field)]
     if importing:
         names = ", ".join(f"{name!r}" for name in importing)
         raise GraphSetupError(
