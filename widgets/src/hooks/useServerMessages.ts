@@ -1,5 +1,6 @@
 // Messages from Python: streamed chunks (deltas and replacements, with the run_state
-// trait's snapshot as the fallback) and the replies to `inspect` requests.
+// trait's snapshot as the fallback), the replies to `inspect` requests, and an
+// export's "the file exists".
 
 import type { AnyModel } from "@anywidget/types";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -13,6 +14,8 @@ export type Inspect = (binding: string) => Promise<Inspected>;
 export function useServerMessages(model: AnyModel<Model>, send: (message: ClientMessage) => void, run: RunState) {
   const [chunks, setChunks] = useState<Chunks>({ run: run.id, text: run.chunks });
 
+  /** The file an export would replace, awaiting the user's choice; null when none. */
+  const [exportExists, setExportExists] = useState<string | null>(null);
   const pending = useRef(new Map<number, (reply: Inspected) => void>());
   useEffect(() => {
     // Snapshots are applied in the order they arrive among the messages, not in an effect
@@ -24,6 +27,7 @@ export function useServerMessages(model: AnyModel<Model>, send: (message: Client
     const onMessage = (message: ServerMessage) => {
       if (message.type === "chunks") setChunks((local) => applyChunks(local, message));
       else if (message.type === "chunks_replaced") setChunks((local) => applyReplaced(local, message));
+      else if (message.type === "export_exists") setExportExists(message.path);
       else if (message.type === "inspected") {
         pending.current.get(message.request)?.({ info: message.info, error: message.error });
         pending.current.delete(message.request);
@@ -50,5 +54,5 @@ export function useServerMessages(model: AnyModel<Model>, send: (message: Client
   );
   /** The streamed text of the current run. */
   const text = chunks.run === run.id ? chunks.text : run.chunks;
-  return { chunks: text, inspect };
+  return { chunks: text, inspect, exportExists, setExportExists };
 }
