@@ -4,10 +4,13 @@ Without a notebook it opens the quickstart (``notebooks/01_quickstart.ipynb``). 
 that does not exist yet is created with one cell that shows an empty builder, whose
 drawing is saved next to it.
 
-JupyterLab's own URL (the one it prints, and opens when there is a display) lands on the
-notebook itself, not on the Launcher. A notebook that git filters through nbstripout (the
-teaching notebooks, see ``.gitattributes``) gets the filter configured in its checkout
-first, so running it never leaves the checkout dirty.
+The quickstart is opened as a working copy: the teaching notebooks are copied once into
+``~/graphnb-notebooks`` (see :data:`WORKDIR`; an existing copy is kept, with your edits)
+so running them never touches a checkout. JupyterLab's own URL (the one it prints, and
+opens when there is a display) lands on the notebook itself, not on the Launcher. A
+notebook opened by path that git filters through nbstripout (the teaching notebooks, see
+``.gitattributes``) gets the filter configured in its checkout first, so what git
+commits stays free of outputs and widget state.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import importlib.util
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,10 +33,38 @@ __all__ = [
     "lab_command",
     "new_notebook",
     "register",
+    "workdir",
+    "working_copy",
 ]
 
 QUICKSTART = Path("notebooks") / "01_quickstart.ipynb"
 """The notebook ``graphnb lab`` opens by default, relative to the current directory."""
+
+WORKDIR_ENV = "GRAPHNB_NOTEBOOKS"
+"""Environment variable naming the folder of the working copies (default below)."""
+
+
+def workdir() -> Path:
+    """Where ``graphnb lab`` keeps its working copies of the teaching notebooks."""
+    return Path(os.environ.get(WORKDIR_ENV) or Path.home() / "graphnb-notebooks")
+
+
+def working_copy(quickstart: Path) -> Path:
+    """Copy the teaching notebooks beside ``quickstart`` to :func:`workdir` (once each).
+
+    Notebooks already there are kept as they are: they hold the learner's work.
+
+    Returns:
+        The working copy of the quickstart.
+    """
+    target = workdir()
+    target.mkdir(parents=True, exist_ok=True)
+    for notebook in sorted(quickstart.parent.glob("*.ipynb")):
+        copy = target / notebook.name
+        if not copy.exists():
+            shutil.copyfile(notebook, copy)
+    return target / quickstart.name
+
 
 _NEEDED = ("jupyterlab", "anywidget", "ipywidgets", "nbstripout")
 
@@ -157,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        notebook = working_copy(notebook)
+        print(f"opening your working copy {notebook} (the checkout stays as it is)")
     else:
         notebook = Path(args.notebook)
         if notebook.suffix != ".ipynb":

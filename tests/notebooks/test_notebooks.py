@@ -103,6 +103,12 @@ def test_running_the_notebooks_in_place_leaves_the_checkout_clean(
         assert "widgets" in notebook.metadata or path.name != "01_quickstart.ipynb"
         nbformat.write(notebook, str(path))  # saved as JupyterLab saves: outputs, widget state
         assert _outputs(path) == [], f"{path.name}: the clean filter left outputs"
+    # What git would commit is unchanged: no diff, nothing new, and staging everything
+    # stages nothing. (`git status` alone may list a notebook whose size changed until it
+    # is added: git trusts a size change without running the clean filter.)
+    diff = _git(clone, "diff", "--stat").stdout
+    assert diff == "", f"running the notebooks changed what git would commit:\n{diff}"
+    assert _git(clone, "add", "--all").returncode == 0
     status = _git(clone, "status", "--porcelain").stdout
     assert status == "", f"running the notebooks dirtied the checkout:\n{status}"
     checks = subprocess.run(
