@@ -160,7 +160,7 @@ def lab_command(notebook: Path, *, port: int | None = None, browser: bool = True
         "-m",
         "jupyterlab",
         f"--ServerApp.root_dir={root}",
-        f"--ServerApp.default_url={page}",
+        f"--LabApp.default_url={page}",
     ]
     if port is not None:
         command.append(f"--port={port}")

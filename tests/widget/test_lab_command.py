@@ -23,7 +23,7 @@ def test_the_command_starts_jupyterlab_on_the_notebook_page(tmp_path, monkeypatc
     command = lab.lab_command(tmp_path / "my flows" / "a.ipynb", port=8899, browser=False)
     assert command[:3] == [sys.executable, "-m", "jupyterlab"]
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in command
-    assert "--ServerApp.default_url=/lab/tree/my%20flows/a.ipynb" in command
+    assert "--LabApp.default_url=/lab/tree/my%20flows/a.ipynb" in command
     assert "--port=8899" in command
     assert "--no-browser" in command
 
@@ -48,7 +48,7 @@ def test_lab_opens_a_working_copy_of_the_quickstart_by_default(monkeypatch, tmp_
     copies = sorted(path.name for path in (tmp_path / "mine").glob("*.ipynb"))
     assert copies == sorted(before)
     assert f"--ServerApp.root_dir={tmp_path / 'mine'}" in started[0]
-    assert "--ServerApp.default_url=/lab/tree/01_quickstart.ipynb" in started[0]
+    assert "--LabApp.default_url=/lab/tree/01_quickstart.ipynb" in started[0]
     # The learner's work in an existing copy is kept.
     (tmp_path / "mine" / "01_quickstart.ipynb").write_text("{}")
     assert lab.run(parser().parse_args(["lab", "--no-browser"])) == 0
