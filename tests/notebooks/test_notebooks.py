@@ -130,3 +130,29 @@ def test_running_the_notebooks_in_place_leaves_the_checkout_clean(
         check=False,
     )
     assert checks.returncode == 0, checks.stdout[-3000:] + checks.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_a_saved_quickstart_is_small_and_shows_the_graph_without_a_kernel(tmp_path: Path) -> None:
+    path = tmp_path / "quickstart.ipynb"
+    shutil.copyfile(NOTEBOOKS / "01_quickstart.ipynb", path)
+    notebook = execute(path, tmp_path)  # nbclient keeps the widget state, as JupyterLab saves
+    nbformat.write(notebook, str(path))
+    size = path.stat().st_size
+    assert size < 150_000, f"the executed quickstart weighs {size:,} bytes"
+    state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    builders = [
+        model["state"]
+        for model in state.values()
+        if model["state"].get("_anywidget_id") == "graphnb.widget.builder.Builder"
+    ]
+    assert builders, "the builder's state was not saved"
+    assert all(len(model["_esm"]) < 4_000 and "_css" not in model for model in builders)
+    pictures = [
+        output["data"]["image/svg+xml"]
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+    ]
+    assert pictures, "the builder's output has no SVG picture beside the widget view"
+    assert all(picture.lstrip().startswith("<svg") for picture in pictures)
