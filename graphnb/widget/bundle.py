@@ -7,11 +7,13 @@ builder weighed about 1 MB. Here ``_esm`` is :data:`LOADER`, a module of a few h
 bytes: its ``render`` asks the kernel for the bundle through anywidget's command channel
 (``experimental.invoke``), receives the JavaScript and CSS as binary buffers, and hands
 over to the bundle's own ``render``. The page keeps one copy per bundle version, so many
-builders load it once. Without a kernel (a notebook opened from a saved file) the view
-says so; the output's SVG picture of the graph is there for viewers that show no widgets.
+builders load it once. Without a kernel (a saved notebook in nbviewer, or reopened in
+JupyterLab before its kernel runs) the loader draws the saved spec as plain boxes and
+lines and says a kernel is needed to edit; viewers that show no widgets (GitHub) show the
+SVG picture the builder's output carries beside the widget view.
 
 Example:
-    >>> len(LOADER) < 2000 and VERSION in LOADER
+    >>> len(LOADER) < 4000 and VERSION in LOADER
     True
 """
 
@@ -54,13 +56,43 @@ async function load(invoke) {{
   try {{ return (await import(/* webpackIgnore: true */ url)).default; }}
   finally {{ URL.revokeObjectURL(url); }}
 }}
+function add(parent, tag, attributes, text) {{
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return parent.appendChild(node);
+}}
+function picture(spec) {{  // the saved drawing, boxes and lines, for a page without a kernel
+  const at = {{ ...(spec.metadata?.["graphnb.widget.positions"] ?? {{}}) }};
+  for (const node of spec.nodes) if (node.position) at[node.id] = node.position;
+  const ids = Object.keys(at), W = 150, H = 36;
+  const xs = ids.map((id) => at[id].x), ys = ids.map((id) => at[id].y);
+  const x0 = Math.min(...xs) - 8, y0 = Math.min(...ys) - 8;
+  const width = Math.max(...xs) - x0 + W + 8, height = Math.max(...ys) - y0 + H + 8;
+  const svg = add(document.createElement("div"), "svg", {{
+    viewBox: `${{x0}} ${{y0}} ${{width}} ${{height}}`, width,
+    style: "max-width:100%;font:13px sans-serif" }});
+  for (const edge of spec.edges) if (at[edge.source] && at[edge.target]) add(svg, "line", {{
+    x1: at[edge.source].x + W / 2, y1: at[edge.source].y + H / 2, stroke: "#888",
+    x2: at[edge.target].x + W / 2, y2: at[edge.target].y + H / 2 }});
+  for (const id of ids) {{
+    add(svg, "rect", {{ x: at[id].x, y: at[id].y, width: W, height: H, rx: 6,
+      fill: "#fff", stroke: "#555" }});
+    add(svg, "text", {{ x: at[id].x + W / 2, y: at[id].y + H / 2 + 4, "text-anchor": "middle" }},
+      {{ __start__: "start", __end__: "end" }}[id] ?? id);
+  }}
+  return ids.length ? svg : null;
+}}
 export default {{
   async render({{ model, el, experimental }}) {{
     let widget;
     try {{ widget = await (loaded[VERSION] ??= load(experimental.invoke)); }}
     catch (error) {{
       delete loaded[VERSION];
-      el.textContent = "graphnb builder: run the cell with a live kernel to load the editor.";
+      const drawing = picture(model.get("spec") ?? {{ nodes: [], edges: [] }});
+      if (drawing) el.appendChild(drawing);
+      el.appendChild(document.createElement("p")).textContent =
+        "graphnb builder: run the cell with a live kernel to edit this graph.";
       console.warn("[graphnb] the builder could not load its front end from the kernel", error);
       return;
     }}

@@ -21,7 +21,7 @@ def test_the_synced_state_holds_the_loader_not_the_bundle() -> None:
     state = _builder().get_state()
     assert state["_esm"] == LOADER
     assert "_css" not in state
-    assert len(LOADER) < 2_000
+    assert len(LOADER) < 4_000
     assert (STATIC / "widget.js").stat().st_size > 100 * len(LOADER)
 
 
