@@ -1,56 +1,85 @@
-"""The builder keeps a small loader in its state and sends its front end on request."""
+"""The committed bundle is what users run: it must be built from the current sources."""
 
 from __future__ import annotations
 
-import logging
-from typing import Any
+import hashlib
+import re
+import subprocess
+import sys
+import typing
+from pathlib import Path
 
-import pytest
+from graphnb.widget import messages
 
-from graphnb import END, START, StateGraph
-from graphnb.widget import Builder
-from graphnb.widget.bundle import COMMAND, LOADER, STATIC, VERSION
-
-
-def _builder() -> Builder:
-    graph = StateGraph(dict, name="tiny").add_node("hello", lambda state: {})
-    return Builder(graph.add_edge(START, "hello").add_edge("hello", END))
-
-
-def test_the_synced_state_holds_the_loader_not_the_bundle() -> None:
-    state = _builder().get_state()
-    assert state["_esm"] == LOADER
-    assert "_css" not in state
-    assert len(LOADER) < 4_000
-    assert (STATIC / "widget.js").stat().st_size > 100 * len(LOADER)
+ROOT = Path(__file__).resolve().parents[2]
+WIDGETS = ROOT / "widgets"
+STATIC = ROOT / "graphnb" / "static"
 
 
-def test_a_view_asking_for_the_bundle_gets_the_javascript_and_css(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    builder = _builder()
-    sent: list[tuple[Any, Any]] = []
-    monkeypatch.setattr(
-        builder, "send", lambda content, buffers=None: sent.append((content, buffers))
+def source_hash() -> str:
+    """The hash ``widgets/build.mjs`` writes into the bundle's first line (same recipe)."""
+    files = ["build.mjs", "package-lock.json"]
+    sources = (WIDGETS / "src").rglob("*")
+    files += [p.relative_to(WIDGETS).as_posix() for p in sources if p.is_file()]
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update((WIDGETS / name).read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def test_the_committed_bundle_was_built_from_the_current_sources():
+    first_line = (STATIC / "widget.js").read_text(encoding="utf-8").split("\n", 1)[0]
+    found = re.search(r"sources sha256: ([0-9a-f]{64})", first_line)
+    assert found, f"widget.js has no source hash in its first line: {first_line[:120]!r}"
+    assert found[1] == source_hash(), (
+        "graphnb/static/widget.js is older than widgets/src: rebuild it with "
+        "`cd widgets && npm ci && npm run build` and commit graphnb/static"
     )
-    request = {"kind": "anywidget-command", "id": "7", "name": COMMAND, "msg": {}}
-    with caplog.at_level(logging.WARNING, logger="graphnb.widget"):
-        builder._handle_custom_msg(request, [])
-    ((reply, buffers),) = sent
-    assert reply == {
-        "id": "7",
-        "kind": "anywidget-command-response",
-        "response": {"version": VERSION},
-    }
-    assert buffers == [(STATIC / "widget.js").read_bytes(), (STATIC / "widget.css").read_bytes()]
-    assert caplog.records == []  # the builder's own message handler let it pass
-    assert builder.notice == ""
 
 
-def test_the_output_carries_an_svg_picture_beside_the_widget_view() -> None:
-    bundle = _builder()._repr_mimebundle_()
-    assert bundle is not None
-    data, _ = bundle
-    assert data["application/vnd.jupyter.widget-view+json"]["model_id"]
-    assert data["image/svg+xml"].startswith("<svg")
-    assert ">hello<" in data["image/svg+xml"]
+def test_the_bundle_and_its_css_ship_inside_the_package():
+    assert (STATIC / "widget.js").stat().st_size > 100_000
+    css = (STATIC / "widget.css").read_text(encoding="utf-8")
+    assert ".react-flow" in css
+    assert "--jp-layout-color1" in css, "the widget follows the JupyterLab theme"
+
+
+def _type_literals(alias: object) -> set[str]:
+    found = set()
+    for member in typing.get_args(alias):
+        hints = typing.get_type_hints(member)
+        found.update(typing.get_args(hints["type"]))
+    return found
+
+
+def _ts_union(name: str) -> set[str]:
+    text = (WIDGETS / "src" / "protocol.ts").read_text(encoding="utf-8")
+    union = re.search(rf"export type {name} =([^;]+);", text)
+    assert union, f"protocol.ts has no type {name}"
+    members = re.findall(r"\w+", union[1])
+    literals = set()
+    for member in members:
+        body = re.search(rf"export type {member} = \{{[^}}]*?type: \"([\w-]+)\"", text)
+        assert body, f"protocol.ts: {member} has no `type` literal"
+        literals.add(body[1])
+    return literals
+
+
+def test_message_types_are_the_same_in_python_and_typescript():
+    assert _type_literals(messages.ClientMessage) == _ts_union("ClientMessage")
+    assert _type_literals(messages.ServerMessage) == _ts_union("ServerMessage")
+
+
+def test_importing_graphnb_loads_no_widget_library():
+    code = (
+        "import sys, graphnb\n"
+        "heavy = {'anywidget', 'ipywidgets', 'IPython', 'traitlets'} & set(sys.modules)\n"
+        "print(sorted(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
