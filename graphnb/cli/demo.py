@@ -63,6 +63,15 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``demo`` to the command line."""
-    command = subparsers.add_parser("demo", help="run the example graph, streaming its output")
-    command.add_argument("--question", help="the question the demo answers")
+    command = subparsers.add_parser(
+        "demo",
+        help="run the example graph, streaming its output",
+        description="Run graphnb's built-in example graph (START -> outline -> write -> END) "
+        "in the terminal: `outline` writes a plan into the typed state, `write` streams an "
+        "answer word by word. It needs nothing installed beyond graphnb and writes no "
+        "file; its code is the module graphnb.cli.demo.",
+    )
+    command.add_argument(
+        "--question", help="the question the demo answers (default: what a typed-state graph is)"
+    )
     command.set_defaults(handler=run)

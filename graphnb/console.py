@@ -1,0 +1,416 @@
+r"""Run a graph in a terminal: the options, the input, progress on stderr, the state as JSON.
+
+Shared by ``graphnb run`` (:mod:`graphnb.cli.run`) and the ``main()`` of every exported
+module (:func:`graphnb.export.run_cli`), so neither imports the other.
+
+Progress (nodes starting and finishing, streamed chunks) goes to standard error; the final
+state goes to standard output as JSON, so ``graphnb run flow.py --quiet | jq`` works.
+
+Thread ids, node names, state values and streamed text come from users, files and
+databases. Printed raw, a newline in a thread id forges a line and an escape sequence
+(``\x1b[2J``) drives the terminal: every human-readable line goes through :func:`shown`,
+and JSON through :func:`json_text`, which escapes what ``json.dumps`` leaves raw.
+
+Exit codes, shared by every graphnb command that loads a file:
+
+- ``0``: done;
+- ``1``: the graph failed while it ran (or could not be exported, or seeded);
+- ``2``: bad usage: unknown option, input that is not JSON, unknown graph name;
+- ``3``: the file is missing or could not be loaded (it raised, or is not Python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from .checkpoint import BaseSaver
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_LOAD",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "CommandError",
+    "add_run_options",
+    "compile_for",
+    "database_errors",
+    "json_text",
+    "redacted",
+    "reporting",
+    "run_loaded",
+    "shown",
+    "to_json",
+]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_LOAD = 3
+
+
+class CommandError(Exception):
+    """A command cannot go on; carries the message and the exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options shared by ``graphnb run`` and exported modules' ``main()``."""
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--input",
+        "-i",
+        metavar="JSON",
+        help="the input state as a JSON object; without it the run starts from the state's "
+        "defaults",
+    )
+    source.add_argument("--input-file", metavar="PATH", help="read the input JSON from a file")
+    parser.add_argument(
+        "--thread",
+        metavar="ID",
+        help="run on this persisted thread, checkpointing each step; on an existing thread "
+        "--input starts a new run and no input resumes an interrupted one",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="where threads are kept: sqlite:///runs.db, postgresql://..., mysql://..., "
+        "memory:// (needs --thread)",
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="print only the final state, no progress"
+    )
+
+
+def _parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The input state given by ``--input`` or ``--input-file``."""
+    text: str | None = args.input
+    where = "--input"
+    if args.input_file is not None:
+        where = args.input_file
+        try:
+            with open(args.input_file, encoding="utf-8") as file:
+                text = file.read()
+        except OSError as error:
+            raise CommandError(f"cannot read {where}: {error.strerror}", EXIT_LOAD) from None
+        except UnicodeDecodeError as error:
+            raise CommandError(
+                f"{where} is not UTF-8 text: byte {error.start} is {error.object[error.start]:#x}",
+                EXIT_USAGE,
+            ) from None
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CommandError(
+            f"{where} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
+            EXIT_USAGE,
+        ) from None
+    if not isinstance(value, dict):
+        raise CommandError(
+            f"{where} must be a JSON object of state fields, got {type(value).__name__}",
+            EXIT_USAGE,
+        )
+    return value
+
+
+def reporting(action: Callable[[], int], *, db: str | None = None) -> int:
+    """Run a command's action; a failure becomes one ``error:`` line and an exit code.
+
+    A :class:`CommandError` carries its own code. Any other graphnb error (a failed run, a
+    refused export or seed) and a database failure exit with 1. The ``db`` URL's password
+    is never printed: the URL is shown redacted, and a message that repeats the password
+    (a driver's, a saver's) has it replaced by ``***``. Control characters in messages are
+    escaped.
+    """
+    from .errors import GraphnbError
+
+    def report(message: str, code: int) -> int:
+        for secret in _secrets(db or ""):
+            message = message.replace(secret, "***")
+        print(f"error: {shown(message, keep=chr(10))}", file=sys.stderr)
+        return code
+
+    try:
+        return action()
+    except CommandError as error:
+        return report(str(error), error.code)
+    except GraphnbError as error:
+        return report(str(error), EXIT_FAILED)
+    except database_errors() as error:
+        # Drivers write several lines (a hint on the next one); the error is one line.
+        return report(f"--db {redacted(db or '')}: {' '.join(str(error).split())}", EXIT_FAILED)
+
+
+def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    """Run a graph (compiled or not) with the parsed run options; returns the exit code."""
+    output = out or sys.stdout
+
+    def run_it() -> int:
+        values = _parse_input(args)
+        if args.db is not None and args.thread is None:
+            raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
+        db = args.db if args.thread is not None else None
+        compiled = compile_for(graph, db)
+        try:
+            final = _stream(compiled, values, args, sys.stderr)
+        finally:
+            if db is not None:  # the saver compile_for opened for this run
+                compiled.checkpointer.close()
+        output.write(to_json(final) + "\n")
+        output.flush()
+        return EXIT_OK
+
+    return reporting(run_it, db=args.db)
+
+
+def _stream(
+    compiled: Any, values: dict[str, Any] | None, args: argparse.Namespace, progress: TextIO
+) -> Any:
+    from .engine.events import (
+        Chunk,
+        Interrupted,
+        NodeFailed,
+        NodeFinished,
+        NodeStarted,
+        StepFinished,
+    )
+
+    options: dict[str, Any] = {}
+    if args.thread is not None:
+        if compiled.checkpointer is None:
+            raise CommandError(
+                f"--thread needs --db URL: {compiled.name!r} was compiled without a checkpointer",
+                EXIT_USAGE,
+            )
+        options["thread_id"] = args.thread
+        if values is None and compiled.checkpointer.load(args.thread) is None:
+            values = {}  # a new thread starts from the defaults: input None only resumes
+    final: Any = None
+    streaming = False
+    steps: set[int] = set()
+    started = time.perf_counter()
+    for event in compiled.stream(values, **options):
+        if isinstance(event, StepFinished):
+            final = event.state
+            continue
+        if isinstance(event, Interrupted):
+            stops = ", ".join(f"{i.when} {shown(i.node)}" for i in event.interrupts)
+            thread = shown(shlex.quote(args.thread))
+            progress.write(f"interrupted ({stops}); run again with --thread {thread} to resume\n")
+            final = compiled.get_state(args.thread).values
+            continue
+        if isinstance(event, NodeStarted):
+            # Numbered as the thread numbers its checkpoints: a run on a thread that has
+            # history (or a seed) goes on from its step, as `graphnb threads` shows.
+            steps.add(event.step)
+        if args.quiet:
+            continue
+        if isinstance(event, NodeStarted):
+            progress.write(f"> {shown(event.node)} (step {event.step})\n")
+        elif isinstance(event, Chunk):
+            streaming = True
+            progress.write(shown(event.value, keep="\n\t"))
+        elif isinstance(event, NodeFinished):
+            if streaming:
+                progress.write("\n")
+                streaming = False
+            fields = ", ".join(map(shown, event.update)) or "nothing"
+            took = f"{event.duration * 1000:.1f} ms"
+            progress.write(f"< {shown(event.node)} wrote {fields} in {took}\n")
+        elif isinstance(event, NodeFailed):
+            progress.write(f"! {shown(event.node)} failed: {shown(event.message, keep=chr(10))}\n")
+        progress.flush()
+    if not args.quiet:
+        elapsed = (time.perf_counter() - started) * 1000
+        count = len(steps)
+        progress.write(f"done: {count} step{'s' if count != 1 else ''} in {elapsed:.1f} ms\n")
+    return final
+
+
+def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
+    """``graph`` ready to run, keeping its threads in ``db`` (a saver or its URL) if given.
+
+    A builder is compiled; a compiled graph is compiled again around the new checkpointer
+    (its nodes, routers and options kept) when ``db`` is given.
+
+    Raises:
+        CommandError: ``db`` is not a URL a saver can be made of (exit code 2); the
+            message shows it with its password hidden.
+    """
+    from .checkpoint import CheckpointError
+    from .engine.compiled import CompiledGraph
+
+    saver = open_saver(db) if isinstance(db, str) else db
+    try:
+        if isinstance(graph, CompiledGraph):
+            if saver is None:
+                return graph
+            return CompiledGraph(
+                graph.spec,
+                graph.schema,
+                {name: node.fn for name, node in graph.nodes.items()},
+                graph.routers,
+                recursion_limit=graph.recursion_limit,
+                max_concurrency=graph.max_concurrency,
+                checkpointer=saver,
+                interrupt_before=tuple(sorted(graph.interrupt_before)),
+                interrupt_after=tuple(sorted(graph.interrupt_after)),
+            )
+        return graph.compile(checkpointer=saver) if saver is not None else graph.compile()
+    except CheckpointError as error:
+        where = redacted(db) if isinstance(db, str) else repr(db)
+        raise CommandError(f"--db {where}: {error}", EXIT_USAGE) from None
+
+
+def open_saver(url: str) -> BaseSaver:
+    """The saver ``url`` names; a URL no saver takes is a :class:`CommandError` (exit 2).
+
+    Drivers and :mod:`urllib` raise ``ValueError`` on a malformed URL (a port that is not
+    a number, a bracket left open); the message never shows the password.
+    """
+    from .checkpoint import SaverSetupError, saver_from_url
+
+    try:
+        _check_postgres_url(url)
+        return saver_from_url(url)
+    except (SaverSetupError, ValueError) as error:
+        reason = str(error)
+        for secret in _secrets(url):
+            reason = reason.replace(secret, "***")
+        raise CommandError(
+            f"--db {redacted(url)} is not a usable URL: {reason}", EXIT_USAGE
+        ) from None
+
+
+def _check_postgres_url(url: str) -> None:
+    """Parse a PostgreSQL URL as libpq will, so a malformed one is a usage error now.
+
+    The saver connects on first use; without this a bracket left open or a bad port
+    would surface mid-command as a driver error.
+
+    Raises:
+        ValueError: the URL does not parse, or a port is not a number from 1 to 65535.
+    """
+    scheme, _, rest = url.partition("://")
+    if scheme.split("+")[0].lower() not in ("postgresql", "postgres"):
+        return
+    try:
+        from psycopg import Error
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:  # the saver says how to install the driver
+        return
+    try:
+        info = conninfo_to_dict(f"postgresql://{rest}")
+    except Error as error:
+        raise ValueError(" ".join(str(error).split())) from None
+    for port in str(info.get("port") or "").split(","):
+        if port and not (port.isdigit() and 0 < int(port) < 65536):
+            raise ValueError(f"port {port!r} is not a number from 1 to 65535")
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password hidden, fit for a message; it never raises.
+
+    The password is what lies between the first ``:`` after the scheme and the last
+    ``@``, so a malformed URL (a bad port, an ``@`` in the password) is hidden too.
+
+    >>> redacted("postgresql://app:s3cret@db.example:5432/runs")
+    'postgresql://app:***@db.example:5432/runs'
+    >>> redacted("mysql://root:p@ss/w:rd@[::1:port/db")
+    'mysql://root:***@[::1:port/db'
+    >>> redacted("sqlite:///runs.db")
+    'sqlite:///runs.db'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    userinfo, at, host = rest.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    if not at or not colon:
+        return url
+    return f"{scheme}{sep}{user}:***@{host}"
+
+
+def _secrets(url: str) -> list[str]:
+    """The password of ``url`` as written and as drivers decode it, longest first."""
+    rest = url.partition("://")[2] or url
+    userinfo, at, _ = rest.rpartition("@")
+    password = userinfo.partition(":")[2] if at else ""
+    found = {password, unquote(password)} - {""}
+    return sorted(found, key=len, reverse=True)
+
+
+def database_errors() -> tuple[type[BaseException], ...]:
+    """The base errors of the database drivers loaded so far (a server not running ...)."""
+    import sqlite3
+
+    found: list[type[BaseException]] = [sqlite3.Error]
+    for module, name in (("psycopg", "Error"), ("pymysql", "MySQLError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            found.append(getattr(loaded, name))
+    return tuple(found)
+
+
+def to_json(state: Any) -> str:
+    """A state (model or mapping) as indented JSON; values JSON cannot hold become reprs."""
+    from pydantic import BaseModel
+    from pydantic_core import to_jsonable_python
+
+    if isinstance(state, BaseModel):
+        data = state.model_dump(mode="json", fallback=repr)
+    else:
+        data = to_jsonable_python(state, fallback=repr)
+    return json_text(data, indent=2)
+
+
+def shown(text: object, *, keep: str = "") -> str:
+    r"""``text`` with every character that is not printable written as its escape.
+
+    Args:
+        text: what to print; not a string is turned into one with ``str``.
+        keep: control characters to let through (``"\n\t"`` for streamed text, whose
+            lines are meant to show).
+
+    >>> print(shown("alice\n\x1b[31mbob\u202e"))
+    alice\n\x1b[31mbob\u202e
+    >>> print(shown("line one\nline two", keep="\n"))
+    line one
+    line two
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c in keep else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    r"""``value`` as JSON, non-ASCII text kept, characters that are not printable escaped.
+
+    ``json.dumps`` escapes only the C0 controls; DEL, the C1 controls (``\x9b`` starts
+    an escape sequence on some terminals), bidi overrides and lone surrogates (which
+    UTF-8 output cannot even encode) are written as ``\uXXXX`` too. Outside strings JSON
+    holds only printable characters and newlines, so the result is the same JSON value.
+
+    >>> print(json_text({"id": "caf\u00e9\x9b\ud800"}))
+    {"id": "café\u009b\ud800"}
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text)
