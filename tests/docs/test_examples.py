@@ -42,6 +42,7 @@ def example_id(example: CodeExample) -> str:
 def check_example(example: CodeExample, eval_example: EvalExample, workdir: Path) -> None:
     """Run ``example`` twice in ``workdir``, check its prints, and that it left no files."""
     workdir.mkdir(parents=True, exist_ok=True)
+    eval_example.set_config(line_length=100)  # the project's line length: longer prints wrap
     failure = None
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(workdir)
