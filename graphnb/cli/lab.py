@@ -3,6 +3,14 @@
 Without a notebook it opens the quickstart (``notebooks/01_quickstart.ipynb``). A notebook
 that does not exist yet is created with one cell that shows an empty builder, whose
 drawing is saved next to it.
+
+The quickstart is opened as a working copy: the teaching notebooks are copied once into
+``~/graphnb-notebooks`` (see :data:`WORKDIR`; an existing copy is kept, with your edits)
+so running them never touches a checkout. JupyterLab's own URL (the one it prints, and
+opens when there is a display) lands on the notebook itself, not on the Launcher. A
+notebook opened by path that git filters through nbstripout (the teaching notebooks, see
+``.gitattributes``) gets the filter configured in its checkout first, so what git
+commits stays free of outputs and widget state.
 """
 
 from __future__ import annotations
@@ -10,17 +18,55 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["QUICKSTART", "lab_command", "new_notebook", "register"]
+__all__ = [
+    "QUICKSTART",
+    "configure_output_filter",
+    "has_display",
+    "lab_command",
+    "new_notebook",
+    "register",
+    "workdir",
+    "working_copy",
+]
 
 QUICKSTART = Path("notebooks") / "01_quickstart.ipynb"
 """The notebook ``graphnb lab`` opens by default, relative to the current directory."""
 
-_NEEDED = ("jupyterlab", "anywidget", "ipywidgets")
+WORKDIR_ENV = "GRAPHNB_NOTEBOOKS"
+"""Environment variable naming the folder of the working copies (default below)."""
+
+
+def workdir() -> Path:
+    """Where ``graphnb lab`` keeps its working copies of the teaching notebooks."""
+    return Path(os.environ.get(WORKDIR_ENV) or Path.home() / "graphnb-notebooks")
+
+
+def working_copy(quickstart: Path) -> Path:
+    """Copy the teaching notebooks beside ``quickstart`` to :func:`workdir` (once each).
+
+    Notebooks already there are kept as they are: they hold the learner's work.
+
+    Returns:
+        The working copy of the quickstart.
+    """
+    target = workdir()
+    target.mkdir(parents=True, exist_ok=True)
+    for notebook in sorted(quickstart.parent.glob("*.ipynb")):
+        copy = target / notebook.name
+        if not copy.exists():
+            shutil.copyfile(notebook, copy)
+    return target / quickstart.name
+
+
+_NEEDED = ("jupyterlab", "anywidget", "ipywidgets", "nbstripout")
 
 
 def _quickstart() -> Path | None:
@@ -50,9 +96,72 @@ def new_notebook(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
+def has_display() -> bool:
+    """Whether a browser window can be opened here (Linux needs X11 or Wayland)."""
+    if sys.platform.startswith("linux") or "bsd" in sys.platform:
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def _git(folder: Path, *args: str) -> str | None:
+    """Run git in ``folder``; its output, or None when git fails or is missing."""
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=folder, capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def configure_output_filter(notebook: Path) -> bool:
+    """Configure the nbstripout clean filter when ``.gitattributes`` asks for it.
+
+    Git strips outputs and widget state from a notebook whose attributes say
+    ``filter=nbstripout``, but only once the filter is defined in the checkout's git
+    configuration, which a clone does not carry. This defines it (local config, once).
+
+    Returns:
+        Whether the filter was configured now (False when not needed or already there).
+    """
+    folder = notebook.resolve().parent
+    wanted = _git(folder, "check-attr", "filter", "--", notebook.name)
+    if wanted is None or not wanted.endswith(": nbstripout"):
+        return False
+    if _git(folder, "config", "--get", "filter.nbstripout.clean"):
+        return False
+    python = shlex.quote(sys.executable)
+    for key, value in (
+        ("filter.nbstripout.clean", f"{python} -m nbstripout --keep-id"),
+        ("filter.nbstripout.smudge", "cat"),
+        # JupyterLab records the kernel's version here on every save: not worth a diff.
+        ("filter.nbstripout.extrakeys", "metadata.language_info"),
+        ("diff.ipynb.textconv", f"{python} -m nbstripout --keep-id -t"),
+    ):
+        if _git(folder, "config", "--local", key, value) is None:
+            return False
+    return True
+
+
 def lab_command(notebook: Path, *, port: int | None = None, browser: bool = True) -> list[str]:
-    """The command line that starts JupyterLab on ``notebook``."""
-    command = [sys.executable, "-m", "jupyterlab", str(notebook)]
+    """The command line that starts JupyterLab on ``notebook``.
+
+    JupyterLab serves the notebook's folder (the current directory when the notebook is
+    under it) and its default URL is the notebook's own page, so the URL it prints and
+    opens lands on the notebook rather than on the Launcher.
+    """
+    notebook = notebook.resolve()
+    root = Path.cwd().resolve()
+    if not notebook.is_relative_to(root):
+        root = notebook.parent
+    page = "/lab/tree/" + quote(notebook.relative_to(root).as_posix())
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.default_url={page}",
+    ]
     if port is not None:
         command.append(f"--port={port}")
     if not browser:
@@ -67,8 +176,7 @@ def run(args: argparse.Namespace) -> int:
     missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
     if missing:
         print(
-            f"graphnb lab needs {', '.join(missing)}: install them with "
-            "`pip install 'graphnb[widget]'`",
+            f"graphnb lab needs {', '.join(missing)}: install them with `{_install_hint()}`",
             file=sys.stderr,
         )
         return 1
@@ -81,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        notebook = working_copy(notebook)
+        print(f"opening your working copy {notebook} (the checkout stays as it is)")
     else:
         notebook = Path(args.notebook)
         if notebook.suffix != ".ipynb":
@@ -89,8 +199,23 @@ def run(args: argparse.Namespace) -> int:
         if not notebook.exists():
             new_notebook(notebook)
             print(f"created {notebook}")
-    command = lab_command(notebook, port=args.port, browser=not args.no_browser)
+    if configure_output_filter(notebook):
+        print("configured git to strip notebook outputs on commit (nbstripout, .gitattributes)")
+    browser = not args.no_browser and has_display()
+    if not args.no_browser and not browser:
+        print(f"no display here: open the URL JupyterLab prints below to reach {notebook.name}")
+    command = lab_command(notebook, port=args.port, browser=browser)
     return subprocess.call(command)
+
+
+def _install_hint() -> str:
+    """How to install the widget extra: from the checkout when running from one."""
+    checkout = Path(__file__).resolve().parents[2]
+    project = checkout / "pyproject.toml"
+    if project.is_file() and 'name = "graphnb"' in project.read_text(encoding="utf-8"):
+        where = "." if checkout == Path.cwd().resolve() else str(checkout)
+        return f'pip install -e "{where}[widget]"'
+    return "pip install 'graphnb[widget]'"
 
 
 def register(subparsers: Any) -> None:

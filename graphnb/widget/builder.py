@@ -28,6 +28,7 @@ from ..spec import START, GraphSpec, StateSpec
 from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
+from .bundle import LOADER, bundle_reply
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
@@ -97,8 +98,7 @@ class Builder(anywidget.AnyWidget):
         height: the canvas height in pixels.
     """
 
-    _esm = STATIC / "widget.js"
-    _css = STATIC / "widget.css"
+    _esm = LOADER  # the bundle itself is sent on request, never kept in the state
 
     spec = traitlets.Instance(
         GraphSpec,
@@ -537,7 +537,26 @@ class Builder(anywidget.AnyWidget):
 
     # -- messages from the front end ---------------------------------------------------
 
+    @anywidget.experimental.command
+    def _graphnb_bundle(
+        self, message: Any, buffers: list[bytes]
+    ) -> tuple[dict[str, str], list[bytes]]:
+        """Send the front end to a view that asks for it (see :mod:`graphnb.widget.bundle`)."""
+        return bundle_reply(message)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The widget view, with an SVG picture of the graph for viewers without widgets."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        from ..diagram import to_svg  # networkx: imported only when a builder is shown
+
+        return {**data, "image/svg+xml": to_svg(self.spec)}, metadata
+
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("kind") == "anywidget-command":
+            return  # the bundle request, answered by anywidget's command handler
         # Whatever happens here is told in the widget: an exception raised in a comm
         # handler only reaches the kernel's log, and the canvas would never know.
         try:
