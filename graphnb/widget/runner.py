@@ -5,17 +5,23 @@ front end's messages (Stop cancels the task). What the run panel shows is kept i
 :class:`~graphnb.widget.messages.RunState` that is published as a whole, at most every
 ``interval`` seconds; streamed text goes out as small ``chunks`` messages, batched at the
 same pace, never one message per chunk.
+
+A synchronous node runs on the event loop and holds it until it returns, so no loop timer
+fires while it works: a watchdog thread publishes what is due instead (the node has started,
+the chunks it streamed so far), so a view shows the node running from its first moment.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import traceback
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
@@ -45,6 +51,11 @@ def idle_run(nodes: list[str] | tuple[str, ...] = ()) -> RunState:
 
 
 def _jsonable(value: Any) -> Any:
+    # The engine builds states without validating them; a state model whose instances
+    # were never validated still has pydantic's deferred (mock) serializer: build it.
+    model = type(value)
+    if isinstance(value, BaseModel) and not model.__pydantic_complete__:
+        model.model_rebuild()
     return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
 
 
@@ -92,6 +103,9 @@ class RunController:
         self._started = 0.0
         self._baseline: dict[str, Any] = {}
         self.messages_sent = 0
+        # Held by whoever changes or publishes the run's picture: the loop or the watchdog.
+        self._lock = threading.RLock()
+        self._watch_stop: threading.Event | None = None
 
     @property
     def running(self) -> bool:
@@ -155,7 +169,9 @@ class RunController:
         defaults = _jsonable(graph.schema.defaults())
         self._baseline = defaults if isinstance(defaults, dict) else {}
         self._started = self._clock()
-        self._publish_now(force=True)
+        with self._lock:
+            self._publish_now(force=True)
+        self._start_watchdog()
         options: dict[str, Any] = {"mode": "events"}
         if thread_id:
             options["thread_id"] = thread_id
@@ -164,8 +180,9 @@ class RunController:
             async for event in graph.astream(input, **options):
                 if isinstance(event, StepFinished):
                     final = event.state
-                self._on_event(event)
-                self._tick()
+                with self._lock:
+                    self._on_event(event)
+                    self._tick()
                 # Let the kernel read the front end's messages (Stop) between events,
                 # even when every node is synchronous.
                 await asyncio.sleep(0)
@@ -224,6 +241,13 @@ class RunController:
         self._dirty = True
 
     def _finish(self, status: str) -> None:
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+            self._watch_stop = None
+        with self._lock:
+            self._finish_locked(status)
+
+    def _finish_locked(self, status: str) -> None:
         state = self.state
         self._flush_chunks()
         if status == "stopped":
@@ -252,9 +276,33 @@ class RunController:
             self._timer = loop.call_later(self.interval, self._on_timer)
 
     def _on_timer(self) -> None:
-        self._timer = None
-        if self.running and (self._dirty or self._pending):
-            self._publish_now()
+        with self._lock:
+            self._timer = None
+            if self.running and (self._dirty or self._pending):
+                self._publish_now()
+
+    def _start_watchdog(self) -> None:
+        stop = threading.Event()
+        self._watch_stop = stop
+        run = self.state["id"]
+        threading.Thread(
+            target=self._watch, args=(stop, run), name="graphnb-run-watchdog", daemon=True
+        ).start()
+
+    def _watch(self, stop: threading.Event, run: str | None) -> None:
+        """Publish what is overdue while the loop is held (by a synchronous node).
+
+        With the loop free, its timer publishes within ``interval``; twice that overdue
+        means the loop cannot, so this thread does (under the lock, so it never sees a
+        change half made).
+        """
+        while not stop.wait(self.interval):
+            with self._lock:
+                if stop.is_set() or self.state["id"] != run:
+                    return
+                due = self._dirty or self._pending
+                if due and self._clock() - self._last >= 2 * self.interval:
+                    self._publish_now(from_thread=True)
 
     def _flush_chunks(self) -> None:
         if not self._pending:
@@ -268,10 +316,11 @@ class RunController:
         self._send(ChunksMessage(type="chunks", run=run, node=node, offset=offset, text=text))
         self.messages_sent += 1
 
-    def _publish_now(self, *, force: bool = False) -> None:
+    def _publish_now(self, *, force: bool = False, from_thread: bool = False) -> None:
         self._flush_chunks()
         self._last = self._clock()
-        if self._timer is not None:
+        # A loop timer is the loop's to cancel; one left armed finds nothing due.
+        if self._timer is not None and not from_thread:
             self._timer.cancel()
             self._timer = None
         if self._dirty or force:

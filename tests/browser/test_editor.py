@@ -1,0 +1,101 @@
+"""The builder as an editor (issue 13): honest feedback about what runs, a view that says
+when it lost its kernel, a reload that always shows the graph, keys that reach JupyterLab,
+and the small things (labels, wrapping, form errors, problems linked to their nodes).
+
+One JupyterLab server and one Chromium for the module (``lab_server``, ``chromium``); each
+test opens its own notebook. Console errors fail every test (the ``lab`` fixture).
+"""
+
+from __future__ import annotations
+
+SLOW = '''
+import time
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph
+from graphnb.widget import Builder
+
+class Talk(GraphState):
+    topic: str = "graphs"
+    done: bool = False
+    text: Annotated[str, StateField(streaming=True)] = ""
+
+def slow(state: Talk) -> dict:
+    """Block for 1.5 s, as a call to a slow service does."""
+    time.sleep(1.5)
+    return {"done": True}
+
+def talk(state: Talk):
+    """Wait 1.5 s for a model, then stream its answer."""
+    time.sleep(1.5)
+    yield "one "
+    yield "two"
+
+graph = (
+    StateGraph(Talk, name="talk")
+    .add_node("slow", slow)
+    .add_node("talk", talk)
+    .add_edge(START, "slow")
+    .add_edge("slow", "talk")
+    .add_edge("talk", END)
+)
+builder = Builder(graph)
+builder
+'''
+
+# Records, in page time, when each node first shows "running", when its elapsed time
+# first changes, and when the first streamed text appears.
+WATCH_RUN = """() => {
+    const seen = { running: {}, ticks: {}, chunk: null, clicked: null };
+    window.__graphnb_seen = seen;
+    const look = () => {
+        const now = performance.now();
+        for (const node of document.querySelectorAll('[data-testid^="node-"][data-status]')) {
+            const id = node.dataset.testid.slice(5);
+            if (node.dataset.status === 'running' && !(id in seen.running)) seen.running[id] = now;
+            const elapsed = document.querySelector(`[data-testid="node-elapsed-${id}"]`);
+            if (elapsed) (seen.ticks[id] ??= new Set()).add(elapsed.textContent);
+        }
+        const chunks = document.querySelector('[data-testid="run-chunks"]');
+        if (seen.chunk === null && chunks && chunks.textContent.trim()) seen.chunk = now;
+    };
+    new MutationObserver(look).observe(document.body,
+        { subtree: true, childList: true, characterData: true, attributes: true });
+    const button = document.querySelector('[data-testid="toolbar-run"]');
+    button.addEventListener('click', () => { seen.clicked = performance.now(); }, true);
+}"""
+
+
+def test_a_node_is_lit_with_ticking_time_from_the_moment_it_starts(lab):
+    lab.open_notebook("lit", [SLOW])
+    page = lab.page
+    lab.builder()
+    page.evaluate(WATCH_RUN)
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(
+        """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",
+        timeout=30_000,
+    )
+    seen = page.evaluate(
+        """() => { const s = window.__graphnb_seen;
+            return { running: s.running, chunk: s.chunk, clicked: s.clicked,
+                     ticks: Object.fromEntries(Object.entries(s.ticks)
+                        .map(([k, v]) => [k, [...v].filter(Boolean)])) }; }"""
+    )
+    clicked = seen["clicked"]
+    assert "slow" in seen["running"], "the blocking node was never shown running"
+    lit_after = (seen["running"]["slow"] - clicked) / 1000
+    print(f"\nslow node lit {lit_after * 1000:.0f} ms after Run")
+    assert lit_after < 0.75, f"the blocking node was lit {lit_after:.2f} s after Run"
+    assert len(seen["ticks"].get("slow", [])) >= 3, f"elapsed time did not tick: {seen['ticks']}"
+
+    assert "talk" in seen["running"], "the streaming node was never shown running"
+    assert seen["chunk"] is not None
+    dark = (seen["chunk"] - seen["running"]["talk"]) / 1000
+    print(f"streaming node lit {dark:.2f} s before its first chunk")
+    assert dark > 1.0, f"the streaming node was lit only {dark:.2f} s before its first chunk"
+    assert len(seen["ticks"].get("talk", [])) >= 3, f"elapsed time did not tick: {seen['ticks']}"
+    # Once done, the node shows its duration, not a ticking clock.
+    assert page.get_by_test_id("node-slow").get_attribute("data-status") == "done"
+    assert page.get_by_test_id("node-elapsed-slow").count() == 0
+    assert page.get_by_test_id("node-duration-slow").inner_text().endswith(" s")
+    lab.assert_no_js_errors()
