@@ -8,6 +8,8 @@ test opens its own notebook. Console errors fail every test (the ``lab`` fixture
 
 from __future__ import annotations
 
+ROOT = '[data-testid="graphnb-builder"]'
+
 SLOW = '''
 import time
 from typing import Annotated
@@ -98,4 +100,66 @@ def test_a_node_is_lit_with_ticking_time_from_the_moment_it_starts(lab):
     assert page.get_by_test_id("node-slow").get_attribute("data-status") == "done"
     assert page.get_by_test_id("node-elapsed-slow").count() == 0
     assert page.get_by_test_id("node-duration-slow").inner_text().endswith(" s")
+    lab.assert_no_js_errors()
+
+
+SMALL = """
+from graphnb import END, START, StateGraph
+from graphnb.widget import Builder
+
+def step(state: dict) -> dict:
+    return {"seen": True}
+
+graph = StateGraph(dict, name="small").add_node("step", step)
+builder = Builder(graph.add_edge(START, "step").add_edge("step", END))
+builder
+"""
+
+
+def _nodes_in_python(kernel) -> list[str]:
+    return [node["id"] for node in kernel.json("builder.spec")["nodes"]]
+
+
+def test_a_view_that_lost_its_kernel_says_so_and_stops_editing(lab):
+    kernel = lab.open_notebook("lost", [SMALL])
+    page = lab.page
+    lab.builder()
+    banner = page.get_by_test_id("disconnected")
+    assert banner.count() == 0, "a live view shows no disconnection"
+
+    # A dropped connection to a live kernel pauses editing, then gives it back.
+    page.evaluate(
+        """() => {
+            window.__graphnb_banner = [];
+            new MutationObserver(() => {
+                const b = document.querySelector('[data-testid="disconnected"]');
+                if (b) window.__graphnb_banner.push(b.textContent);
+            }).observe(document.body, { subtree: true, childList: true });
+            window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.reconnect();
+        }"""
+    )
+    lab.wait_for_kernel_idle()
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"disconnected\"]')")
+    assert any("Reconnecting" in text for text in page.evaluate("() => window.__graphnb_banner"))
+    page.get_by_test_id("toolbar-add-node").click()
+    lab.wait_until(lambda: len(_nodes_in_python(kernel)) == 2, message="an edit after reconnecting")
+
+    # A restarted kernel has no widget behind this view: it says so and is read-only.
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()"
+    )
+    banner.wait_for()
+    assert "Disconnected" in banner.inner_text()
+    assert "kernel restarted" in banner.inner_text()
+    assert lab.page.locator(ROOT).get_attribute("data-connection") == "lost"
+    for control in ("toolbar-add-node", "toolbar-run", "toolbar-layout", "run-start"):
+        assert page.get_by_test_id(control).is_disabled(), f"{control} is still enabled"
+    before = sorted(lab.node_ids())
+    lab.node("step").click()
+    page.keyboard.press("Delete")
+    page.keyboard.press("Control+z")
+    lab.page.locator(".react-flow__pane").dblclick(position={"x": 40, "y": 40})
+    lab.drag_node("step", 80, 0)
+    assert sorted(lab.node_ids()) == before, "the read-only view changed its drawing"
+    lab.screenshot("editor-disconnected", element=lab.builder())
     lab.assert_no_js_errors()

@@ -8,6 +8,7 @@ import { FIT } from "./flow";
 import { GraphCanvas } from "./GraphCanvas";
 import { useCanvasEditing } from "./hooks/useCanvasEditing";
 import { useCanvasStores } from "./hooks/useCanvasStores";
+import { useConnection } from "./hooks/useConnection";
 import { useDarkTheme } from "./hooks/useDarkTheme";
 import { suppressShortcuts, useFocusKeeper } from "./hooks/useFocus";
 import { useHistory } from "./hooks/useHistory";
@@ -65,7 +66,8 @@ function Editor() {
   const refit = useCallback(() => {
     window.setTimeout(() => flow.fitView({ ...FIT, duration: 200 }), 60);
   }, [flow]);
-  const history = useHistory(spec, setSpec, refit);
+  const connection = useConnection(model);
+  const history = useHistory(spec, setSpec, refit, connection.live);
   const { run: runStore, problems: problemStore } = useCanvasStores(run, problems);
   const { chunks, inspect } = useServerMessages(model, send, run);
   const { root, keepFocus } = useFocusKeeper();
@@ -102,11 +104,13 @@ function Editor() {
       data-testid="graphnb-builder"
       data-lm-suppress-shortcuts="true"
       data-run-status={run.status}
+      data-connection={connection.live ? "live" : connection.final ? "lost" : "away"}
       onKeyDown={onKeyDown}
       onFocus={suppressShortcuts}
       style={{ height: `${height || 560}px` }}
     >
       <Toolbar
+        editable={connection.live}
         spec={spec}
         history={history}
         nothingSelected={!selection.nodes.length && !selection.edges.length}
@@ -123,8 +127,9 @@ function Editor() {
         onExport={() => send({ type: "export" })}
       />
       <div className="graphnb-main">
-        <GraphCanvas editing={editing} context={canvas} dark={dark} />
+        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} />
         <aside className="graphnb-side">
+          <fieldset className="graphnb-editable" disabled={!connection.live}>
           <BindingPanel
             spec={spec}
             node={selectedNode}
@@ -155,6 +160,7 @@ function Editor() {
           />
           <StatePanel run={run} />
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
+          </fieldset>
         </aside>
       </div>
     </div>
