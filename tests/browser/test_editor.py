@@ -163,3 +163,121 @@ def test_a_view_that_lost_its_kernel_says_so_and_stops_editing(lab):
     assert sorted(lab.node_ids()) == before, "the read-only view changed its drawing"
     lab.screenshot("editor-disconnected", element=lab.builder())
     lab.assert_no_js_errors()
+
+
+CHAIN = """
+from graphnb import END, START, StateGraph
+from graphnb.widget import Builder
+
+def step(state: dict) -> dict:
+    return {}
+
+names = ["fetch", "parse", "check", "store", "report", "notify"]
+graph = StateGraph(dict, name="chain")
+for name in names:
+    graph.add_node(name, step)
+for a, b in zip([START, *names], [*names, END]):
+    graph.add_edge(a, b)
+builder = Builder(graph)
+builder
+"""
+
+# Where the graph is drawn, relative to the canvas: every node inside it, and how much of
+# the canvas the graph spans.
+GRAPH_IN_VIEW = """() => {
+    const canvas = document.querySelector('.graphnb-canvas').getBoundingClientRect();
+    const boxes = [...document.querySelectorAll('.react-flow__node')]
+        .map(n => n.getBoundingClientRect());
+    const inside = boxes.every(b => b.left >= canvas.left - 1 && b.right <= canvas.right + 1
+        && b.top >= canvas.top - 1 && b.bottom <= canvas.bottom + 1);
+    const top = Math.min(...boxes.map(b => b.top)), bottom = Math.max(...boxes.map(b => b.bottom));
+    return { nodes: boxes.length, inside, spans: (bottom - top) / canvas.height };
+}"""
+
+
+ACTIVATE = """(label) => {
+    const app = window.jupyterapp;
+    const widget = [...app.shell.widgets('main')].find(w => w.title.label === label);
+    app.shell.activateById(widget.id);
+}"""
+
+
+def test_every_reload_shows_the_whole_graph_at_a_readable_size(lab):
+    (lab.server.root_dir / "notes.txt").write_text("notes\n")
+    lab.open_notebook("reload", [CHAIN])
+    lab.builder()
+    first = lab.page.evaluate(GRAPH_IN_VIEW)
+    assert first["inside"], first
+    page = lab.page
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('docmanager:open', {path: 'notes.txt'})"
+    )
+    bad = []
+    for attempt in range(20):
+        # Half the reloads come back with the notebook behind another tab: its builder is
+        # drawn while hidden, and shown when the user picks the notebook's tab.
+        behind = attempt % 2 == 0
+        page.evaluate(ACTIVATE, "notes.txt" if behind else "reload.ipynb")
+        page.reload()
+        page.locator(ROOT).first.wait_for(state="attached", timeout=60_000)
+        if behind:
+            page.wait_for_timeout(500)
+            page.evaluate(ACTIVATE, "reload.ipynb")
+        lab.builder(timeout=60)
+        lab.node("notify").wait_for(state="attached")
+        lab.wait_for_canvas_still()
+        seen = page.evaluate(GRAPH_IN_VIEW)
+        zoom = lab.zoom()
+        if not seen["inside"] or seen["spans"] < 0.5 or zoom < 0.3:
+            bad.append((attempt, "behind" if behind else "in front", zoom, seen))
+            lab.screenshot(f"editor-reload-{attempt}")
+    assert not bad, f"reloads that did not show the graph: {bad}"
+
+    # A view the user zoomed stays as they left it when its tab is hidden and shown again.
+    box = page.locator(".graphnb-canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -300)
+    lab.wait_for_canvas_still()
+    zoomed = lab.zoom()
+    page.evaluate(ACTIVATE, "notes.txt")
+    page.wait_for_timeout(300)
+    page.evaluate(ACTIVATE, "reload.ipynb")
+    lab.wait_for_canvas_still()
+    assert abs(lab.zoom() - zoomed) < 1e-3, "the user's zoom was replaced by a fit"
+    lab.assert_no_js_errors()
+
+
+DIRTY = "() => window.jupyterapp.shell.currentWidget.context.model.dirty"
+
+
+def test_keys_the_canvas_does_not_use_reach_jupyterlab(lab):
+    lab.open_notebook("keys", [SMALL])
+    page = lab.page
+    lab.builder()
+    cells = "() => window.jupyterapp.shell.currentWidget.content.widgets.length"
+    count = page.evaluate(cells)
+    # An unsaved change, then Ctrl+S with a node selected (focus in the canvas).
+    page.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.widgets[0]
+            .model.sharedModel.setSource('# changed\\n' + window.jupyterapp.shell
+            .currentWidget.content.widgets[0].model.sharedModel.getSource())"""
+    )
+    assert page.evaluate(DIRTY)
+    lab.node("step").click()
+    assert page.evaluate("() => document.activeElement.closest('.react-flow__node') !== null")
+    page.keyboard.press("Control+s")
+    page.wait_for_function(f"() => !({DIRTY[6:]})", timeout=10_000)
+    assert "# changed" in (lab.server.root_dir / "keys.ipynb").read_text()
+
+    # Keys the canvas uses stay in it: notebook command keys do nothing to the cells.
+    lab.node("step").click()
+    prompts = lab.prompts()
+    for key in ("d", "d", "a", "b", "x", "Enter"):
+        page.keyboard.press(key)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_timeout(300)
+    assert page.evaluate(cells) == count, "a notebook shortcut acted on the cells"
+    assert lab.prompts() == prompts, "Ctrl+Enter ran the builder's cell again"
+    assert lab.page.locator(ROOT).get_attribute("data-lm-suppress-shortcuts") == "true"
+    lab.assert_no_js_errors()

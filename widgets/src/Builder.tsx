@@ -10,7 +10,8 @@ import { useCanvasEditing } from "./hooks/useCanvasEditing";
 import { useCanvasStores } from "./hooks/useCanvasStores";
 import { useConnection } from "./hooks/useConnection";
 import { useDarkTheme } from "./hooks/useDarkTheme";
-import { suppressShortcuts, useFocusKeeper } from "./hooks/useFocus";
+import { gateShortcuts, useFocusKeeper } from "./hooks/useFocus";
+import { useFitWhenShown } from "./hooks/useFitWhenShown";
 import { useHistory } from "./hooks/useHistory";
 import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
@@ -73,6 +74,7 @@ function Editor() {
   const { root, keepFocus } = useFocusKeeper();
   const editing = useCanvasEditing(spec, history, keepFocus);
   const onKeyDown = useUndoKeys(history, keepFocus);
+  const onMoveStart = useFitWhenShown(editing.wrapper);
   const { rename, setRoute } = editing;
   const canvas: CanvasContext = useMemo(
     () => ({ run: runStore, problems: problemStore, rename, setRoute }),
@@ -106,7 +108,7 @@ function Editor() {
       data-run-status={run.status}
       data-connection={connection.live ? "live" : connection.final ? "lost" : "away"}
       onKeyDown={onKeyDown}
-      onFocus={suppressShortcuts}
+      onKeyDownCapture={gateShortcuts}
       style={{ height: `${height || 560}px` }}
     >
       <Toolbar
@@ -127,7 +129,7 @@ function Editor() {
         onExport={() => send({ type: "export" })}
       />
       <div className="graphnb-main">
-        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} />
+        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart} />
         <aside className="graphnb-side">
           <fieldset className="graphnb-editable" disabled={!connection.live}>
           <BindingPanel

@@ -13,6 +13,7 @@ export function GraphCanvas(props: {
   context: CanvasContext;
   dark: boolean;
   connection: Connection;
+  onMoveStart(event: MouseEvent | TouchEvent | null): void;
 }) {
   const { editing } = props;
   const editable = props.connection.live;
@@ -31,6 +32,7 @@ export function GraphCanvas(props: {
           onConnectEnd={editing.onConnectEnd}
           onDelete={editing.onDelete}
           onSelectionChange={editing.onSelectionChange}
+          onMoveStart={props.onMoveStart}
           deleteKeyCode={editable ? ["Delete", "Backspace"] : null}
           nodesDraggable={editable}
           nodesConnectable={editable}
