@@ -9,11 +9,16 @@ same pace, never one message per chunk. Streamed text is a streaming field's chu
 custom writes ``{"type": "token", "text": ...}`` (an agent's tokens); a custom write
 ``{"type": "abandoned", "text": ..., "replacement": ...}`` withdraws streamed text (see
 docs/agent.md), which a ``chunks_replaced`` message tells the front end.
+
+A synchronous node that holds the event loop (one not moved off it) stops every loop timer
+while it works: a watchdog thread publishes what is due instead (the node has started, the
+chunks it streamed so far), so a view shows the node running from its first moment.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import traceback
 import uuid
@@ -113,6 +118,9 @@ class RunController:
         self._started = 0.0
         self._baseline: dict[str, Any] = {}
         self.messages_sent = 0
+        # Held by whoever changes or publishes the run's picture: the loop or the watchdog.
+        self._lock = threading.RLock()
+        self._watch_stop: threading.Event | None = None
 
     @property
     def running(self) -> bool:
@@ -190,7 +198,9 @@ class RunController:
         defaults = _jsonable(graph.schema.defaults())
         self._baseline = defaults if isinstance(defaults, dict) else {}
         self._started = self._clock()
-        self._publish_now(force=True)
+        with self._lock:
+            self._publish_now(force=True)
+        self._start_watchdog()
         options: dict[str, Any] = {"mode": "events"}
         if thread_id:
             options["thread_id"] = thread_id
@@ -199,8 +209,9 @@ class RunController:
             async for event in graph.astream(input, **options):
                 if isinstance(event, StepFinished):
                     final = event.state
-                self._on_event(event)
-                self._tick()
+                with self._lock:
+                    self._on_event(event)
+                    self._tick()
                 # Let the kernel read the front end's messages (Stop) between events,
                 # even when every node is synchronous.
                 await asyncio.sleep(0)
@@ -265,6 +276,13 @@ class RunController:
         self._dirty = True
 
     def _finish(self, status: str) -> None:
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+            self._watch_stop = None
+        with self._lock:
+            self._finish_locked(status)
+
+    def _finish_locked(self, status: str) -> None:
         state = self.state
         self._flush_chunks()
         if status == "stopped":
@@ -293,9 +311,33 @@ class RunController:
             self._timer = loop.call_later(self.interval, self._on_timer)
 
     def _on_timer(self) -> None:
-        self._timer = None
-        if self.running and (self._dirty or self._pending):
-            self._publish_now()
+        with self._lock:
+            self._timer = None
+            if self.running and (self._dirty or self._pending):
+                self._publish_now()
+
+    def _start_watchdog(self) -> None:
+        stop = threading.Event()
+        self._watch_stop = stop
+        run = self.state["id"]
+        threading.Thread(
+            target=self._watch, args=(stop, run), name="graphnb-run-watchdog", daemon=True
+        ).start()
+
+    def _watch(self, stop: threading.Event, run: str | None) -> None:
+        """Publish what is overdue while the loop is held (by a synchronous node).
+
+        With the loop free, its timer publishes within ``interval``; twice that overdue
+        means the loop cannot, so this thread does (under the lock, so it never sees a
+        change half made).
+        """
+        while not stop.wait(self.interval):
+            with self._lock:
+                if stop.is_set() or self.state["id"] != run:
+                    return
+                due = self._dirty or self._pending
+                if due and self._clock() - self._last >= 2 * self.interval:
+                    self._publish_now(from_thread=True)
 
     def _stream(self, node: str, text: str) -> None:
         if self._pending and node != self._pending_node:
@@ -334,10 +376,11 @@ class RunController:
         self._send(ChunksMessage(type="chunks", run=run, node=node, offset=offset, text=text))
         self.messages_sent += 1
 
-    def _publish_now(self, *, force: bool = False) -> None:
+    def _publish_now(self, *, force: bool = False, from_thread: bool = False) -> None:
         self._flush_chunks()
         self._last = self._clock()
-        if self._timer is not None:
+        # A loop timer is the loop's to cancel; one left armed finds nothing due.
+        if self._timer is not None and not from_thread:
             self._timer.cancel()
             self._timer = None
         if self._dirty or force:

@@ -8,8 +8,10 @@ import { FIT } from "./flow";
 import { GraphCanvas } from "./GraphCanvas";
 import { useCanvasEditing } from "./hooks/useCanvasEditing";
 import { useCanvasStores } from "./hooks/useCanvasStores";
+import { useConnection } from "./hooks/useConnection";
 import { useDarkTheme } from "./hooks/useDarkTheme";
-import { suppressShortcuts, useFocusKeeper } from "./hooks/useFocus";
+import { gateShortcuts, useFocusKeeper } from "./hooks/useFocus";
+import { useFitWhenShown } from "./hooks/useFitWhenShown";
 import { useHistory } from "./hooks/useHistory";
 import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
@@ -65,12 +67,14 @@ function Editor() {
   const refit = useCallback(() => {
     window.setTimeout(() => flow.fitView({ ...FIT, duration: 200 }), 60);
   }, [flow]);
-  const history = useHistory(spec, setSpec, refit);
+  const connection = useConnection(model);
+  const history = useHistory(spec, setSpec, refit, connection.live);
   const { run: runStore, problems: problemStore } = useCanvasStores(run, problems);
   const { chunks, inspect, exportExists, setExportExists } = useServerMessages(model, send, run);
   const { root, keepFocus } = useFocusKeeper();
   const editing = useCanvasEditing(spec, history, keepFocus);
   const onKeyDown = useUndoKeys(history, keepFocus);
+  const onMoveStart = useFitWhenShown(editing.wrapper);
   const { rename, setRoute } = editing;
   const canvas: CanvasContext = useMemo(
     () => ({ run: runStore, problems: problemStore, rename, setRoute }),
@@ -102,11 +106,13 @@ function Editor() {
       data-testid="graphnb-builder"
       data-lm-suppress-shortcuts="true"
       data-run-status={run.status}
+      data-connection={connection.live ? "live" : connection.final ? "lost" : "away"}
       onKeyDown={onKeyDown}
-      onFocus={suppressShortcuts}
+      onKeyDownCapture={gateShortcuts}
       style={{ height: `${height || 560}px` }}
     >
       <Toolbar
+        editable={connection.live}
         spec={spec}
         history={history}
         nothingSelected={!selection.nodes.length && !selection.edges.length}
@@ -128,8 +134,9 @@ function Editor() {
         onCancelExport={() => setExportExists(null)}
       />
       <div className="graphnb-main">
-        <GraphCanvas editing={editing} context={canvas} dark={dark} />
+        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart} />
         <aside className="graphnb-side">
+          <fieldset className="graphnb-editable" disabled={!connection.live}>
           <BindingPanel
             spec={spec}
             node={selectedNode}
@@ -160,6 +167,7 @@ function Editor() {
           />
           <StatePanel run={run} />
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
+          </fieldset>
         </aside>
       </div>
     </div>

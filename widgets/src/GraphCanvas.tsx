@@ -1,13 +1,22 @@
 // The canvas: React Flow with the graph's nodes and edges, wired to the editing hook.
 
 import { Background, Controls, MiniMap, ReactFlow } from "@xyflow/react";
+import { Disconnected } from "./Disconnected";
 import { edgeTypes } from "./edges";
 import { FIT } from "./flow";
 import type { CanvasEditing } from "./hooks/useCanvasEditing";
+import type { Connection } from "./hooks/useConnection";
 import { Canvas, nodeTypes, type CanvasContext } from "./nodes";
 
-export function GraphCanvas(props: { editing: CanvasEditing; context: CanvasContext; dark: boolean }) {
+export function GraphCanvas(props: {
+  editing: CanvasEditing;
+  context: CanvasContext;
+  dark: boolean;
+  connection: Connection;
+  onMoveStart(event: MouseEvent | TouchEvent | null): void;
+}) {
   const { editing } = props;
+  const editable = props.connection.live;
   return (
     <div className="graphnb-canvas" ref={editing.wrapper} onDoubleClick={editing.onCanvasDoubleClick}>
       <Canvas.Provider value={props.context}>
@@ -23,7 +32,10 @@ export function GraphCanvas(props: { editing: CanvasEditing; context: CanvasCont
           onConnectEnd={editing.onConnectEnd}
           onDelete={editing.onDelete}
           onSelectionChange={editing.onSelectionChange}
-          deleteKeyCode={["Delete", "Backspace"]}
+          onMoveStart={props.onMoveStart}
+          deleteKeyCode={editable ? ["Delete", "Backspace"] : null}
+          nodesDraggable={editable}
+          nodesConnectable={editable}
           multiSelectionKeyCode={["Shift", "Meta", "Control"]}
           colorMode={props.dark ? "dark" : "light"}
           fitView
@@ -37,6 +49,7 @@ export function GraphCanvas(props: { editing: CanvasEditing; context: CanvasCont
           <Controls showInteractive={false} fitViewOptions={FIT} />
           <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />
         </ReactFlow>
+        <Disconnected connection={props.connection} />
       </Canvas.Provider>
     </div>
   );

@@ -5,6 +5,8 @@ import type { GraphSpec } from "./protocol";
 import * as edit from "./spec";
 
 export function Toolbar(props: {
+  /** False while the view cannot reach its kernel: every control is disabled. */
+  editable: boolean;
   spec: GraphSpec;
   history: HistoryControls;
   nothingSelected: boolean;
@@ -28,6 +30,7 @@ export function Toolbar(props: {
   const { spec, history, running, inputError, exportStatus, notice } = props;
   return (
     <div className="graphnb-toolbar" role="toolbar">
+      <fieldset className="graphnb-editable" disabled={!props.editable}>
       <input
         className="graphnb-name"
         aria-label="graph name"
@@ -103,6 +106,7 @@ export function Toolbar(props: {
           {exportStatus}
         </span>
       )}
+      </fieldset>
       {notice && (
         <span className="graphnb-notice" data-testid="notice" role="alert" title={notice}>
           {notice}

@@ -3,6 +3,8 @@
 import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
 import { createContext, memo, useContext, useEffect, useRef, useState } from "react";
 import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
+import { Elapsed } from "./Elapsed";
+import { formatDuration } from "./format";
 import { type Store, useSelect } from "./store";
 
 /** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
@@ -33,12 +35,6 @@ export function useCanvas(): CanvasContext {
   const context = useContext(Canvas);
   if (!context) throw new Error("[graphnb] node rendered outside the canvas");
   return context;
-}
-
-export function formatDuration(seconds: number | null | undefined): string {
-  if (seconds == null) return "";
-  if (seconds < 1) return `${(seconds * 1000).toFixed(seconds < 0.01 ? 1 : 0)} ms`;
-  return `${seconds.toFixed(2)} s`;
 }
 
 const STATUS_ICON: Record<NodeStatus, string> = {
@@ -130,7 +126,8 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
           {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{STATUS_ICON[status]}</span>}
           {bindingText(id, data)}
         </span>
-        {duration != null && (
+        {status === "running" && <Elapsed testid={`node-elapsed-${id}`} />}
+        {status !== "running" && duration != null && (
           <span className="graphnb-node-duration" data-testid={`node-duration-${id}`}>
             {formatDuration(duration)}
             {runs > 1 ? ` ×${runs}` : ""}

@@ -1,16 +1,30 @@
 // Keep keyboard focus inside the widget, and its keys away from JupyterLab.
 
 import { useCallback, useRef } from "react";
+import { goesToJupyterLab } from "../shortcuts";
+
+const SUPPRESS = "data-lm-suppress-shortcuts";
 
 /**
- * Keep JupyterLab's shortcuts out of the widget. Lumino skips a shortcut when, walking up
- * from the key's target, it meets `data-lm-suppress-shortcuts` *before* an element matching
- * the shortcut's selector; notebook selectors end in `:focus`, which the focused element
- * itself matches. So the focused element (a node, an edge, a button) carries it too.
+ * Keep JupyterLab's shortcuts out of the widget, except the ones meant for it (see
+ * shortcuts.ts). Lumino skips a shortcut when, walking up from the key's target, it meets
+ * `data-lm-suppress-shortcuts` *before* an element matching the shortcut's selector;
+ * notebook selectors end in `:focus`, which the target itself matches, so the target
+ * carries the mark too. Lumino reads keys as they bubble to the document, after this
+ * (capture) handler: a key for JupyterLab goes with the marks lifted for that one event.
  */
-export function suppressShortcuts(e: React.FocusEvent) {
+export function gateShortcuts(e: React.KeyboardEvent) {
   const target = e.target as Element;
-  if (!target.hasAttribute("data-lm-suppress-shortcuts")) target.setAttribute("data-lm-suppress-shortcuts", "true");
+  const root = e.currentTarget as Element;
+  if (!goesToJupyterLab(e)) {
+    target.setAttribute(SUPPRESS, "true");
+    return;
+  }
+  const marked = [target, root].filter((el) => el.hasAttribute(SUPPRESS));
+  for (const el of marked) el.removeAttribute(SUPPRESS);
+  window.setTimeout(() => {
+    for (const el of marked) el.setAttribute(SUPPRESS, "true");
+  }, 0);
 }
 
 /**

@@ -12,9 +12,19 @@ export type HistoryControls = {
   canRedo: boolean;
 };
 
-/** `onRemote` runs when a spec that differs from the last one arrives from the model. */
-export function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void, onRemote: () => void): HistoryControls {
+/**
+ * `onRemote` runs when a spec that differs from the last one arrives from the model.
+ * While `editable` is false (the view lost its kernel) edits, undo and redo do nothing.
+ */
+export function useHistory(
+  spec: GraphSpec,
+  setSpec: (s: GraphSpec) => void,
+  onRemote: () => void,
+  editable = true,
+): HistoryControls {
   const history = useRef(steps.startHistory(spec));
+  const enabled = useRef(editable);
+  enabled.current = editable;
   const [, bump] = useState(0);
   useEffect(() => {
     const received = steps.receive(history.current, spec);
@@ -26,6 +36,7 @@ export function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void, onR
   }, [spec, onRemote]);
   const commit = useCallback(
     (next: GraphSpec) => {
+      if (!enabled.current) return;
       const after = steps.record(history.current, next);
       if (after === history.current) return;
       history.current = after;
@@ -36,6 +47,7 @@ export function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void, onR
   );
   const move = useCallback(
     (step: (h: steps.History) => steps.History) => {
+      if (!enabled.current) return;
       const after = step(history.current);
       if (after === history.current) return;
       history.current = after;
@@ -48,7 +60,7 @@ export function useHistory(spec: GraphSpec, setSpec: (s: GraphSpec) => void, onR
     commit,
     undo: () => move(steps.undo),
     redo: () => move(steps.redo),
-    canUndo: history.current.past.length > 0,
-    canRedo: history.current.future.length > 0,
+    canUndo: editable && history.current.past.length > 0,
+    canRedo: editable && history.current.future.length > 0,
   };
 }

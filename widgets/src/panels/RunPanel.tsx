@@ -1,7 +1,7 @@
 // The run panel: Run and Stop, the streamed text, the error, the input, saver and thread.
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { formatDuration } from "../nodes";
+import { formatDuration } from "../format";
 import type { Json, ModelInfo, RunState } from "../protocol";
 import { parseRunInput } from "../runInput";
 import { Chunks } from "./Chunks";
