@@ -124,9 +124,9 @@ def _code_cells(file: Path) -> list[str]:
     if not isinstance(data, dict) or not isinstance(data.get("nbformat"), int):
         raise GraphLoadError(f"{str(file)!r} is not a Jupyter notebook", path=str(file))
     if data["nbformat"] < 4:
-        import nbformat
+        from .nbformat_import import import_nbformat
 
-        reader: Any = nbformat.read
+        reader: Any = import_nbformat().read
         data = reader(file, as_version=4)
     sources = []
     for cell in data.get("cells", []):

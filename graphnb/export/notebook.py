@@ -16,6 +16,7 @@ from typing import Any
 
 from .formatting import format_source
 from .module import ExportedCode, export_code
+from .nbformat_import import import_nbformat
 
 __all__ = ["to_notebook", "write_notebook"]
 
@@ -38,8 +39,7 @@ def to_notebook(
     Raises:
         ExportError: listing every callable or name that cannot be exported, and why.
     """
-    import nbformat
-
+    nbformat = import_nbformat()
     code = export_code(obj, namespace=namespace)
     v4: Any = nbformat.v4
 
@@ -106,8 +106,7 @@ def write_notebook(
     ruff: bool | None = None,
 ) -> Path:
     """Export a graph as a notebook and write it to ``path``; returns the path."""
-    import nbformat
-
+    nbformat = import_nbformat()
     target = Path(path)
     notebook = to_notebook(obj, namespace=namespace, input=input, ruff=ruff)
     writer: Any = nbformat.write
