@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .engine import display as _display
+from .engine import store as _store
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.context import RunContext
 from .engine.events import (
@@ -43,18 +45,41 @@ from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position
 from .state import GraphState, StateField
 
 if TYPE_CHECKING:
-    from .checkpoint.human import Command, interrupt
-    from .checkpoint.record import Interrupt, StateSnapshot
+    from .checkpoint.threads import Threads
+    from .human import Command, interrupt
+    from .records import Interrupt, StateSnapshot
+    from .schema import StateSchema
+    from .spec import GraphSpec as _GraphSpec
 
 __version__ = "0.1.0"
 
-# Names of threaded runs load with graphnb.checkpoint on first use, not on `import graphnb`.
+# Names of threaded runs load on first use, not on `import graphnb`.
 _LAZY = {
-    "Command": "graphnb.checkpoint.human",
-    "interrupt": "graphnb.checkpoint.human",
-    "Interrupt": "graphnb.checkpoint.record",
-    "StateSnapshot": "graphnb.checkpoint.record",
+    "Command": "graphnb.human",
+    "interrupt": "graphnb.human",
+    "Interrupt": "graphnb.records",
+    "StateSnapshot": "graphnb.records",
 }
+
+
+# This façade is the one place that knows both the engine and the layers above it. The
+# engine calls these through graphnb.engine.store and graphnb.engine.display, so it never
+# imports a saver or the diagrams; each loads its package only when first used.
+def _open_threads(checkpointer: Any, schema: StateSchema[Any]) -> Threads[Any]:
+    from .checkpoint.threads import Threads
+    from .checkpoint.url import as_saver
+
+    return Threads(as_saver(checkpointer), schema)
+
+
+def _draw(spec: _GraphSpec) -> dict[str, str]:
+    from .diagram import mimebundle
+
+    return mimebundle(spec)
+
+
+_store.install_opener(_open_threads)
+_display.install_renderer(_draw)
 
 
 def __getattr__(name: str) -> Any:

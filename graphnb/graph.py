@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic import JsonValue
 
 from .binding import binding_of, resolve
+from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
 from .errors import GraphSetupError, GraphValidationError
@@ -39,7 +40,7 @@ from .spec import (
 from .validate import check_spec
 
 if TYPE_CHECKING:
-    from .checkpoint.base import BaseSaver
+    from .engine.store import Saver
 
 __all__ = ["StateGraph"]
 
@@ -208,9 +209,7 @@ class StateGraph(Generic[S]):
         return dict(self._routers)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from .diagram import mimebundle
-
-        return mimebundle(self._spec)
+        return display.mimebundle(self._spec)
 
     @property
     def spec(self) -> GraphSpec:
@@ -266,7 +265,7 @@ class StateGraph(Generic[S]):
         *,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         max_concurrency: int | None = None,
-        checkpointer: BaseSaver | str | None = None,
+        checkpointer: Saver | str | None = None,
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
     ) -> CompiledGraph[S]:

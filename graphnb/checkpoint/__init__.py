@@ -14,8 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .base import BaseSaver, Loaded
-    from .errors import (
+    from ..checkpoint_errors import (
         CheckpointConflictError,
         CheckpointError,
         CheckpointLoadError,
@@ -26,56 +25,60 @@ if TYPE_CHECKING:
         UnsafeCheckpointError,
         UnstorableValueError,
     )
-    from .human import Command, GraphInterrupt, interrupt
-    from .memory import MemorySaver
-    from .mysql import MySQLSaver
-    from .postgres import PostgresSaver
-    from .record import (
+    from ..human import Command, GraphInterrupt, interrupt
+    from ..records import (
         CheckpointSource,
         Interrupt,
         InterruptWhen,
+        Loaded,
         StateSnapshot,
         StoredCheckpoint,
     )
+    from .base import BaseSaver
+    from .memory import MemorySaver
+    from .mysql import MySQLSaver
+    from .postgres import PostgresSaver
     from .serde import StoredFieldDroppedWarning
     from .sql import SCHEMA_VERSION, SqlSaver
     from .sqlite import SqliteSaver
     from .threads import DEFAULT_SNAPSHOT_EVERY, Threads
     from .url import as_saver, saver_from_url
 
-# Names load their module on first use, so `import graphnb.checkpoint` (or re-exporting
-# `interrupt` from `graphnb`) costs nothing until a saver or a thread is actually used.
+# Names load their module on first use, so `import graphnb.checkpoint` costs nothing until
+# a saver or a thread is actually used. The records, errors and `interrupt` live below both
+# this package and the engine (graphnb.records, graphnb.checkpoint_errors, graphnb.human):
+# they are what the two exchange, and this package never imports the engine.
 _MODULES = {
-    "BaseSaver": "base",
-    "Loaded": "base",
-    "CheckpointConflictError": "errors",
-    "CheckpointError": "errors",
-    "CheckpointLoadError": "errors",
-    "ResumeError": "errors",
-    "SaverSetupError": "errors",
-    "ThreadNotFoundError": "errors",
-    "ThreadRequiredError": "errors",
-    "UnsafeCheckpointError": "errors",
-    "UnstorableValueError": "errors",
-    "Command": "human",
-    "GraphInterrupt": "human",
-    "interrupt": "human",
-    "MemorySaver": "memory",
-    "MySQLSaver": "mysql",
-    "PostgresSaver": "postgres",
-    "CheckpointSource": "record",
-    "Interrupt": "record",
-    "InterruptWhen": "record",
-    "StateSnapshot": "record",
-    "StoredCheckpoint": "record",
-    "StoredFieldDroppedWarning": "serde",
-    "SCHEMA_VERSION": "sql",
-    "SqlSaver": "sql",
-    "SqliteSaver": "sqlite",
-    "DEFAULT_SNAPSHOT_EVERY": "threads",
-    "Threads": "threads",
-    "as_saver": "url",
-    "saver_from_url": "url",
+    "BaseSaver": "graphnb.checkpoint.base",
+    "Loaded": "graphnb.records",
+    "CheckpointConflictError": "graphnb.checkpoint_errors",
+    "CheckpointError": "graphnb.checkpoint_errors",
+    "CheckpointLoadError": "graphnb.checkpoint_errors",
+    "ResumeError": "graphnb.checkpoint_errors",
+    "SaverSetupError": "graphnb.checkpoint_errors",
+    "ThreadNotFoundError": "graphnb.checkpoint_errors",
+    "ThreadRequiredError": "graphnb.checkpoint_errors",
+    "UnsafeCheckpointError": "graphnb.checkpoint_errors",
+    "UnstorableValueError": "graphnb.checkpoint_errors",
+    "Command": "graphnb.human",
+    "GraphInterrupt": "graphnb.human",
+    "interrupt": "graphnb.human",
+    "MemorySaver": "graphnb.checkpoint.memory",
+    "MySQLSaver": "graphnb.checkpoint.mysql",
+    "PostgresSaver": "graphnb.checkpoint.postgres",
+    "CheckpointSource": "graphnb.records",
+    "Interrupt": "graphnb.records",
+    "InterruptWhen": "graphnb.records",
+    "StateSnapshot": "graphnb.records",
+    "StoredCheckpoint": "graphnb.records",
+    "StoredFieldDroppedWarning": "graphnb.checkpoint.serde",
+    "SCHEMA_VERSION": "graphnb.checkpoint.sql",
+    "SqlSaver": "graphnb.checkpoint.sql",
+    "SqliteSaver": "graphnb.checkpoint.sqlite",
+    "DEFAULT_SNAPSHOT_EVERY": "graphnb.checkpoint.threads",
+    "Threads": "graphnb.checkpoint.threads",
+    "as_saver": "graphnb.checkpoint.url",
+    "saver_from_url": "graphnb.checkpoint.url",
 }
 
 __all__ = [
@@ -116,7 +119,7 @@ def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -12,34 +12,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Self, TypeVar
 
-from .record import StoredCheckpoint
+from ..records import Loaded, StoredCheckpoint
 
 __all__ = ["BaseSaver", "Loaded"]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """What :meth:`BaseSaver.load` returns.
-
-    Attributes:
-        rows: the target checkpoint's chain: rows with ``seq`` from the target's
-            ``base_seq`` up to the target, ascending (rows of other branches in that range
-            may be included; readers follow ``parent_seq`` from the target).
-        head_seq: ``seq`` of the thread's last checkpoint, which the next write must follow.
-    """
-
-    rows: list[StoredCheckpoint]
-    head_seq: int
-
-    @property
-    def target(self) -> StoredCheckpoint:
-        """The checkpoint asked for."""
-        return self.rows[-1]
 
 
 class BaseSaver(ABC):

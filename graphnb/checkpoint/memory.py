@@ -6,9 +6,9 @@ import json
 import threading
 from typing import Any
 
+from ..checkpoint_errors import CheckpointConflictError, UnstorableValueError
+from ..records import StoredCheckpoint
 from .base import BaseSaver, Loaded
-from .errors import CheckpointConflictError, UnstorableValueError
-from .record import StoredCheckpoint
 
 __all__ = ["MemorySaver"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .errors import SaverSetupError
+from ..checkpoint_errors import SaverSetupError
 from .sql import SqlSaver
 
 __all__ = ["MySQLSaver"]

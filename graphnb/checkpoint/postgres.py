@@ -8,9 +8,9 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+from ..checkpoint_errors import SaverSetupError
+from ..records import StoredCheckpoint
 from .base import Loaded
-from .errors import SaverSetupError
-from .record import StoredCheckpoint
 from .sql import SCHEMA_VERSION, SqlSaver
 
 __all__ = ["PostgresSaver"]

@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from ..checkpoint_errors import CheckpointLoadError, UnsafeCheckpointError, UnstorableValueError
 from ..schema import FieldSchema, StateSchema
-from .errors import CheckpointLoadError, UnsafeCheckpointError, UnstorableValueError
 
 __all__ = [
     "StoredFieldDroppedWarning",

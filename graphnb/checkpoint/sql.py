@@ -22,14 +22,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from .base import BaseSaver, Loaded
-from .errors import (
+from ..checkpoint_errors import (
     CheckpointConflictError,
     CheckpointLoadError,
     SaverSetupError,
     UnstorableValueError,
 )
-from .record import StoredCheckpoint
+from ..records import StoredCheckpoint
+from .base import BaseSaver, Loaded
 
 __all__ = ["SCHEMA_VERSION", "SqlSaver"]
 

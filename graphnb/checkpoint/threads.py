@@ -15,21 +15,20 @@ import json
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from ..errors import GraphSetupError
-from ..schema import StateSchema, WriteError
-from .base import BaseSaver, Loaded
-from .errors import (
+from ..checkpoint_errors import (
     CheckpointLoadError,
     ThreadNotFoundError,
     ThreadRequiredError,
     UnstorableValueError,
 )
-from .record import Interrupt, InterruptWhen, StateSnapshot, StoredCheckpoint
+from ..errors import GraphSetupError
+from ..records import CheckpointMeta, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
+from ..schema import StateSchema, WriteError
+from .base import BaseSaver
 from .serde import (
     check_safe,
     decode_snapshot,
@@ -39,7 +38,7 @@ from .serde import (
     warn_dropped,
 )
 
-__all__ = ["DEFAULT_SNAPSHOT_EVERY", "Position", "ThreadWriter", "Threads"]
+__all__ = ["DEFAULT_SNAPSHOT_EVERY", "ThreadWriter", "Threads"]
 
 S = TypeVar("S")
 
@@ -51,62 +50,9 @@ MAX_THREAD_ID = 255
 """The longest thread id every saver can store."""
 
 
-class _StoredInterrupt(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    node: str
-    when: InterruptWhen
-    value: Any = None
-    id: str = ""
-
-
-class _Meta(BaseModel):
-    """The shape of the ``meta`` column; anything else in it is refused."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    ran: list[str] = []
-    next: list[str] = []
-    joins: dict[str, list[str]] = {}
-    interrupts: list[_StoredInterrupt] = []
-    resumes: dict[str, list[Any]] = {}
-    pending: list[list[Any]] = []
-    start_at: list[str] | None = None
-    metadata: dict[str, Any] = {}
-
-
 _WRITES: TypeAdapter[list[tuple[str, dict[str, Any]]]] = TypeAdapter(
     list[tuple[str, dict[str, Any]]], config=ConfigDict(strict=False)
 )
-
-
-@dataclass(slots=True)
-class Position:
-    """A checkpoint read back: its row, its decoded meta and the state it holds.
-
-    Attributes:
-        row: the stored checkpoint.
-        meta: its ``meta`` column, validated.
-        values: the state at it (field name -> value).
-        head_seq: ``seq`` of the thread's last checkpoint when it was read.
-        delta_bytes: JSON size of their writes.
-        snapshot_bytes: JSON size of that snapshot.
-    """
-
-    row: StoredCheckpoint
-    meta: _Meta
-    values: dict[str, Any]
-    head_seq: int
-    delta_bytes: int = 0
-    snapshot_bytes: int = 0
-
-    @property
-    def next(self) -> tuple[str, ...]:
-        """The nodes the next step runs."""
-        return tuple(self.meta.next)
-
-    @property
-    def interrupts(self) -> tuple[Interrupt, ...]:
-        """Pending interrupts."""
-        return tuple(Interrupt(i.node, i.when, i.value, i.id) for i in self.meta.interrupts)
 
 
 class Threads(Generic[S]):
@@ -522,7 +468,7 @@ def _jsonable_interrupt(interrupt: Interrupt, thread_id: str) -> dict[str, Any]:
     return {**interrupt.to_json(), "value": value}
 
 
-def _read(row: StoredCheckpoint) -> _Meta:
+def _read(row: StoredCheckpoint) -> CheckpointMeta:
     where = {"thread_id": row.thread_id, "checkpoint_id": row.checkpoint_id}
     check_safe(row.meta, part="meta", **where)
     check_safe(row.writes, part="writes", **where)
@@ -535,7 +481,7 @@ def _read(row: StoredCheckpoint) -> _Meta:
                 **where,
             )
     try:
-        return _Meta.model_validate(row.meta)
+        return CheckpointMeta.model_validate(row.meta)
     except ValidationError as error:
         raise CheckpointLoadError(
             f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} has a malformed "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checkpoint_errors import SaverSetupError
 from .base import BaseSaver
-from .errors import SaverSetupError
 
 __all__ = ["as_saver", "saver_from_url"]
 

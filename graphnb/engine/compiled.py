@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from ..errors import GraphSetupError
 from ..schema import StateSchema
 from ..spec import START, GraphSpec
+from . import display
 from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
 from .node import Node, Router
 from .run import Run, step_async, step_sync
+from .store import Saver, ThreadStore, open_store
 
 if TYPE_CHECKING:
-    from ..checkpoint.base import BaseSaver
-    from ..checkpoint.driver import RunOptions
-    from ..checkpoint.human import Command
-    from ..checkpoint.record import StateSnapshot
-    from ..checkpoint.threads import Threads
+    from ..human import Command
+    from ..records import StateSnapshot
+    from .driver import RunOptions
 
 __all__ = ["DEFAULT_RECURSION_LIMIT", "CompiledGraph"]
 
@@ -42,7 +42,7 @@ class CompiledGraph(Generic[S]):
         *,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
         max_concurrency: int | None = None,
-        checkpointer: BaseSaver | str | None = None,
+        checkpointer: Saver | str | None = None,
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
     ) -> None:
@@ -55,14 +55,11 @@ class CompiledGraph(Generic[S]):
         self.nodes: dict[str, Node] = {
             name: Node(name, index, fn) for index, (name, fn) in enumerate(nodes.items())
         }
-        self.checkpointer: BaseSaver | None = None
-        self._threads: Threads[S] | None = None
+        self.checkpointer: Saver | None = None
+        self._threads: ThreadStore[S] | None = None
         if checkpointer is not None:
-            from ..checkpoint.threads import Threads
-            from ..checkpoint.url import as_saver
-
-            self.checkpointer = as_saver(checkpointer)
-            self._threads = Threads(self.checkpointer, schema)
+            self._threads = open_store(checkpointer, schema)
+            self.checkpointer = self._threads.saver
         self.interrupt_before = self._node_names(interrupt_before, "interrupt_before")
         self.interrupt_after = self._node_names(interrupt_after, "interrupt_after")
         self.routers = dict(routers)
@@ -86,9 +83,7 @@ class CompiledGraph(Generic[S]):
         return self.spec.name
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..diagram import mimebundle
-
-        return mimebundle(self.spec)
+        return display.mimebundle(self.spec)
 
     def __repr__(self) -> str:
         return f"<CompiledGraph {self.name!r}: {len(self.nodes)} nodes on {self.schema.label}>"
@@ -110,14 +105,14 @@ class CompiledGraph(Generic[S]):
     # -- threads -----------------------------------------------------------------------
 
     @property
-    def threads(self) -> Threads[S]:
+    def threads(self) -> ThreadStore[S]:
         """Typed access to the checkpointer's threads.
 
         Raises:
             ThreadRequiredError: the graph was compiled without a checkpointer.
         """
         if self._threads is None:
-            from ..checkpoint.errors import ThreadRequiredError
+            from ..checkpoint_errors import ThreadRequiredError  # loads with threads only
 
             raise ThreadRequiredError(
                 f"{self.name!r} has no checkpointer: compile it with "
@@ -132,8 +127,8 @@ class CompiledGraph(Generic[S]):
         interrupt_before: Sequence[str] | str | None,
         interrupt_after: Sequence[str] | str | None,
     ) -> RunOptions:
-        from ..checkpoint.driver import RunOptions
-        from ..checkpoint.errors import ThreadRequiredError
+        from ..checkpoint_errors import ThreadRequiredError
+        from .driver import RunOptions
 
         self.threads  # noqa: B018 - raises when there is no checkpointer
         if thread_id is None:
@@ -158,7 +153,7 @@ class CompiledGraph(Generic[S]):
         Raises:
             ThreadNotFoundError: the thread (or that checkpoint) does not exist.
         """
-        from ..checkpoint.editing import snapshot_of
+        from .editing import snapshot_of
 
         return snapshot_of(self.threads, thread_id, self.threads.load(thread_id, checkpoint_id))
 
@@ -166,7 +161,7 @@ class CompiledGraph(Generic[S]):
         self, thread_id: str, checkpoint_id: str | None = None
     ) -> StateSnapshot[S]:
         """Async :meth:`get_state`."""
-        from ..checkpoint.editing import snapshot_of
+        from .editing import snapshot_of
 
         position = await self.threads.aload(thread_id, checkpoint_id)
         return snapshot_of(self.threads, thread_id, position)
@@ -206,7 +201,7 @@ class CompiledGraph(Generic[S]):
         Returns:
             The id of the new checkpoint.
         """
-        from ..checkpoint.editing import update_state
+        from .editing import update_state
 
         return update_state(self, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
 
@@ -229,7 +224,7 @@ class CompiledGraph(Generic[S]):
         Raises:
             CheckpointConflictError: the thread already has checkpoints.
         """
-        from ..checkpoint.editing import seed_thread
+        from .editing import seed_thread
 
         return seed_thread(self, thread_id, values, start_at=start_at)
 
@@ -253,7 +248,7 @@ class CompiledGraph(Generic[S]):
     ) -> Run[S]:
         kind = Run
         if thread_id is not None:
-            from ..checkpoint.driver import ThreadedRun
+            from .driver import ThreadedRun
 
             kind = ThreadedRun
         return kind(
@@ -373,7 +368,7 @@ class CompiledGraph(Generic[S]):
         if thread_id is None and self._threads is None and checkpoint_id is None:
             return self._events(run, input)
         options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
-        from ..checkpoint.driver import thread_events
+        from .driver import thread_events
 
         return thread_events(self, run, input, options)  # type: ignore[arg-type]
 
@@ -389,7 +384,7 @@ class CompiledGraph(Generic[S]):
         if thread_id is None and self._threads is None and checkpoint_id is None:
             return self._aevents(run, input)
         options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
-        from ..checkpoint.driver import athread_events
+        from .driver import athread_events
 
         return athread_events(self, run, input, options)  # type: ignore[arg-type]
 

@@ -36,7 +36,7 @@ class RunContext:
             self._emit(Chunk(self.step, self.node, None, value))
 
     def interrupt(self, value: Any = None) -> Any:
-        """Stop a threaded run for a human; see :func:`graphnb.checkpoint.interrupt`."""
-        from ..checkpoint.human import interrupt
+        """Stop a threaded run for a human; see :func:`graphnb.interrupt`."""
+        from ..human import interrupt
 
         return interrupt(value)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
-    from ..checkpoint.record import Interrupt
+    from ..records import Interrupt
 
 __all__ = [
     "Chunk",

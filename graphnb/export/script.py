@@ -16,7 +16,7 @@ def run_cli(graph: Any, argv: Sequence[str] | None = None, *, prog: str | None =
     """
     import argparse
 
-    from ..cli.run import add_run_options, run_loaded
+    from ..console import add_run_options, run_loaded
 
     parser = argparse.ArgumentParser(prog=prog, description=f"Run the graph {graph_name(graph)!r}.")
     add_run_options(parser)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.context import RunContext
 from ..engine.node import Node
@@ -41,15 +41,44 @@ from ..errors import GraphSetupError
 
 if TYPE_CHECKING:
     from ..graph import StateGraph
-    from .machine import Machine
+    from ..spec import GraphSpec
+    from .transition import Transition
 
 __all__ = ["machine_graph"]
 
 Handler = Callable[..., Any]
 
 
+class _RunnableMachine(Protocol):
+    """What running a machine as a graph needs of it; :class:`~graphnb.machine.Machine` has it.
+
+    Described here rather than imported, so that :mod:`graphnb.machine.machine` (which
+    offers :meth:`~graphnb.machine.Machine.to_graph`) imports this module and not the
+    other way round.
+    """
+
+    @property
+    def name(self) -> str:
+        """The machine's name."""
+
+    @property
+    def states(self) -> type[Enum]:
+        """The enum of its states."""
+
+    @property
+    def events(self) -> type[Enum]:
+        """The enum of its events."""
+
+    @property
+    def spec(self) -> GraphSpec:
+        """Its states and transitions as a graph spec (a fresh copy each time)."""
+
+    def resolve(self, state: Any, event: Any, context: Any = None) -> Transition[Any, Any] | None:
+        """The transition ``event`` takes from ``state``, or ``None``."""
+
+
 def machine_graph(
-    machine: Machine[Any, Any],
+    machine: _RunnableMachine,
     state: type[Any],
     handlers: Mapping[Any, Handler],
     *,
@@ -156,7 +185,7 @@ def _node(
 
 
 def _router(
-    machine: Machine[Any, Any], state: Enum, event_field: str
+    machine: _RunnableMachine, state: Enum, event_field: str
 ) -> Callable[[Any], str | list[str]]:
     def route(view: Any) -> str | list[str]:
         name = view.get(event_field) if isinstance(view, Mapping) else getattr(view, event_field)

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
 from .errors import MachineDefinitionError, TransitionNotAllowed
+from .graph import machine_graph
 from .transition import Transition
 
 if TYPE_CHECKING:
@@ -307,8 +308,6 @@ class Machine(Generic[S, E]):
         phase_field: str = "phase",
     ) -> StateGraph[Any]:
         """A graph that runs this machine; see :func:`graphnb.machine.graph.machine_graph`."""
-        from .graph import machine_graph
-
         return machine_graph(
             self, state, handlers, event_field=event_field, phase_field=phase_field
         )

@@ -17,10 +17,10 @@ from graphnb.checkpoint import (
     Interrupt,
     MemorySaver,
     ThreadNotFoundError,
+    ThreadRequiredError,
     UnstorableValueError,
     interrupt,
 )
-from graphnb.checkpoint.errors import ThreadRequiredError
 from graphnb.engine.events import Interrupted
 from graphnb.errors import GraphRuntimeError, GraphSetupError
 

@@ -1,11 +1,13 @@
 """The front end's own unit tests (``widgets/test``), run when Node and its modules are here.
 
-They need ``cd widgets && npm ci``; a machine without Node (users, most of CI) relies on the
-committed bundle, which ``test_bundle.py`` checks is current.
+They need ``cd widgets && npm ci`` (``scripts/test`` does it); a machine without Node (users)
+relies on the committed bundle, which ``test_bundle.py`` checks is current. Under ``CI`` a
+missing Node or ``node_modules`` is a failure, not a skip: CI must run these tests.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,9 +17,16 @@ import pytest
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
+
+
 def test_front_end_unit_tests_pass():
     node = shutil.which("node")
     if node is None or not (WIDGETS / "node_modules" / "esbuild").is_dir():
+        missing = "Node" if node is None else "widgets/node_modules"
+        if _in_ci():
+            pytest.fail(f"CI is set but {missing} is missing: run `cd widgets && npm ci`")
         pytest.skip("needs Node and `npm ci` in widgets/")
     ran = subprocess.run(
         [node, "test.mjs"], cwd=WIDGETS, capture_output=True, text=True, timeout=120, check=False

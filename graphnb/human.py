@@ -21,8 +21,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import GraphRuntimeError
-from .record import Interrupt
+from .errors import GraphRuntimeError
+from .records import Interrupt
 
 __all__ = ["Command", "GraphInterrupt", "interrupt"]
 

@@ -1,5 +1,9 @@
 """What a checkpoint is: the stored row, the interrupts it may hold, and the user's view.
 
+These records are what the engine and the savers exchange, so they sit below both:
+:mod:`graphnb.engine` plans runs from a :class:`Position`, :mod:`graphnb.checkpoint`
+stores :class:`StoredCheckpoint` rows and hands back :class:`Loaded` chains.
+
 A thread is a list of checkpoints, numbered by ``seq`` in the order they were written.
 Each checkpoint but the first has a parent, usually the one written just before it; a run
 started from an older checkpoint (time travel) writes children of that older one, so the
@@ -16,12 +20,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
+from pydantic import BaseModel, ConfigDict
+
 __all__ = [
     "INPUT",
     "UPDATE",
+    "CheckpointMeta",
     "CheckpointSource",
     "Interrupt",
     "InterruptWhen",
+    "Loaded",
+    "Position",
     "StateSnapshot",
     "StoredCheckpoint",
 ]
@@ -137,3 +146,78 @@ class StateSnapshot(Generic[S]):
     interrupts: tuple[Interrupt, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a saver's ``load`` returns.
+
+    Attributes:
+        rows: the target checkpoint's chain: rows with ``seq`` from the target's
+            ``base_seq`` up to the target, ascending (rows of other branches in that range
+            may be included; readers follow ``parent_seq`` from the target).
+        head_seq: ``seq`` of the thread's last checkpoint, which the next write must follow.
+    """
+
+    rows: list[StoredCheckpoint]
+    head_seq: int
+
+    @property
+    def target(self) -> StoredCheckpoint:
+        """The checkpoint asked for."""
+        return self.rows[-1]
+
+
+class StoredInterrupt(BaseModel):
+    """An interrupt as the ``meta`` column holds it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    node: str
+    when: InterruptWhen
+    value: Any = None
+    id: str = ""
+
+
+class CheckpointMeta(BaseModel):
+    """The shape of the ``meta`` column; anything else in it is refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    ran: list[str] = []
+    next: list[str] = []
+    joins: dict[str, list[str]] = {}
+    interrupts: list[StoredInterrupt] = []
+    resumes: dict[str, list[Any]] = {}
+    pending: list[list[Any]] = []
+    start_at: list[str] | None = None
+    metadata: dict[str, Any] = {}
+
+
+@dataclass(slots=True)
+class Position:
+    """A checkpoint read back: its row, its decoded meta and the state it holds.
+
+    Attributes:
+        row: the stored checkpoint.
+        meta: its ``meta`` column, validated.
+        values: the state at it (field name -> value).
+        head_seq: ``seq`` of the thread's last checkpoint when it was read.
+        delta_bytes: JSON size of their writes.
+        snapshot_bytes: JSON size of that snapshot.
+    """
+
+    row: StoredCheckpoint
+    meta: CheckpointMeta
+    values: dict[str, Any]
+    head_seq: int
+    delta_bytes: int = 0
+    snapshot_bytes: int = 0
+
+    @property
+    def next(self) -> tuple[str, ...]:
+        """The nodes the next step runs."""
+        return tuple(self.meta.next)
+
+    @property
+    def interrupts(self) -> tuple[Interrupt, ...]:
+        """Pending interrupts."""
+        return tuple(Interrupt(i.node, i.when, i.value, i.id) for i in self.meta.interrupts)

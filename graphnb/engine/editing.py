@@ -5,22 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
 from ..errors import GraphSetupError, InvalidUpdateError
+from ..records import INPUT, UPDATE, Position, StateSnapshot
 from ..schema import WriteError
 from ..state import GraphState
-from .errors import CheckpointConflictError, ThreadNotFoundError
-from .record import INPUT, UPDATE, StateSnapshot
-from .threads import Position, Threads
+from .store import ThreadStore
 
 if TYPE_CHECKING:
-    from ..engine.compiled import CompiledGraph
+    from .compiled import CompiledGraph
 
 __all__ = ["seed_thread", "snapshot_of", "update_state"]
 
 S = TypeVar("S")
 
 
-def snapshot_of(threads: Threads[S], thread_id: str, position: Position | None) -> StateSnapshot[S]:
+def snapshot_of(
+    threads: ThreadStore[S], thread_id: str, position: Position | None
+) -> StateSnapshot[S]:
     """The user's view of a loaded checkpoint; a missing thread is an error."""
     if position is None:
         raise ThreadNotFoundError(

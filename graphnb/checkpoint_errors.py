@@ -6,7 +6,7 @@ and derives from :class:`~graphnb.errors.GraphnbError` and the matching built-in
 
 from __future__ import annotations
 
-from ..errors import GraphnbError
+from .errors import GraphnbError
 
 __all__ = [
     "CheckpointConflictError",

@@ -1,7 +1,8 @@
 """The run loop of threaded runs: the plain loop, plus a checkpoint after every step.
 
 Kept apart from :mod:`graphnb.engine.compiled` so that runs without a thread pay nothing
-for persistence. A threaded run:
+for persistence. It reads and writes the thread only through the engine's own
+:class:`~graphnb.engine.store.ThreadStore`, never a saver's module. A threaded run:
 
 1. loads the thread's last checkpoint (or the one ``checkpoint_id`` names);
 2. either resumes it (input ``None`` or a :class:`Command`): the stored next nodes run,
@@ -12,7 +13,7 @@ for persistence. A threaded run:
    step's writes, in a single statement: a crash loses at most the step in flight, and
    a resumed run starts that step again, so no update is applied twice or lost;
 4. stops where ``interrupt_before``/``interrupt_after`` say, or when a node calls
-   :func:`~graphnb.checkpoint.interrupt`, recording the pending interrupts.
+   :func:`~graphnb.interrupt`, recording the pending interrupts.
 """
 
 from __future__ import annotations
@@ -21,18 +22,18 @@ from collections.abc import AsyncIterator, Collection, Generator, Iterator, Mapp
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..engine.events import Event, Interrupted, StepFinished
-from ..engine.run import Run, step_async, step_sync
+from ..checkpoint_errors import ResumeError, ThreadNotFoundError
 from ..errors import GraphRecursionError
+from ..human import Command, GraphInterrupt, asking, done_asking
+from ..records import INPUT, Interrupt, Position
 from ..spec import START
-from .errors import ResumeError, ThreadNotFoundError
-from .human import Command, GraphInterrupt, asking, done_asking
-from .record import INPUT, Interrupt
-from .threads import Position, ThreadWriter
+from .events import Event, Interrupted, StepFinished
+from .run import Run, step_async, step_sync
+from .store import CheckpointWriter
 
 if TYPE_CHECKING:
-    from ..engine.compiled import CompiledGraph
-    from ..engine.node import Node
+    from .compiled import CompiledGraph
+    from .node import Node
 
 __all__ = ["RunOptions", "ThreadedRun", "athread_events", "thread_events"]
 
@@ -248,7 +249,9 @@ def _first_event(run: ThreadedRun[Any], plan: _Plan, tasks: list[Node]) -> StepF
     return StepFinished(run.step - 1, nodes, run.state(), tuple(_names(tasks)))
 
 
-def _stopped(run: ThreadedRun[Any], writer: ThreadWriter, stops: list[Interrupt]) -> Interrupted:
+def _stopped(
+    run: ThreadedRun[Any], writer: CheckpointWriter, stops: list[Interrupt]
+) -> Interrupted:
     row = writer.last
     return Interrupted(run.step, tuple(stops), row.checkpoint_id if row is not None else "")
 

@@ -1,0 +1,171 @@
+"""The storage a threaded run needs, as protocols the engine owns.
+
+The engine never imports :mod:`graphnb.checkpoint`: it calls a :class:`ThreadStore` (a
+thread's checkpoints read back as typed state, and a :class:`CheckpointWriter` appending
+the next ones), which :class:`graphnb.checkpoint.Threads` satisfies structurally over any
+:class:`Saver`. The records both sides exchange live in :mod:`graphnb.records`.
+
+Turning ``checkpointer=`` (a saver, or its URL such as ``"sqlite:///threads.db"``) into a
+store is the job of the layer that knows the savers: the package façade
+(``graphnb/__init__.py``) installs that opener with :func:`install_opener` when
+``graphnb`` is imported, which is always before any of its submodules runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from ..errors import GraphSetupError
+
+if TYPE_CHECKING:
+    from ..records import Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
+    from ..schema import StateSchema
+
+__all__ = [
+    "CheckpointWriter",
+    "Opener",
+    "Saver",
+    "ThreadStore",
+    "install_opener",
+    "open_store",
+]
+
+S = TypeVar("S")
+
+
+class Saver(Protocol):
+    """Where checkpoint rows live: :class:`graphnb.checkpoint.BaseSaver` and its kin.
+
+    Rows are plain JSON-compatible :class:`~graphnb.records.StoredCheckpoint` data; a
+    saver knows nothing of state models.
+    """
+
+    def put(self, row: StoredCheckpoint) -> None:
+        """Store one checkpoint, refusing a ``seq`` the thread already holds."""
+
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
+        """The chain of the thread's last checkpoint (or of ``checkpoint_id``)."""
+
+    def history(self, thread_id: str) -> list[StoredCheckpoint]:
+        """Every checkpoint of the thread, oldest first."""
+
+    def threads(self) -> list[str]:
+        """The ids of every thread holding a checkpoint, sorted."""
+
+    def delete_thread(self, thread_id: str) -> int:
+        """Delete every checkpoint of the thread; returns how many there were."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+    async def aput(self, row: StoredCheckpoint) -> None:
+        """Async :meth:`put`."""
+
+    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
+        """Async :meth:`load`."""
+
+    async def ahistory(self, thread_id: str) -> list[StoredCheckpoint]:
+        """Async :meth:`history`."""
+
+
+class CheckpointWriter(Protocol):
+    """Appends checkpoints to one thread, each a child of the one before."""
+
+    @property
+    def last(self) -> StoredCheckpoint | None:
+        """The last checkpoint this writer stored."""
+
+    def put(
+        self,
+        *,
+        step: int,
+        source: str,
+        ran: Sequence[str],
+        writes: Sequence[tuple[str, Mapping[str, Any]]],
+        next: Sequence[str],
+        values: Mapping[str, Any],
+        joins: Mapping[str, Sequence[str]] | None = None,
+        interrupts: Sequence[Interrupt] = (),
+        resumes: Mapping[str, Sequence[Any]] | None = None,
+        pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
+        start_at: Sequence[str] | None = None,
+    ) -> StoredCheckpoint:
+        """Encode and store the next checkpoint."""
+
+    async def aput(
+        self,
+        *,
+        step: int,
+        source: str,
+        ran: Sequence[str],
+        writes: Sequence[tuple[str, Mapping[str, Any]]],
+        next: Sequence[str],
+        values: Mapping[str, Any],
+        joins: Mapping[str, Sequence[str]] | None = None,
+        interrupts: Sequence[Interrupt] = (),
+        resumes: Mapping[str, Sequence[Any]] | None = None,
+        pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
+        start_at: Sequence[str] | None = None,
+    ) -> StoredCheckpoint:
+        """Async :meth:`put`."""
+
+
+class ThreadStore(Protocol[S]):
+    """A saver's threads read through one state schema: what threaded runs call."""
+
+    @property
+    def saver(self) -> Saver:
+        """Where the rows live."""
+
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+        """The thread's last checkpoint (or ``checkpoint_id``), or ``None`` if it has none."""
+
+    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+        """Async :meth:`load`."""
+
+    def pending(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+        """Updates of the nodes that finished in an interrupted step, decoded."""
+
+    def snapshot(self, position: Position) -> StateSnapshot[S]:
+        """The user's view of a loaded checkpoint."""
+
+    def history(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
+        """Every checkpoint of the thread, newest first."""
+
+    async def ahistory(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
+        """Async :meth:`history`."""
+
+    def delete(self, thread_id: str) -> int:
+        """Delete a thread's checkpoints; returns how many there were."""
+
+    def writer(
+        self, thread_id: str, position: Position | None, *, metadata: Mapping[str, Any] | None
+    ) -> CheckpointWriter:
+        """A writer appending to ``thread_id`` after ``position`` (``None``: a new thread)."""
+
+
+Opener = Callable[[Any, "StateSchema[Any]"], "ThreadStore[Any]"]
+"""Makes the store of ``checkpointer=`` (a saver or its URL) for a state schema."""
+
+_opener: Opener | None = None
+
+
+def install_opener(opener: Opener) -> None:
+    """Make ``opener`` turn every ``checkpointer=`` into a store from now on."""
+    global _opener
+    _opener = opener
+
+
+def open_store(checkpointer: Any, schema: StateSchema[S]) -> ThreadStore[S]:
+    """The store of ``checkpointer`` (a saver or its URL) for ``schema``.
+
+    Raises:
+        GraphSetupError: no opener is installed (``graphnb`` was not imported as a package).
+    """
+    if _opener is None:
+        raise GraphSetupError(
+            "no checkpoint opener is installed; import graphnb (its package façade installs "
+            "the savers of graphnb.checkpoint) before compiling with checkpointer=..."
+        )
+    return _opener(checkpointer, schema)

@@ -1,0 +1,96 @@
+// The toolbar: the graph's name, adding and deleting, undo/redo, layout, run, export.
+
+import type { HistoryControls } from "./hooks/useHistory";
+import type { GraphSpec } from "./protocol";
+import * as edit from "./spec";
+
+export function Toolbar(props: {
+  spec: GraphSpec;
+  history: HistoryControls;
+  nothingSelected: boolean;
+  running: boolean;
+  /** Why the run panel's input cannot run, or null. */
+  inputError: string | null;
+  exportStatus: string;
+  notice: string;
+  onAddNode(): void;
+  onDelete(): void;
+  onLayout(): void;
+  onFit(): void;
+  onRun(): void;
+  onStop(): void;
+  onExport(): void;
+}) {
+  const { spec, history, running, inputError, exportStatus, notice } = props;
+  return (
+    <div className="graphnb-toolbar" role="toolbar">
+      <input
+        className="graphnb-name"
+        aria-label="graph name"
+        data-testid="graph-name"
+        defaultValue={spec.name}
+        key={spec.name}
+        onBlur={(e) => e.target.value !== spec.name && history.commit(edit.rename(spec, edit.cleanId(e.target.value)))}
+        onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLInputElement).blur()}
+      />
+      <button type="button" data-testid="toolbar-add-node" onClick={props.onAddNode} title="add a node">
+        + Node
+      </button>
+      <button
+        type="button"
+        data-testid="toolbar-delete"
+        disabled={props.nothingSelected}
+        onClick={props.onDelete}
+        title="delete the selection (Delete)"
+      >
+        Delete
+      </button>
+      <span className="graphnb-sep" />
+      <button type="button" data-testid="toolbar-undo" disabled={!history.canUndo} onClick={history.undo} title="undo (Ctrl+Z)">
+        ↶
+      </button>
+      <button type="button" data-testid="toolbar-redo" disabled={!history.canRedo} onClick={history.redo} title="redo (Ctrl+Shift+Z)">
+        ↷
+      </button>
+      <span className="graphnb-sep" />
+      <button type="button" data-testid="toolbar-layout" onClick={props.onLayout} title="auto-layout">
+        Layout
+      </button>
+      <button type="button" data-testid="toolbar-fit" onClick={props.onFit} title="fit the graph in view">
+        Fit
+      </button>
+      <span className="graphnb-sep" />
+      <button
+        type="button"
+        className="graphnb-primary"
+        data-testid="toolbar-run"
+        disabled={running || inputError !== null}
+        onClick={props.onRun}
+        title={
+          inputError !== null
+            ? `fix the run input first (run panel): ${inputError}`
+            : running
+              ? "a run is in progress"
+              : "run with the input of the run panel"
+        }
+      >
+        ▶ Run
+      </button>
+      <button type="button" data-testid="toolbar-stop" disabled={!running} onClick={props.onStop} title="stop the run">
+        ■ Stop
+      </button>
+      <span className="graphnb-sep" />
+      <button type="button" data-testid="toolbar-export" onClick={props.onExport} title="export as a Python module">
+        Export
+      </button>
+      <span className="graphnb-export-status" data-testid="export-status" title={exportStatus}>
+        {exportStatus}
+      </span>
+      {notice && (
+        <span className="graphnb-notice" data-testid="notice" title={notice}>
+          {notice}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+// The spec as React Flow draws it: nodes (with START and END placed) and edges.
+
+import { MarkerType, type Node } from "@xyflow/react";
+import type { GraphEdge } from "./edges";
+import { END, START, type GraphSpec, type XY } from "./protocol";
+import * as edit from "./spec";
+
+/** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
+ * graph is shown at its natural size, never blown up. */
+export const FIT = { padding: 0.15, maxZoom: 1 };
+/** Where START and END sit across a node's column: they are narrower than a step. */
+const TERMINAL_INSET = 50;
+const CODE_KEY = "graphnb.widget.code";
+
+export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
+  const old = new Map(previous.map((n) => [n.id, n]));
+  const special = edit.specialPositions(spec);
+  const ys = spec.nodes.map((n) => n.position?.y ?? 0);
+  const top = ys.length ? Math.min(...ys) : 0;
+  const bottom = ys.length ? Math.max(...ys) : 0;
+  // Without a stored place, START sits above the column of the first node it leads to (or
+  // the first node), END below the last node that leads to it.
+  const column = (id: string | undefined, fallback: GraphSpec["nodes"][number] | undefined) =>
+    (spec.nodes.find((n) => n.id === id) ?? fallback)?.position?.x ?? 0;
+  const startX = column(spec.edges.find((e) => e.source === START)?.target, spec.nodes[0]) + TERMINAL_INSET;
+  const endX = column(spec.edges.filter((e) => e.target === END).at(-1)?.source, spec.nodes.at(-1)) + TERMINAL_INSET;
+  const keep = (id: string, fresh: Node): Node => {
+    const before = old.get(id);
+    if (!before) return fresh;
+    const samePlace = before.position.x === fresh.position.x && before.position.y === fresh.position.y;
+    return {
+      ...fresh,
+      position: before.dragging ? before.position : samePlace ? before.position : fresh.position,
+      selected: before.selected,
+      measured: before.measured,
+    };
+  };
+  const result: Node[] = [
+    keep(START, {
+      id: START,
+      type: "terminal",
+      position: special[START] ?? { x: startX, y: top - 110 },
+      data: { label: "START" },
+      deletable: false,
+    }),
+  ];
+  spec.nodes.forEach((n, i) => {
+    const position: XY = n.position ?? { x: (i % 5) * 200, y: 100 + Math.floor(i / 5) * 110 };
+    result.push(
+      keep(n.id, {
+        id: n.id,
+        type: "step",
+        position,
+        data: { label: n.label ?? n.id, binding: n.binding, code: typeof n.metadata?.[CODE_KEY] === "string" },
+      }),
+    );
+  });
+  result.push(
+    keep(END, {
+      id: END,
+      type: "terminal",
+      position: special[END] ?? { x: endX, y: bottom + 110 },
+      data: { label: "END" },
+      deletable: false,
+    }),
+  );
+  return result;
+}
+
+export function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
+  const selected = new Set(previous.filter((e) => e.selected).map((e) => e.id));
+  return spec.edges.map((e) => {
+    const id = edit.edgeKey(e);
+    return {
+      id,
+      source: e.source,
+      target: e.target,
+      type: "graph",
+      selected: selected.has(id),
+      markerEnd: { type: MarkerType.ArrowClosed, width: 15, height: 15 },
+      data: { kind: e.kind, route: e.route },
+    };
+  });
+}

@@ -1,0 +1,153 @@
+// The canvas's state (React Flow's nodes, edges, selection) and every edit made on it,
+// each committed to the history as a whole new spec.
+
+import {
+  applyEdgeChanges,
+  applyNodeChanges,
+  useReactFlow,
+  type Connection,
+  type EdgeChange,
+  type FinalConnectionState,
+  type Node,
+  type NodeChange,
+  type OnSelectionChangeParams,
+} from "@xyflow/react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { GraphEdge } from "../edges";
+import { toEdges, toNodes } from "../flow";
+import type { GraphSpec, XY } from "../protocol";
+import * as edit from "../spec";
+import type { HistoryControls } from "./useHistory";
+
+export type Selection = { nodes: string[]; edges: string[] };
+
+export function useCanvasEditing(spec: GraphSpec, history: HistoryControls, keepFocus: () => void) {
+  const flow = useReactFlow();
+  const wrapper = useRef<HTMLDivElement>(null);
+  const [nodes, setNodes] = useState<Node[]>(() => toNodes(spec, []));
+  const [edges, setEdges] = useState<GraphEdge[]>(() => toEdges(spec, []));
+  useEffect(() => {
+    setNodes((previous) => toNodes(spec, previous));
+    setEdges((previous) => toEdges(spec, previous));
+  }, [spec]);
+  const [selection, setSelection] = useState<Selection>({ nodes: [], edges: [] });
+
+  const onNodesChange = useCallback((changes: NodeChange[]) => {
+    // Removals go through onDelete (one commit for nodes and their edges).
+    setNodes((current) => applyNodeChanges(changes.filter((c) => c.type !== "remove"), current));
+  }, []);
+  const onEdgesChange = useCallback((changes: EdgeChange<GraphEdge>[]) => {
+    setEdges((current) => applyEdgeChanges(changes.filter((c) => c.type !== "remove"), current));
+  }, []);
+  const onNodeDragStop = useCallback(
+    (_: unknown, __: Node, dragged: Node[]) => {
+      const moved: Record<string, XY> = {};
+      for (const n of dragged) moved[n.id] = n.position;
+      history.commit(edit.moveNodes(spec, moved));
+    },
+    [spec, history],
+  );
+  const onConnect = useCallback(
+    (c: Connection) => history.commit(edit.connect(spec, c.source, c.target)),
+    [spec, history],
+  );
+  // A connection dropped on the empty canvas: a new node there, already connected.
+  const onConnectEnd = useCallback(
+    (event: MouseEvent | TouchEvent, connection: FinalConnectionState) => {
+      if (connection.isValid || connection.toNode || !connection.fromNode) return;
+      if (connection.fromHandle?.type !== "source") return;
+      const point = "changedTouches" in event ? event.changedTouches[0] : event;
+      if (document.elementFromPoint(point.clientX, point.clientY)?.closest(".react-flow__node")) return;
+      const at = flow.screenToFlowPosition({ x: point.clientX, y: point.clientY });
+      const id = edit.freshId(spec);
+      const added = edit.addNode(spec, { x: Math.round(at.x - 80), y: Math.round(at.y) }, id);
+      history.commit(edit.connect(added, connection.fromNode.id, id));
+    },
+    [flow, spec, history],
+  );
+  const deleteSelected = useCallback(
+    (nodeIds: string[], edgeIds: string[]) => {
+      if (!nodeIds.length && !edgeIds.length) return;
+      history.commit(edit.remove(spec, nodeIds, edgeIds));
+      keepFocus();
+    },
+    [spec, history, keepFocus],
+  );
+  const onDelete = useCallback(
+    ({ nodes: ns, edges: es }: { nodes: Node[]; edges: GraphEdge[] }) =>
+      deleteSelected(
+        ns.map((n) => n.id),
+        es.map((e) => e.id),
+      ),
+    [deleteSelected],
+  );
+  const onSelectionChange = useCallback(
+    (params: OnSelectionChangeParams) =>
+      setSelection({ nodes: params.nodes.map((n) => n.id), edges: params.edges.map((e) => e.id) }),
+    [],
+  );
+  const selectNode = useCallback(
+    (id: string) => {
+      setNodes((current) => current.map((n) => ({ ...n, selected: n.id === id })));
+      setEdges((current) => current.map((e) => ({ ...e, selected: false })));
+      const node = flow.getNode(id);
+      if (node) flow.setCenter(node.position.x + 80, node.position.y + 30, { duration: 300, zoom: flow.getZoom() });
+    },
+    [flow],
+  );
+  const addNode = useCallback(() => {
+    const box = wrapper.current?.getBoundingClientRect();
+    const center = box
+      ? flow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 })
+      : { x: 0, y: 0 };
+    history.commit(edit.addNode(spec, edit.freeSpot(spec, { x: center.x - 80, y: center.y - 25 })));
+  }, [flow, spec, history]);
+  // Double-click on the empty canvas: a new node right there.
+  const onCanvasDoubleClick = useCallback(
+    (e: React.MouseEvent) => {
+      if (!(e.target as HTMLElement).classList.contains("react-flow__pane")) return;
+      const at = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      history.commit(edit.addNode(spec, { x: Math.round(at.x - 80), y: Math.round(at.y - 25) }));
+    },
+    [flow, spec, history],
+  );
+  const rename = useCallback(
+    (from: string, to: string) => {
+      const next = edit.renameNode(spec, from, edit.cleanId(to));
+      if (!next) return false;
+      history.commit(next);
+      return true;
+    },
+    [spec, history],
+  );
+  const setRoute = useCallback(
+    (source: string, target: string, route: string) => {
+      const key = edit.edgeKey({ source, target });
+      const edge = spec.edges.find((e) => edit.edgeKey(e) === key);
+      if (edge && route !== edge.route) history.commit(edit.setRoute(spec, key, route));
+    },
+    [spec, history],
+  );
+
+  return {
+    wrapper,
+    nodes,
+    edges,
+    selection,
+    onNodesChange,
+    onEdgesChange,
+    onNodeDragStop,
+    onConnect,
+    onConnectEnd,
+    onDelete,
+    onSelectionChange,
+    onCanvasDoubleClick,
+    deleteSelected,
+    selectNode,
+    addNode,
+    rename,
+    setRoute,
+  };
+}
+
+export type CanvasEditing = ReturnType<typeof useCanvasEditing>;

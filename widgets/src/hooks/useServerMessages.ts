@@ -1,0 +1,43 @@
+// Messages from Python: streamed chunks (deltas, with the run_state trait's snapshot as
+// the fallback) and the replies to `inspect` requests.
+
+import type { AnyModel } from "@anywidget/types";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { applyChunks, applySnapshot, type Chunks } from "../chunks";
+import type { CallableInfo, ClientMessage, Model, RunState, ServerMessage } from "../protocol";
+
+export type Inspected = { info: CallableInfo | null; error: string | null };
+/** Ask Python about a binding that is not among the notebook's callables. */
+export type Inspect = (binding: string) => Promise<Inspected>;
+
+export function useServerMessages(model: AnyModel<Model>, send: (message: ClientMessage) => void, run: RunState) {
+  const [chunks, setChunks] = useState<Chunks>({ run: run.id, text: run.chunks });
+  useEffect(() => setChunks((local) => applySnapshot(local, run.id, run.chunks)), [run.id, run.chunks]);
+
+  const pending = useRef(new Map<number, (reply: Inspected) => void>());
+  useEffect(() => {
+    const onMessage = (message: ServerMessage) => {
+      if (message.type === "chunks") setChunks((local) => applyChunks(local, message));
+      else if (message.type === "inspected") {
+        pending.current.get(message.request)?.({ info: message.info, error: message.error });
+        pending.current.delete(message.request);
+      }
+    };
+    model.on("msg:custom", onMessage);
+    return () => model.off("msg:custom", onMessage);
+  }, [model]);
+
+  const requests = useRef(0);
+  const inspect: Inspect = useCallback(
+    (binding) =>
+      new Promise((resolve) => {
+        const request = ++requests.current;
+        pending.current.set(request, resolve);
+        send({ type: "inspect", request, binding });
+      }),
+    [send],
+  );
+  /** The streamed text of the current run. */
+  const text = chunks.run === run.id ? chunks.text : run.chunks;
+  return { chunks: text, inspect };
+}

@@ -1,0 +1,30 @@
+// A form field that holds any JSON value, flagged while its text does not parse.
+
+import { useState } from "react";
+import type { Json } from "../protocol";
+
+export function JsonField(props: { value: Json | undefined; onChange(v: Json | undefined): void; testid: string }) {
+  const [text, setText] = useState(props.value === undefined ? "" : JSON.stringify(props.value));
+  const [bad, setBad] = useState(false);
+  return (
+    <input
+      data-testid={props.testid}
+      className={bad ? "graphnb-invalid" : ""}
+      value={text}
+      onChange={(e) => {
+        setText(e.target.value);
+        if (!e.target.value.trim()) {
+          setBad(false);
+          props.onChange(undefined);
+          return;
+        }
+        try {
+          props.onChange(JSON.parse(e.target.value));
+          setBad(false);
+        } catch {
+          setBad(true);
+        }
+      }}
+    />
+  );
+}

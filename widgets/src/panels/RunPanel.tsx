@@ -1,0 +1,150 @@
+// The run panel: Run and Stop, the streamed text, the error, the input, saver and thread.
+
+import { useEffect, useMemo, useRef, useState } from "react";
+import { formatDuration } from "../nodes";
+import type { Json, ModelInfo, RunState } from "../protocol";
+import { parseRunInput } from "../runInput";
+import { Chunks } from "./Chunks";
+import { InputForm } from "./InputForm";
+import { Panel } from "./Panel";
+import { SaverInput } from "./SaverInput";
+
+export function RunPanel(props: {
+  run: RunState;
+  chunks: string;
+  model: ModelInfo | null;
+  threads: boolean;
+  saver: string;
+  onSaver(url: string): void;
+  onRun(input: Record<string, Json>, threadId: string | null): void;
+  onStop(): void;
+  onSelectNode(id: string): void;
+  registerRun(run: () => void): void;
+  /** Why the input cannot run (not a JSON object), or null: the toolbar's Run follows it. */
+  onInputError(error: string | null): void;
+}) {
+  const [text, setText] = useState("{}");
+  const [threadId, setThreadId] = useState("");
+  const [showTrace, setShowTrace] = useState(false);
+  const parsed = useMemo(() => parseRunInput(text), [text]);
+  const { run } = props;
+  const running = run.status === "running";
+  useEffect(() => setShowTrace(false), [run.id]);
+  const start = () => parsed.value && props.onRun(parsed.value, threadId.trim() || null);
+  const { registerRun, onInputError } = props;
+  useEffect(() => {
+    registerRun(start);
+  });
+  useEffect(() => onInputError(parsed.error), [parsed.error, onInputError]);
+  // A run starts: bring the panel's head (Run, Stop, the streamed text) into the side
+  // panel's view, whatever the binding panel above it holds. Only the side panel scrolls.
+  const head = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!running) return;
+    const el = head.current;
+    const side = el?.closest(".graphnb-side");
+    const section = el?.closest("section");
+    if (!side || !section) return;
+    side.scrollTop += section.getBoundingClientRect().top - side.getBoundingClientRect().top;
+  }, [run.id, running]);
+  const disabledWhy = parsed.error !== null ? `fix the input first: ${parsed.error}` : running ? "a run is in progress" : "run with this input";
+  return (
+    <Panel id="panel-run" title="Run">
+      <div ref={head} className="graphnb-row graphnb-run-controls">
+        <button
+          type="button"
+          className="graphnb-primary"
+          data-testid="run-start"
+          disabled={running || !parsed.value}
+          title={disabledWhy}
+          onClick={start}
+        >
+          ▶ Run
+        </button>
+        <button type="button" data-testid="run-stop" disabled={!running} onClick={props.onStop}>
+          ■ Stop
+        </button>
+        <span className={`graphnb-run-status graphnb-run-${run.status}`} data-testid="run-status">
+          {run.status}
+        </span>
+        {run.elapsed != null && <span className="graphnb-muted">{formatDuration(run.elapsed)}</span>}
+      </div>
+      {/* The headline: the streamed text, right under Run and Stop, following its end. */}
+      <div className="graphnb-muted">streamed{run.field ? ` into ${run.field}` : ""}:</div>
+      <Chunks text={props.chunks} live={running} />
+      {run.error && (
+        <div className="graphnb-run-error" data-testid="run-error">
+          {run.error.node && (
+            <button type="button" className="graphnb-link" onClick={() => props.onSelectNode(run.error!.node!)}>
+              at {run.error.node}:
+            </button>
+          )}{" "}
+          {run.error.message}
+          <div>
+            <button type="button" className="graphnb-link" data-testid="run-traceback-toggle" onClick={() => setShowTrace(!showTrace)}>
+              {showTrace ? "hide traceback" : "show traceback"}
+            </button>
+          </div>
+          {showTrace && (
+            <pre className="graphnb-traceback" data-testid="run-traceback">
+              {run.error.traceback}
+            </pre>
+          )}
+        </div>
+      )}
+      <div className="graphnb-run-inputs">
+        {props.model?.json_schema?.properties && (
+          <InputForm
+            schema={props.model.json_schema}
+            skip={props.model.fields.filter((f) => f.streaming).map((f) => f.name)}
+            value={parsed.value ?? {}}
+            onChange={(v) => setText(JSON.stringify(v, null, 2))}
+          />
+        )}
+        <label className="graphnb-field">
+          input (JSON)
+          <textarea
+            data-testid="run-input-json"
+            className={parsed.error ? "graphnb-invalid" : ""}
+            rows={3}
+            spellCheck={false}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
+        </label>
+        {parsed.error && (
+          <p className="graphnb-error-text" data-testid="run-input-error">
+            {parsed.error}
+          </p>
+        )}
+        <SaverInput saver={props.saver} onSaver={props.onSaver} />
+        <label
+          className="graphnb-field"
+          title={props.threads ? "the thread this run continues; empty: a new thread" : "set a saver above to run in threads"}
+        >
+          thread id
+          <div className="graphnb-row">
+            <input
+              data-testid="run-thread-id"
+              disabled={!props.threads}
+              placeholder={props.threads ? "new thread" : "needs a saver"}
+              value={threadId}
+              onChange={(e) => setThreadId(e.target.value)}
+            />
+            {props.threads && run.thread_id && run.thread_id !== threadId && (
+              <button
+                type="button"
+                className="graphnb-link"
+                data-testid="run-thread-continue"
+                title="continue the last run's thread"
+                onClick={() => setThreadId(run.thread_id ?? "")}
+              >
+                use {run.thread_id}
+              </button>
+            )}
+          </div>
+        </label>
+      </div>
+    </Panel>
+  );
+}

@@ -1,0 +1,63 @@
+// The state model panel: which model the graph's state is, and its fields.
+
+import type { GraphSpec, ModelInfo } from "../protocol";
+import { Panel } from "./Panel";
+
+export function StateModelPanel(props: { spec: GraphSpec; models: ModelInfo[]; onUse(binding: string | null): void }) {
+  const { state } = props.spec;
+  const known = props.models.some((m) => m.binding === state.binding);
+  return (
+    <Panel id="panel-state-model" title="State model">
+      <select
+        data-testid="state-model-select"
+        value={state.binding ?? ""}
+        onChange={(e) => props.onUse(e.target.value || null)}
+      >
+        <option value="">dict (untyped)</option>
+        {!known && state.binding && <option value={state.binding}>{state.binding}</option>}
+        {props.models.map((m) => (
+          <option key={m.binding} value={m.binding}>
+            {m.name}
+          </option>
+        ))}
+      </select>
+      <table className="graphnb-fields" data-testid="state-model-fields">
+        <thead>
+          <tr>
+            <th>field</th>
+            <th>type</th>
+            <th>merge</th>
+            <th>alias</th>
+          </tr>
+        </thead>
+        <tbody>
+          {state.fields.map((f) => (
+            <tr key={f.name} data-testid={`state-model-field-${f.name}`} className={f.streaming ? "graphnb-streaming" : ""}>
+              <td>
+                {f.name}
+                {f.required && <span title="required">*</span>}
+                {f.streaming && (
+                  <span className="graphnb-tag" title="receives streamed results">
+                    streaming
+                  </span>
+                )}
+              </td>
+              <td>
+                <code>{f.type}</code>
+              </td>
+              <td>{f.reducer}</td>
+              <td>{f.alias ?? ""}</td>
+            </tr>
+          ))}
+          {!state.fields.length && (
+            <tr>
+              <td colSpan={4} className="graphnb-muted">
+                no declared fields: nodes read and write a plain dict
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </Panel>
+  );
+}
