@@ -6,9 +6,9 @@ import json
 import threading
 from typing import Any
 
-from ..checkpoint_errors import CheckpointConflictError, UnstorableValueError
+from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
-from .base import BaseSaver, Loaded
+from .base import BaseSaver, Loaded, row_texts
 
 __all__ = ["MemorySaver"]
 
@@ -32,7 +32,7 @@ class MemorySaver(BaseSaver):
 
     def put(self, row: StoredCheckpoint) -> None:
         """Store one checkpoint; see :meth:`BaseSaver.put`."""
-        stored: _Row = (row, *_texts(row))
+        stored: _Row = (row, *row_texts(row))
         with self._lock:
             rows = self._threads.setdefault(row.thread_id, {})
             seqs = self._seqs.setdefault(row.thread_id, {})
@@ -77,21 +77,6 @@ class MemorySaver(BaseSaver):
         with self._lock:
             self._seqs.pop(thread_id, None)
             return len(self._threads.pop(thread_id, {}))
-
-
-def _texts(row: StoredCheckpoint) -> tuple[str, str, str | None]:
-    try:
-        return (
-            json.dumps(row.meta, allow_nan=False),
-            json.dumps(row.writes, allow_nan=False),
-            None if row.snapshot is None else json.dumps(row.snapshot, allow_nan=False),
-        )
-    except (TypeError, ValueError) as error:
-        raise UnstorableValueError(
-            f"checkpoint of thread {row.thread_id!r} is not JSON: {error}",
-            field="?",
-            thread_id=row.thread_id,
-        ) from None
 
 
 def _copy(stored: Any) -> StoredCheckpoint:

@@ -29,7 +29,7 @@ from ..checkpoint_errors import (
     UnstorableValueError,
 )
 from ..records import StoredCheckpoint
-from .base import BaseSaver, Loaded
+from .base import BaseSaver, Loaded, row_texts
 
 __all__ = ["SCHEMA_VERSION", "SqlSaver"]
 
@@ -217,20 +217,7 @@ class SqlSaver(BaseSaver):
         }
 
     def _insert_params(self, row: StoredCheckpoint) -> tuple[Any, ...]:
-        try:
-            texts = (
-                json.dumps(row.meta, allow_nan=False, separators=(",", ":")),
-                json.dumps(row.writes, allow_nan=False, separators=(",", ":")),
-                None
-                if row.snapshot is None
-                else json.dumps(row.snapshot, allow_nan=False, separators=(",", ":")),
-            )
-        except (TypeError, ValueError) as error:
-            raise UnstorableValueError(
-                f"a checkpoint of thread {row.thread_id!r} is not JSON: {error}",
-                field="?",
-                thread_id=row.thread_id,
-            ) from None
+        texts = row_texts(row)
         return (
             row.thread_id,
             row.seq,

@@ -28,7 +28,7 @@ from ..checkpoint_errors import (
 from ..errors import GraphSetupError
 from ..records import CheckpointMeta, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
 from ..schema import StateSchema, WriteError
-from .base import BaseSaver
+from .base import BaseSaver, to_json
 from .serde import (
     check_safe,
     decode_snapshot,
@@ -317,7 +317,8 @@ class ThreadWriter:
         """
         schema = self.schema
         encoded = [[node, encode_update(schema, update)] for node, update in writes]
-        size = _json_size(encoded, self.thread_id)
+        writes_text = _json_text(encoded, self.thread_id)
+        size = len(writes_text)
         seq = self.head_seq + 1
         parent = self.parent
         take = (
@@ -329,7 +330,8 @@ class ThreadWriter:
             or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
         )
         snap = encode_values(schema, values) if take else None
-        self._sizes = (size, _json_size(snap, self.thread_id) if snap is not None else 0)
+        snap_text = _json_text(snap, self.thread_id) if snap is not None else None
+        self._sizes = (size, len(snap_text) if snap_text is not None else 0)
         meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
         if joins:
             meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
@@ -356,6 +358,7 @@ class ThreadWriter:
             meta=meta,
             writes=encoded,
             snapshot=snap,
+            texts=(writes_text, snap_text),
         )
 
     def advance(self, row: StoredCheckpoint) -> None:
@@ -382,14 +385,16 @@ class ThreadWriter:
         return row
 
 
-def _json_size(encoded: Any, thread_id: str) -> int:
-    """Bytes of encoded writes (``[[node, update], ...]``) or a snapshot, as JSON.
+def _json_text(encoded: Any, thread_id: str) -> str:
+    """Encoded writes (``[[node, update], ...]``) or a snapshot as JSON text.
+
+    The row keeps the text: its length decides when to snapshot, and savers store it.
 
     Raises:
         UnstorableValueError: a field holds NaN or an infinity, which JSON cannot hold.
     """
     try:
-        return len(json.dumps(encoded, separators=(",", ":"), allow_nan=False))
+        return to_json(encoded)
     except ValueError:
         pass
     # Only now look for the field to blame, so that writes that store pay nothing for it.
