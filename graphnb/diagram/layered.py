@@ -305,27 +305,23 @@ class _Builder:
     ) -> list[float]:
         xs = [0.0] * total
         weights = [[_DUMMY_WEIGHT if self.dummy[i] else 1.0 for i in row] for row in ranks]
-        gaps: list[list[float]] = []
-        for row in ranks:
-            row_gaps = [self._gap(a, b) for a, b in itertools.pairwise(row)]
-            gaps.append(row_gaps)
-            x = 0.0
-            for i, item in enumerate(row):
+        gaps = [[self._gap(a, b) for a, b in itertools.pairwise(row)] for row in ranks]
+        for row, row_gaps in zip(ranks, gaps, strict=True):
+            for item, x in zip(row, itertools.accumulate(row_gaps, initial=0.0), strict=True):
                 xs[item] = x
-                if i < len(row_gaps):
-                    x += row_gaps[i]
 
         def place(r: int, neighbours: list[list[int]]) -> None:
             row = ranks[r]
-            desired = []
-            for item in row:
-                around = neighbours[item]
-                if len(around) == 1:
-                    desired.append(xs[around[0]])
-                elif around:
-                    desired.append(sum([xs[n] for n in around]) / len(around))
-                else:
-                    desired.append(xs[item])
+            # Each item's wish: its lone neighbour's x, else the mean of its neighbours',
+            # else where it is. (A comprehension: this runs for every item of every pass.)
+            desired = [
+                xs[around[0]]
+                if len(around := neighbours[item]) == 1
+                else sum([xs[n] for n in around]) / len(around)
+                if around
+                else xs[item]
+                for item in row
+            ]
             for item, x in zip(row, spaced_isotonic(desired, weights[r], gaps[r]), strict=True):
                 xs[item] = x
 
