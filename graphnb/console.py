@@ -1,10 +1,15 @@
-"""Run a graph in a terminal: the options, the input, progress on stderr, the state as JSON.
+r"""Run a graph in a terminal: the options, the input, progress on stderr, the state as JSON.
 
 Shared by ``graphnb run`` (:mod:`graphnb.cli.run`) and the ``main()`` of every exported
 module (:func:`graphnb.export.run_cli`), so neither imports the other.
 
 Progress (nodes starting and finishing, streamed chunks) goes to standard error; the final
 state goes to standard output as JSON, so ``graphnb run flow.py --quiet | jq`` works.
+
+Thread ids, node names, state values and streamed text come from users, files and
+databases. Printed raw, a newline in a thread id forges a line and an escape sequence
+(``\x1b[2J``) drives the terminal: every human-readable line goes through :func:`shown`,
+and JSON through :func:`json_text`, which escapes what ``json.dumps`` leaves raw.
 
 Exit codes, shared by every graphnb command that loads a file:
 
@@ -18,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from .checkpoint import BaseSaver
@@ -36,9 +42,11 @@ __all__ = [
     "add_run_options",
     "compile_for",
     "database_errors",
+    "json_text",
     "redacted",
     "reporting",
     "run_loaded",
+    "shown",
     "to_json",
 ]
 
@@ -121,22 +129,28 @@ def reporting(action: Callable[[], int], *, db: str | None = None) -> int:
     """Run a command's action; a failure becomes one ``error:`` line and an exit code.
 
     A :class:`CommandError` carries its own code. Any other graphnb error (a failed run, a
-    refused export or seed) and a database failure exit with 1; the database URL is shown
-    with its password hidden.
+    refused export or seed) and a database failure exit with 1. The ``db`` URL's password
+    is never printed: the URL is shown redacted, and a message that repeats the password
+    (a driver's, a saver's) has it replaced by ``***``. Control characters in messages are
+    escaped.
     """
     from .errors import GraphnbError
+
+    def report(message: str, code: int) -> int:
+        for secret in _secrets(db or ""):
+            message = message.replace(secret, "***")
+        print(f"error: {shown(message, keep=chr(10))}", file=sys.stderr)
+        return code
 
     try:
         return action()
     except CommandError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.code
+        return report(str(error), error.code)
     except GraphnbError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return report(str(error), EXIT_FAILED)
     except database_errors() as error:
-        print(f"error: --db {redacted(db or '')}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        # Drivers write several lines (a hint on the next one); the error is one line.
+        return report(f"--db {redacted(db or '')}: {' '.join(str(error).split())}", EXIT_FAILED)
 
 
 def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -181,42 +195,47 @@ def _stream(
                 EXIT_USAGE,
             )
         options["thread_id"] = args.thread
+        if values is None and compiled.checkpointer.load(args.thread) is None:
+            values = {}  # a new thread starts from the defaults: input None only resumes
     final: Any = None
     streaming = False
-    steps = 0
+    steps: set[int] = set()
     started = time.perf_counter()
     for event in compiled.stream(values, **options):
         if isinstance(event, StepFinished):
             final = event.state
-            if event.step >= 0:  # step -1 is the input, not a step the graph took
-                steps += 1
             continue
         if isinstance(event, Interrupted):
-            stops = ", ".join(f"{i.when} {i.node}" for i in event.interrupts)
-            progress.write(
-                f"interrupted ({stops}); run again with --thread {args.thread} to resume\n"
-            )
+            stops = ", ".join(f"{i.when} {shown(i.node)}" for i in event.interrupts)
+            thread = shown(shlex.quote(args.thread))
+            progress.write(f"interrupted ({stops}); run again with --thread {thread} to resume\n")
             final = compiled.get_state(args.thread).values
             continue
+        if isinstance(event, NodeStarted):
+            # Numbered as the thread numbers its checkpoints: a run on a thread that has
+            # history (or a seed) goes on from its step, as `graphnb threads` shows.
+            steps.add(event.step)
         if args.quiet:
             continue
         if isinstance(event, NodeStarted):
-            progress.write(f"> {event.node} (step {event.step})\n")
+            progress.write(f"> {shown(event.node)} (step {event.step})\n")
         elif isinstance(event, Chunk):
             streaming = True
-            progress.write(str(event.value))
+            progress.write(shown(event.value, keep="\n\t"))
         elif isinstance(event, NodeFinished):
             if streaming:
                 progress.write("\n")
                 streaming = False
-            fields = ", ".join(event.update) or "nothing"
-            progress.write(f"< {event.node} wrote {fields} in {event.duration * 1000:.1f} ms\n")
+            fields = ", ".join(map(shown, event.update)) or "nothing"
+            took = f"{event.duration * 1000:.1f} ms"
+            progress.write(f"< {shown(event.node)} wrote {fields} in {took}\n")
         elif isinstance(event, NodeFailed):
-            progress.write(f"! {event.node} failed: {event.message}\n")
+            progress.write(f"! {shown(event.node)} failed: {shown(event.message, keep=chr(10))}\n")
         progress.flush()
     if not args.quiet:
         elapsed = (time.perf_counter() - started) * 1000
-        progress.write(f"done: {steps} step{'s' if steps != 1 else ''} in {elapsed:.1f} ms\n")
+        count = len(steps)
+        progress.write(f"done: {count} step{'s' if count != 1 else ''} in {elapsed:.1f} ms\n")
     return final
 
 
@@ -225,13 +244,18 @@ def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
 
     A builder is compiled; a compiled graph is compiled again around the new checkpointer
     (its nodes, routers and options kept) when ``db`` is given.
+
+    Raises:
+        CommandError: ``db`` is not a URL a saver can be made of (exit code 2); the
+            message shows it with its password hidden.
     """
     from .checkpoint import CheckpointError
     from .engine.compiled import CompiledGraph
 
+    saver = open_saver(db) if isinstance(db, str) else db
     try:
         if isinstance(graph, CompiledGraph):
-            if db is None:
+            if saver is None:
                 return graph
             return CompiledGraph(
                 graph.spec,
@@ -240,28 +264,92 @@ def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
                 graph.routers,
                 recursion_limit=graph.recursion_limit,
                 max_concurrency=graph.max_concurrency,
-                checkpointer=db,
+                checkpointer=saver,
                 interrupt_before=tuple(sorted(graph.interrupt_before)),
                 interrupt_after=tuple(sorted(graph.interrupt_after)),
             )
-        return graph.compile(checkpointer=db) if db is not None else graph.compile()
+        return graph.compile(checkpointer=saver) if saver is not None else graph.compile()
     except CheckpointError as error:
         where = redacted(db) if isinstance(db, str) else repr(db)
         raise CommandError(f"--db {where}: {error}", EXIT_USAGE) from None
 
 
+def open_saver(url: str) -> BaseSaver:
+    """The saver ``url`` names; a URL no saver takes is a :class:`CommandError` (exit 2).
+
+    Drivers and :mod:`urllib` raise ``ValueError`` on a malformed URL (a port that is not
+    a number, a bracket left open); the message never shows the password.
+    """
+    from .checkpoint import SaverSetupError, saver_from_url
+
+    try:
+        _check_postgres_url(url)
+        return saver_from_url(url)
+    except (SaverSetupError, ValueError) as error:
+        reason = str(error)
+        for secret in _secrets(url):
+            reason = reason.replace(secret, "***")
+        raise CommandError(
+            f"--db {redacted(url)} is not a usable URL: {reason}", EXIT_USAGE
+        ) from None
+
+
+def _check_postgres_url(url: str) -> None:
+    """Parse a PostgreSQL URL as libpq will, so a malformed one is a usage error now.
+
+    The saver connects on first use; without this a bracket left open or a bad port
+    would surface mid-command as a driver error.
+
+    Raises:
+        ValueError: the URL does not parse, or a port is not a number from 1 to 65535.
+    """
+    scheme, _, rest = url.partition("://")
+    if scheme.split("+")[0].lower() not in ("postgresql", "postgres"):
+        return
+    try:
+        from psycopg import Error
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:  # the saver says how to install the driver
+        return
+    try:
+        info = conninfo_to_dict(f"postgresql://{rest}")
+    except Error as error:
+        raise ValueError(" ".join(str(error).split())) from None
+    for port in str(info.get("port") or "").split(","):
+        if port and not (port.isdigit() and 0 < int(port) < 65536):
+            raise ValueError(f"port {port!r} is not a number from 1 to 65535")
+
+
 def redacted(url: str) -> str:
-    """``url`` with its password hidden, fit for a message.
+    """``url`` with its password hidden, fit for a message; it never raises.
+
+    The password is what lies between the first ``:`` after the scheme and the last
+    ``@``, so a malformed URL (a bad port, an ``@`` in the password) is hidden too.
 
     >>> redacted("postgresql://app:s3cret@db.example:5432/runs")
     'postgresql://app:***@db.example:5432/runs'
+    >>> redacted("mysql://root:p@ss/w:rd@[::1:port/db")
+    'mysql://root:***@[::1:port/db'
+    >>> redacted("sqlite:///runs.db")
+    'sqlite:///runs.db'
     """
-    parts = urlsplit(url)
-    if not parts.password:
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    userinfo, at, host = rest.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    if not at or not colon:
         return url
-    userinfo, _, host = parts.netloc.rpartition("@")
-    user = userinfo.partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    return f"{scheme}{sep}{user}:***@{host}"
+
+
+def _secrets(url: str) -> list[str]:
+    """The password of ``url`` as written and as drivers decode it, longest first."""
+    rest = url.partition("://")[2] or url
+    userinfo, at, _ = rest.rpartition("@")
+    password = userinfo.partition(":")[2] if at else ""
+    found = {password, unquote(password)} - {""}
+    return sorted(found, key=len, reverse=True)
 
 
 def database_errors() -> tuple[type[BaseException], ...]:
@@ -285,4 +373,44 @@ def to_json(state: Any) -> str:
         data = state.model_dump(mode="json", fallback=repr)
     else:
         data = to_jsonable_python(state, fallback=repr)
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    return json_text(data, indent=2)
+
+
+def shown(text: object, *, keep: str = "") -> str:
+    r"""``text`` with every character that is not printable written as its escape.
+
+    Args:
+        text: what to print; not a string is turned into one with ``str``.
+        keep: control characters to let through (``"\n\t"`` for streamed text, whose
+            lines are meant to show).
+
+    >>> print(shown("alice\n\x1b[31mbob\u202e"))
+    alice\n\x1b[31mbob\u202e
+    >>> print(shown("line one\nline two", keep="\n"))
+    line one
+    line two
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c in keep else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    r"""``value`` as JSON, non-ASCII text kept, characters that are not printable escaped.
+
+    ``json.dumps`` escapes only the C0 controls; DEL, the C1 controls (``\x9b`` starts
+    an escape sequence on some terminals), bidi overrides and lone surrogates (which
+    UTF-8 output cannot even encode) are written as ``\uXXXX`` too. Outside strings JSON
+    holds only printable characters and newlines, so the result is the same JSON value.
+
+    >>> print(json_text({"id": "caf\u00e9\x9b\ud800"}))
+    {"id": "café\u009b\ud800"}
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text)

@@ -10,15 +10,13 @@ in a worker thread (``asyncio.to_thread``), which suits drivers that are sync on
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, Self, TypeVar
 
-from ..checkpoint_errors import UnstorableValueError
 from ..records import Loaded, StoredCheckpoint
 
-__all__ = ["BaseSaver", "Loaded", "row_texts", "to_json"]
+__all__ = ["BaseSaver", "Loaded"]
 
 T = TypeVar("T")
 
@@ -100,37 +98,3 @@ async def _to_thread(fn: Callable[..., T], /, *args: Any) -> T:
     import asyncio  # loaded already wherever a coroutine runs; `import graphnb` stays lean
 
     return await asyncio.to_thread(fn, *args)
-
-
-# One encoder for every checkpoint: json.dumps with options builds a new one per call.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-
-
-def to_json(value: Any) -> str:
-    """``value`` as compact JSON text, refusing NaN and infinities (``ValueError``)."""
-    return _ENCODER.encode(value)
-
-
-def row_texts(row: StoredCheckpoint) -> tuple[str, str, str | None]:
-    """A row's ``meta``, ``writes`` and ``snapshot`` as compact JSON text, to store.
-
-    Writes and snapshot come from ``row.texts`` when the writer already encoded them.
-
-    Raises:
-        UnstorableValueError: the row's data is not JSON.
-    """
-    try:
-        meta = to_json(row.meta)
-        if row.texts is not None:
-            return (meta, *row.texts)
-        return (
-            meta,
-            to_json(row.writes),
-            None if row.snapshot is None else to_json(row.snapshot),
-        )
-    except (TypeError, ValueError) as error:
-        raise UnstorableValueError(
-            f"a checkpoint of thread {row.thread_id!r} is not JSON: {error}",
-            field="?",
-            thread_id=row.thread_id,
-        ) from None

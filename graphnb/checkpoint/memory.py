@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import threading
-from typing import Any
 
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
-from .base import BaseSaver, Loaded, row_texts
+from .base import BaseSaver, Loaded
+from .rows import check_row, parse_json, row_json
 
 __all__ = ["MemorySaver"]
 
@@ -32,7 +31,8 @@ class MemorySaver(BaseSaver):
 
     def put(self, row: StoredCheckpoint) -> None:
         """Store one checkpoint; see :meth:`BaseSaver.put`."""
-        stored: _Row = (row, *row_texts(row))
+        check_row(row)
+        stored: _Row = (row, *row_json(row))
         with self._lock:
             rows = self._threads.setdefault(row.thread_id, {})
             seqs = self._seqs.setdefault(row.thread_id, {})
@@ -79,8 +79,9 @@ class MemorySaver(BaseSaver):
             return len(self._threads.pop(thread_id, {}))
 
 
-def _copy(stored: Any) -> StoredCheckpoint:
+def _copy(stored: _Row) -> StoredCheckpoint:
     row, meta, writes, snapshot = stored
+    where = {"thread_id": row.thread_id, "checkpoint_id": row.checkpoint_id}
     return StoredCheckpoint(
         row.thread_id,
         row.seq,
@@ -91,7 +92,7 @@ def _copy(stored: Any) -> StoredCheckpoint:
         row.step,
         row.source,
         row.created_at,
-        json.loads(meta),
-        json.loads(writes),
-        None if snapshot is None else json.loads(snapshot),
+        parse_json(meta, column="meta", **where),
+        parse_json(writes, column="writes", **where),
+        None if snapshot is None else parse_json(snapshot, column="snapshot", **where),
     )

@@ -8,31 +8,38 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..checkpoint_errors import SaverSetupError
-from .sql import SqlSaver
+from ..checkpoint_errors import CheckpointLoadError, SaverSetupError
+from .sql import SqlSaver, Statement
 
 __all__ = ["MySQLSaver"]
 
 _DUPLICATE_KEY = 1062
 # Refusals of the row itself that PyMySQL raises as OperationalError: MariaDB's JSON check
 # (a lone surrogate, say), MySQL's invalid JSON text, and a row over max_allowed_packet.
-_REFUSED_DATA = frozenset({4025, 3140, 1153})
+_TOO_BIG = 1153  # max_allowed_packet: the server drops the connection after it
+_REFUSED_DATA = frozenset({4025, 3140, _TOO_BIG})
 
 
 class MySQLSaver(SqlSaver):
-    """Stores checkpoints in MySQL or MariaDB; ``meta``, ``writes`` and ``snapshot`` are JSON.
+    """Stores checkpoints in MySQL or MariaDB.
 
-    Thread ids compare byte for byte (``utf8mb4_bin``), as in the other savers.
+    Thread and checkpoint ids are binary columns holding their UTF-8 bytes, so they
+    compare byte for byte as in the other savers: ``utf8mb4_bin`` would pad them, making
+    ``"alice"`` and ``"alice "`` one thread. ``meta``, ``writes`` and ``snapshot`` are
+    ``LONGTEXT`` holding the JSON graphnb wrote: MySQL's ``JSON`` type would reorder the
+    keys of every object. ``JSON_EXTRACT`` and the other JSON functions read them all
+    the same.
 
     Args:
         url: ``mysql://user:password@host:3306/database``.
         table_prefix: put before every table name.
     """
 
-    json_type = "JSON"
+    json_type = "LONGTEXT"
     param = "%s"
     json_param = "%s"
-    text_type = "VARCHAR(255)"
+    text_type = "VARBINARY(1020)"  # 255 characters of up to 4 bytes
+    id_type = "VARBINARY(256)"
     float_type = "DOUBLE"
     table_options = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 
@@ -77,10 +84,43 @@ class MySQLSaver(SqlSaver):
     def _is_closed(self, conn: Any) -> bool:
         return not conn.open
 
-    def _setup_lock(self, cursor: Any) -> None:
-        cursor.execute("SELECT GET_LOCK(%s, 30)", (f"graphnb:{self.table}"[:64],))
-        cursor.execute("BEGIN")
+    def _usable_after(self, conn: Any, error: BaseException) -> bool:
+        import pymysql
 
-    def _setup_unlock(self, cursor: Any) -> None:
-        cursor.execute("COMMIT")
-        cursor.execute("SELECT RELEASE_LOCK(%s)", (f"graphnb:{self.table}"[:64],))
+        # PyMySQL keeps no protocol state to ask. A refusal by the server (a duplicate key,
+        # bad data, bad SQL) arrives as one complete error packet, and a load error is
+        # raised after every row was read; anything else (Ctrl-C, a broken socket) may
+        # have left an answer unread.
+        if isinstance(error, CheckpointLoadError):
+            return True
+        cause = error if isinstance(error, pymysql.MySQLError) else error.__context__
+        return isinstance(
+            cause, (pymysql.IntegrityError, pymysql.DataError, pymysql.ProgrammingError)
+        ) and cause.args[:1] != (_TOO_BIG,)
+
+    @property
+    def _lock_name(self) -> str:
+        return f"graphnb:{self.table}"[:64]
+
+    def _setup_begin(self) -> list[Statement]:
+        # MySQL commits before each CREATE or ALTER, so a transaction alone would not keep
+        # two processes from setting up (or migrating) the tables at once.
+        return [Statement("SELECT GET_LOCK(%s, 30)", (self._lock_name,)), Statement("BEGIN")]
+
+    def _setup_end(self) -> list[Statement]:
+        return [Statement("COMMIT"), Statement("SELECT RELEASE_LOCK(%s)", (self._lock_name,))]
+
+    def _migrations(self, version: int) -> list[Statement]:
+        if version >= 2:
+            return []
+        # Converting to binary keeps each id's bytes as written. A thread that layout 1
+        # merged with another (``"alice"`` and ``"alice "``) splits back into the two.
+        # Idempotent, as MySQL cannot undo a half-done migration.
+        modify = [
+            f"MODIFY thread_id {self.text_type} NOT NULL",
+            f"MODIFY checkpoint_id {self.id_type} NOT NULL",
+            f"MODIFY parent_id {self.id_type}",
+            *(f"MODIFY {name} {self.json_type} NOT NULL" for name in ("meta", "writes")),
+            f"MODIFY snapshot {self.json_type}",
+        ]
+        return [Statement(f"ALTER TABLE {self.table} {', '.join(modify)}")]

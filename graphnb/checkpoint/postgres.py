@@ -1,19 +1,25 @@
 """Checkpoints in PostgreSQL (psycopg 3), for threads shared by processes and machines.
 
 Install the driver with ``pip install graphnb[postgres]``.
+
+Sync and async calls run the same plans (see :mod:`graphnb.checkpoint.sql`): only the
+loop that sends a plan's statements exists twice, once with ``await``, because psycopg's
+async connection must be awaited on its own event loop and the sync one must not be.
 """
 
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, TypeVar
 
 from ..checkpoint_errors import SaverSetupError
 from ..records import StoredCheckpoint
 from .base import Loaded
-from .sql import SCHEMA_VERSION, SqlSaver
+from .sql import Plan, SqlSaver, Statement
 
 __all__ = ["PostgresSaver"]
+
+T = TypeVar("T")
 
 
 def _psycopg() -> Any:
@@ -26,8 +32,30 @@ def _psycopg() -> Any:
     return psycopg
 
 
+def _idle(conn: Any) -> bool:
+    """Whether every answer the server sent on ``conn`` was read (libpq tracks it)."""
+    status = _psycopg().pq.TransactionStatus
+    return not conn.closed and conn.pgconn.transaction_status == status.IDLE
+
+
+def _raw_json(conn: Any) -> None:
+    """Hand JSON columns over as text, for graphnb to parse.
+
+    A forged or damaged row then fails as :class:`~graphnb.checkpoint.CheckpointLoadError`,
+    not as the parser's error raised from inside psycopg's fetch.
+    """
+    from psycopg.types.string import TextLoader
+
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
+
+
 class PostgresSaver(SqlSaver):
-    """Stores checkpoints in PostgreSQL; ``meta``, ``writes`` and ``snapshot`` are JSONB.
+    """Stores checkpoints in PostgreSQL; ``meta``, ``writes`` and ``snapshot`` are ``json``.
+
+    ``json``, not ``jsonb``: ``jsonb`` reorders the keys of every object (by length, then
+    bytes), and a state's dicts must read back in the order they were written. The
+    database still checks the text is JSON, and ``->``/``->>`` work on it.
 
     The sync methods share one connection; the async ones (``aput``, ``aload`` ...) use
     psycopg's own async connection, one per event loop, so they never block the loop.
@@ -37,9 +65,9 @@ class PostgresSaver(SqlSaver):
         table_prefix: put before every table name.
     """
 
-    json_type = "JSONB"
+    json_type = "JSON"
     param = "%s"
-    json_param = "%s::jsonb"
+    json_param = "%s::json"
     text_type = "TEXT"
     float_type = "DOUBLE PRECISION"
 
@@ -55,7 +83,9 @@ class PostgresSaver(SqlSaver):
         return f"PostgresSaver(table_prefix={self.table_prefix!r})"
 
     def _connect(self) -> Any:
-        return _psycopg().connect(self.url, autocommit=True)
+        conn = _psycopg().connect(self.url, autocommit=True)
+        _raw_json(conn)
+        return conn
 
     def _is_duplicate(self, error: BaseException) -> bool:
         return isinstance(error, _psycopg().errors.UniqueViolation)
@@ -66,14 +96,29 @@ class PostgresSaver(SqlSaver):
     def _is_closed(self, conn: Any) -> bool:
         return bool(conn.closed)
 
+    def _usable_after(self, conn: Any, error: BaseException) -> bool:
+        # psycopg cancels a query interrupted by Ctrl-C and reads its answer; if that
+        # fails as well, the connection is not IDLE and is dropped.
+        return _idle(conn)
+
     @property
     def _lock_key(self) -> int:
         return zlib.crc32(f"graphnb:{self.table}".encode())
 
-    def _setup_lock(self, cursor: Any) -> None:
+    def _setup_begin(self) -> list[Statement]:
         # Concurrent CREATE TABLE IF NOT EXISTS can still collide in PostgreSQL's catalog.
-        cursor.execute("BEGIN")
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+        return [
+            Statement("BEGIN"),
+            Statement("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,)),
+        ]
+
+    def _migrations(self, version: int) -> list[Statement]:
+        # Layout 1 stored jsonb, whose key order is already lost: only new rows keep theirs.
+        columns = ", ".join(
+            f"ALTER COLUMN {name} TYPE JSON USING {name}::text::json"
+            for name in ("meta", "writes", "snapshot")
+        )
+        return [Statement(f"ALTER TABLE {self.table} {columns}")] if version < 2 else []
 
     def close(self) -> None:
         """Close the sync connection and the async one."""
@@ -103,77 +148,49 @@ class PostgresSaver(SqlSaver):
             if conn is not None:
                 conn.pgconn.finish()  # made on a loop that is gone: it cannot be awaited
                 self._aconn = self._aloop = None
-            return await self._aconnect(loop)
+            conn = await _psycopg().AsyncConnection.connect(self.url, autocommit=True)
+            _raw_json(conn)
+            try:
+                async with conn.cursor() as cursor:
+                    await _adrive(self._setup(), cursor)
+            except BaseException:
+                conn.pgconn.finish()  # rolls back and releases the setup lock
+                raise
+            self._aconn, self._aloop = conn, loop
+            return conn
 
-    async def _aconnect(self, loop: Any) -> Any:
-        conn = await _psycopg().AsyncConnection.connect(self.url, autocommit=True)
+    async def _arun(self, plan: Plan[T]) -> T:
+        """Run a plan on the async connection; see :meth:`SqlSaver._run`."""
+        conn = await self._aconnection()
         try:
             async with conn.cursor() as cursor:
-                await cursor.execute("BEGIN")
-                await cursor.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
-                try:
-                    for statement in self._ddl():
-                        await cursor.execute(statement)
-                    await cursor.execute(f"SELECT version FROM {self.version_table}")
-                    if self._needs_version(await cursor.fetchall()):
-                        await cursor.execute(self._version_insert, (SCHEMA_VERSION,))
-                except BaseException:
-                    await cursor.execute("ROLLBACK")
-                    raise
-                await cursor.execute("COMMIT")
+                return await _adrive(plan, cursor)
         except BaseException:
-            await conn.close()
+            # A cancelled task or Ctrl-C mid-statement: as for the sync connection.
+            if not _idle(conn) and self._aconn is conn:
+                conn.pgconn.finish()
+                self._aconn = self._aloop = None
             raise
-        self._aconn, self._aloop = conn, loop
-        return conn
 
     async def aput(self, row: StoredCheckpoint) -> None:
         """Async :meth:`put`, on the async connection."""
-        params = self._insert_params(row)
-        conn = await self._aconnection()
-        async with conn.cursor() as cursor:
-            try:
-                await cursor.execute(self._queries["insert"], params)
-            except Exception as error:
-                mapped = self._insert_error(error, row)
-                if mapped is error:
-                    raise
-                raise mapped from None
+        await self._arun(self._put(row))
 
     async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """Async :meth:`load`, on the async connection."""
-        conn = await self._aconnection()
-        async with conn.cursor() as cursor:
-            await cursor.execute(*self._load_query(thread_id, checkpoint_id))
-            rows = self._rows(await cursor.fetchall())
-            if not rows:
-                return None
-            if checkpoint_id is None:
-                return Loaded(rows, rows[-1].seq)
-            await cursor.execute(self._queries["head"], (thread_id,))
-            head = await cursor.fetchone()
-            return Loaded(rows, int(head[0]))
+        return await self._arun(self._load(thread_id, checkpoint_id))
 
     async def ahistory(self, thread_id: str) -> list[StoredCheckpoint]:
         """Async :meth:`history`, on the async connection."""
-        conn = await self._aconnection()
-        async with conn.cursor() as cursor:
-            await cursor.execute(self._queries["history"], (thread_id,))
-            return self._rows(await cursor.fetchall())
+        return await self._arun(self._history(thread_id))
 
     async def athreads(self) -> list[str]:
         """Async :meth:`threads`, on the async connection."""
-        conn = await self._aconnection()
-        async with conn.cursor() as cursor:
-            await cursor.execute(self._queries["threads"])
-            return sorted(row[0] for row in await cursor.fetchall())
+        return await self._arun(self._threads())
 
     async def adelete_thread(self, thread_id: str) -> int:
         """Async :meth:`delete_thread`, on the async connection."""
-        conn = await self._aconnection()
-        async with conn.cursor() as cursor:
-            await cursor.execute(self._queries["delete"], (thread_id,))
-            return int(cursor.rowcount)
+        return await self._arun(self._delete(thread_id))
 
     async def aclose(self) -> None:
         """Close both connections; the async one properly, on its own loop."""
@@ -181,3 +198,24 @@ class PostgresSaver(SqlSaver):
         if conn is not None:
             await conn.close()
         super().close()
+
+
+async def _adrive(plan: Plan[T], cursor: Any) -> T:
+    """:func:`~graphnb.checkpoint.sql.drive` with ``await``, on an async cursor."""
+    try:
+        statement = next(plan)
+        while True:
+            try:
+                await cursor.execute(statement.sql, statement.params)
+                if statement.fetch == "all":
+                    result: Any = await cursor.fetchall()
+                elif statement.fetch == "one":
+                    result = await cursor.fetchone()
+                else:
+                    result = cursor.rowcount if statement.fetch == "count" else None
+            except Exception as error:
+                statement = plan.throw(error)
+            else:
+                statement = plan.send(result)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]

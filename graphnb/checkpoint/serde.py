@@ -11,6 +11,8 @@ markers, so a row holding one was forged or written by another tool.
 
 from __future__ import annotations
 
+import json
+import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,6 +30,8 @@ __all__ = [
     "encode_update",
     "encode_values",
     "find_type_marker",
+    "imports_on_load",
+    "unstorable_field",
 ]
 
 _MARKER_KEYS = frozenset(
@@ -57,6 +61,12 @@ class StoredFieldDroppedWarning(UserWarning):
     """A stored field no longer exists in the state model; its value was dropped."""
 
 
+MAX_DEPTH = 400
+"""How deeply stored JSON may nest. Pydantic refuses to serialize values nested deeper
+than 255 levels, so a row graphnb wrote stays well within it; a deeper one was forged, and
+would make Python's recursive parsers and encoders fail with ``RecursionError``."""
+
+
 def find_type_marker(value: Any, path: str = "") -> str | None:
     """Where ``value`` holds a key asking a loader to build a class, or ``None``.
 
@@ -66,20 +76,28 @@ def find_type_marker(value: Any, path: str = "") -> str | None:
         >>> find_type_marker({"a": [1, {"b": "os.system"}]}) is None
         True
     """
-    stack: list[tuple[Any, str]] = [(value, path)]
+    found = _scan(value, path, None)
+    return found[0] if found is not None else None
+
+
+def _scan(value: Any, path: str, limit: int | None) -> tuple[str, bool] | None:
+    """The first type marker (``(where, False)``), or nesting past ``limit`` (``(where, True)``)."""
+    stack: list[tuple[Any, str, int]] = [(value, path, 0)]
     while stack:
-        item, where = stack.pop()
+        item, where, depth = stack.pop()
+        if limit is not None and depth > limit:
+            return where, True
         if isinstance(item, dict):
             for key, child in item.items():
                 if key in _MARKER_KEYS:
-                    return f"{where}[{key!r}]"
+                    return f"{where}[{key!r}]", False
                 if key == "lc" and item.get("type") in ("constructor", "secret") and "id" in item:
-                    return f"{where}['lc']"
+                    return f"{where}['lc']", False
                 if isinstance(child, (dict, list)):
-                    stack.append((child, f"{where}[{key!r}]"))
+                    stack.append((child, f"{where}[{key!r}]", depth + 1))
         elif isinstance(item, list):
             stack.extend(
-                (child, f"{where}[{index}]")
+                (child, f"{where}[{index}]", depth + 1)
                 for index, child in enumerate(item)
                 if isinstance(child, (dict, list))
             )
@@ -141,6 +159,72 @@ def encode_update(schema: StateSchema[Any], update: Mapping[str, Any]) -> dict[s
     return encoded
 
 
+def unstorable_field(encoded: Any, thread_id: str) -> UnstorableValueError:
+    """The error naming the field to blame, and why, when ``json.dumps`` refused data.
+
+    ``encoded`` is encoded writes (``[[node, update], ...]``) or a snapshot.
+    """
+    fields = (
+        encoded.items()
+        if isinstance(encoded, dict)
+        else [item for _, update in encoded for item in update.items()]
+    )
+    for name, value in fields:
+        try:
+            json.dumps(value, allow_nan=False)
+        except RecursionError:
+            reason = "a value nested too deeply for JSON"
+        except ValueError as error:
+            if "digits" in str(error):  # Python's int-to-text limit (sys.set_int_max_str_digits)
+                reason = (
+                    f"an int of more than {sys.get_int_max_str_digits()} digits, which "
+                    "JSON readers refuse; store it as a str instead"
+                )
+            else:
+                reason = "NaN or an infinity, which JSON cannot store; store None or a str instead"
+        else:
+            continue
+        return UnstorableValueError(
+            f"field {name!r} holds {reason}", field=name, thread_id=thread_id
+        )
+    return UnstorableValueError(
+        f"a checkpoint of thread {thread_id!r} is not JSON", field="?", thread_id=thread_id
+    )
+
+
+def imports_on_load(field: FieldSchema) -> bool:
+    """Whether validating a stored value of ``field`` could import what the value names.
+
+    Walks the field's whole pydantic core schema, so an ``ImportString`` nested in a
+    sub-model, a list, a TypedDict, a dataclass, a dict's values or a union is found too.
+    """
+    if field.adapter is None:
+        return False
+    stack: list[Any] = [field.adapter.core_schema]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif _is_import_string(item):
+            return True
+    return False
+
+
+def _is_import_string(item: Any) -> bool:
+    # pydantic's ImportString validates with `pydantic._internal._validators.import_string`;
+    # matched by name too, in case a pydantic release moves it.
+    if not callable(item) or isinstance(item, type):
+        return False
+    module = getattr(item, "__module__", None) or ""
+    return getattr(item, "__name__", None) == "import_string" and module.startswith("pydantic")
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
@@ -163,20 +247,31 @@ class _Where:
 
 
 def check_safe(data: Any, *, thread_id: str, checkpoint_id: str, part: str) -> None:
-    """Refuse stored data holding a class reference.
+    """Refuse stored data holding a class reference, or nesting deeper than graphnb writes.
 
     Raises:
         UnsafeCheckpointError: naming the thread, the checkpoint and where the marker is.
+        CheckpointLoadError: the data nests deeper than :data:`MAX_DEPTH` levels.
     """
-    marker = find_type_marker(data)
-    if marker is not None:
-        raise UnsafeCheckpointError(
-            f"checkpoint {checkpoint_id!r} of thread {thread_id!r} asks to construct a class "
-            f"or call a function (key {marker} in its {part}); graphnb stores plain JSON "
-            "only and never imports what stored data names, so this row was refused",
+    found = _scan(data, "", MAX_DEPTH)
+    if found is None:
+        return
+    where, too_deep = found
+    if too_deep:
+        raise CheckpointLoadError(
+            f"checkpoint {checkpoint_id!r} of thread {thread_id!r} is corrupt: its {part} "
+            f"nests deeper than {MAX_DEPTH} levels (at {where[:60]}...), which graphnb never "
+            "writes",
             thread_id=thread_id,
             checkpoint_id=checkpoint_id,
         )
+    raise UnsafeCheckpointError(
+        f"checkpoint {checkpoint_id!r} of thread {thread_id!r} asks to construct a class "
+        f"or call a function (key {where} in its {part}); graphnb stores plain JSON "
+        "only and never imports what stored data names, so this row was refused",
+        thread_id=thread_id,
+        checkpoint_id=checkpoint_id,
+    )
 
 
 def _decode(field: FieldSchema, raw: Any, where: _Where, *, typed: bool) -> Any:

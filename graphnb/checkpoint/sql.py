@@ -1,26 +1,31 @@
 """What the SQL savers share: one table layout, the queries, and the locking around them.
 
-Each dialect (SQLite, PostgreSQL, MySQL/MariaDB) only says how to connect, how its JSON
-columns and placeholders are written, and which driver error means "this seq is taken".
+Each dialect (SQLite, PostgreSQL, MySQL/MariaDB) only says how to connect, how its columns
+and placeholders are written, and which driver error means "this seq is taken".
 
 Tables, created on first use (``<prefix>`` is ``graphnb_`` unless told otherwise):
 
-- ``<prefix>schema_version``: one row, the layout's version.
+- ``<prefix>schema_version``: one row, the layout's version. A saver migrates an older
+  layout when it connects, and refuses a newer one.
 - ``<prefix>checkpoints``: one row per checkpoint, keyed by ``(thread_id, seq)``; ``meta``,
-  ``writes`` and ``snapshot`` are JSON columns a person can read with the database's own
-  JSON functions.
+  ``writes`` and ``snapshot`` hold the JSON text graphnb wrote, byte for byte (so the
+  order of keys is kept), readable with the database's own JSON functions.
+
+Every operation is written once, as a *plan*: a generator that yields the statements to
+run and receives their results. :meth:`SqlSaver._run` drives a plan on the sync
+connection; a saver with an async driver (PostgreSQL) drives the very same plans with
+``await``, so sync and async calls cannot drift apart.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
 from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from ..checkpoint_errors import (
     CheckpointConflictError,
@@ -29,12 +34,27 @@ from ..checkpoint_errors import (
     UnstorableValueError,
 )
 from ..records import StoredCheckpoint
-from .base import BaseSaver, Loaded, row_texts
+from .base import BaseSaver, Loaded
+from .rows import (
+    MAX_CHECKPOINT_ID,
+    MAX_THREAD_ID,
+    check_row,
+    parse_json,
+    row_json,
+    storable_text,
+)
 
-__all__ = ["SCHEMA_VERSION", "SqlSaver"]
+__all__ = ["SCHEMA_VERSION", "Plan", "SqlSaver", "Statement"]
 
-SCHEMA_VERSION = 1
-"""Version of the table layout this graphnb reads and writes."""
+T = TypeVar("T")
+
+SCHEMA_VERSION = 2
+"""Version of the table layout this graphnb reads and writes.
+
+1. The first layout.
+2. Thread and checkpoint ids compare byte for byte on MySQL/MariaDB (binary columns), and
+   JSON is kept as written on PostgreSQL (``json``, not ``jsonb``) and MySQL (text).
+"""
 
 _PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}\Z")
 
@@ -44,11 +64,25 @@ _COLUMNS = (
 )
 
 
+class Statement(NamedTuple):
+    """One statement of a plan, and what the plan wants back from it."""
+
+    sql: str
+    params: Sequence[Any] = ()
+    fetch: Literal["none", "all", "one", "count"] = "none"
+
+
+Plan = Generator[Statement, Any, T]
+"""Statements to run in order; each result is sent back; the plan returns the outcome."""
+
+
 class SqlSaver(BaseSaver):
     """A saver over a DB-API connection; subclasses supply the dialect.
 
     One connection per saver, used under a lock, so a saver may be shared by the threads
-    of a process; a forked child process opens its own connection on first use.
+    of a process; a forked child process opens its own connection on first use. A call
+    interrupted between sending a statement and reading its answer (Ctrl-C, a dropped
+    socket) discards the connection, so no later call can read that stale answer.
 
     Args:
         table_prefix: put before every table name, so several applications (or test
@@ -59,10 +93,12 @@ class SqlSaver(BaseSaver):
     json_type = "TEXT"
     #: the query parameter placeholder
     param = "?"
-    #: how a JSON parameter is written in an INSERT (``%s::jsonb`` for PostgreSQL)
+    #: how a JSON parameter is written in an INSERT (``%s::json`` for PostgreSQL)
     json_param = "?"
     #: the SQL type of ``thread_id``
     text_type = "VARCHAR(255)"
+    #: the SQL type of ``checkpoint_id`` and ``parent_id``
+    id_type = "VARCHAR(64)"
     #: the SQL type of ``created_at``
     float_type = "DOUBLE PRECISION"
     #: what follows ``CREATE TABLE (...)``
@@ -93,11 +129,16 @@ class SqlSaver(BaseSaver):
         """Whether ``error`` is a unique-key violation."""
 
     @abstractmethod
-    def _setup_lock(self, cursor: Any) -> None:
-        """Serialize table creation across processes (begins a transaction)."""
+    def _setup_begin(self) -> list[Statement]:
+        """Begin the transaction that creates or migrates the tables, one process at a time."""
 
-    def _setup_unlock(self, cursor: Any) -> None:
-        cursor.execute("COMMIT")
+    def _setup_end(self) -> list[Statement]:
+        """Commit it and release what :meth:`_setup_begin` took."""
+        return [Statement("COMMIT")]
+
+    def _migrations(self, version: int) -> list[Statement]:
+        """The statements that bring a layout of ``version`` to :data:`SCHEMA_VERSION`."""
+        return []
 
     def _is_bad_data(self, error: BaseException) -> bool:
         """Whether ``error`` means the database refused the data itself."""
@@ -107,9 +148,13 @@ class SqlSaver(BaseSaver):
         """Whether ``conn`` is dead (the server closed it, or a failed query broke it)."""
         return False
 
-    def _json(self, value: Any) -> Any:
-        """A JSON column's value as Python data."""
-        return json.loads(value) if isinstance(value, (str, bytes)) else value
+    def _usable_after(self, conn: Any, error: BaseException) -> bool:
+        """Whether ``conn`` may serve the next call after ``error`` interrupted this one."""
+        return False
+
+    def _text(self, value: Any) -> Any:
+        """A text column's value as ``str`` (binary columns come back as bytes)."""
+        return value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else value
 
     # -- connection --------------------------------------------------------------------
 
@@ -118,15 +163,22 @@ class SqlSaver(BaseSaver):
         with self._lock:
             if self._conn is not None and self._pid == os.getpid() and self._is_closed(self._conn):
                 # A dead connection would fail every later call: the next one reconnects.
-                with suppress(Exception):
-                    self._conn.close()
-                self._conn = None
+                self._discard(self._conn)
             if self._conn is None or self._pid != os.getpid():
                 self._open()
-            cursor = self._conn.cursor()
+            conn = self._conn
+            cursor = conn.cursor()
             try:
                 yield cursor
-            finally:
+            except BaseException as error:
+                # Ctrl-C (or any failure) between sending a statement and reading its whole
+                # answer leaves that answer on the wire: reused, the connection would hand
+                # it to the next call, possibly another thread's. Keep it only when the
+                # driver says it is idle again.
+                if not self._usable_after(conn, error):
+                    self._discard(conn)
+                raise
+            else:
                 cursor.close()
 
     def _open(self) -> None:
@@ -135,55 +187,28 @@ class SqlSaver(BaseSaver):
         try:
             cursor = conn.cursor()
             try:
-                self._create_tables(cursor)
+                # On failure the connection is closed below, which rolls the transaction
+                # back and releases the setup lock.
+                drive(self._setup(), lambda statement: execute(cursor, statement))
             finally:
                 cursor.close()
         except BaseException:
             self._conn = None
+            with suppress(Exception):
+                conn.close()
+            raise
+
+    def _discard(self, conn: Any) -> None:
+        """Drop ``conn`` without reading from it: its socket may hold stale answers."""
+        if self._conn is conn:
+            self._conn = None
+        with suppress(Exception):
             conn.close()
-            raise
 
-    def _create_tables(self, cursor: Any) -> None:
-        self._setup_lock(cursor)
-        try:
-            for statement in self._ddl():
-                cursor.execute(statement)
-            cursor.execute(f"SELECT version FROM {self.version_table}")
-            if self._needs_version(cursor.fetchall()):
-                cursor.execute(self._version_insert, (SCHEMA_VERSION,))
-        except BaseException:
-            cursor.execute("ROLLBACK")
-            raise
-        self._setup_unlock(cursor)
-
-    @property
-    def _version_insert(self) -> str:
-        return f"INSERT INTO {self.version_table} (version) VALUES ({self.param})"
-
-    def _needs_version(self, found: Sequence[Sequence[Any]]) -> bool:
-        """Whether the version row is missing; refuses a layout newer than this one."""
-        if found and max(row[0] for row in found) > SCHEMA_VERSION:
-            raise SaverSetupError(
-                f"table {self.table!r} was created by a newer graphnb (layout version "
-                f"{max(row[0] for row in found)}, this one reads {SCHEMA_VERSION}); "
-                "upgrade graphnb"
-            )
-        return not found
-
-    def _ddl(self) -> list[str]:
-        j, t, f = self.json_type, self.text_type, self.float_type
-        return [
-            f"CREATE TABLE IF NOT EXISTS {self.version_table} (version INTEGER NOT NULL)"
-            f"{self.table_options}",
-            f"CREATE TABLE IF NOT EXISTS {self.table} ("
-            f"thread_id {t} NOT NULL, seq BIGINT NOT NULL, checkpoint_id VARCHAR(64) NOT NULL, "
-            f"parent_id VARCHAR(64), parent_seq BIGINT, base_seq BIGINT NOT NULL, "
-            f"step INTEGER NOT NULL, source VARCHAR(16) NOT NULL, created_at {f} NOT NULL, "
-            f"meta {j} NOT NULL, writes {j} NOT NULL, snapshot {j}, "
-            f"PRIMARY KEY (thread_id, seq), "
-            f"CONSTRAINT {self.table_prefix}checkpoint_id_key UNIQUE (thread_id, checkpoint_id))"
-            f"{self.table_options}",
-        ]
+    def _run(self, plan: Plan[T]) -> T:
+        """Run a plan on the sync connection."""
+        with self._cursor() as cursor:
+            return drive(plan, lambda statement: execute(cursor, statement))
 
     def close(self) -> None:
         """Close the connection; the next call opens a new one."""
@@ -192,7 +217,48 @@ class SqlSaver(BaseSaver):
                 self._conn.close()
             self._conn = None
 
-    # -- queries -----------------------------------------------------------------------
+    # -- tables ------------------------------------------------------------------------
+
+    def _setup(self) -> Plan[None]:
+        """Create the tables if missing, migrate an older layout, refuse a newer one."""
+        yield from self._setup_begin()
+        for statement in self._ddl():
+            yield Statement(statement)
+        found = yield Statement(f"SELECT version FROM {self.version_table}", fetch="all")
+        version = max((int(row[0]) for row in found), default=None)
+        if version is None:
+            yield Statement(
+                f"INSERT INTO {self.version_table} (version) VALUES ({self.param})",
+                (SCHEMA_VERSION,),
+            )
+        elif version > SCHEMA_VERSION:
+            raise SaverSetupError(
+                f"table {self.table!r} was created by a newer graphnb (layout version "
+                f"{version}, this one reads {SCHEMA_VERSION}); upgrade graphnb"
+            )
+        elif version < SCHEMA_VERSION:
+            yield from self._migrations(version)
+            yield Statement(
+                f"UPDATE {self.version_table} SET version = {self.param}", (SCHEMA_VERSION,)
+            )
+        yield from self._setup_end()
+
+    def _ddl(self) -> list[str]:
+        j, t, i, f = self.json_type, self.text_type, self.id_type, self.float_type
+        return [
+            f"CREATE TABLE IF NOT EXISTS {self.version_table} (version INTEGER NOT NULL)"
+            f"{self.table_options}",
+            f"CREATE TABLE IF NOT EXISTS {self.table} ("
+            f"thread_id {t} NOT NULL, seq BIGINT NOT NULL, checkpoint_id {i} NOT NULL, "
+            f"parent_id {i}, parent_seq BIGINT, base_seq BIGINT NOT NULL, "
+            f"step INTEGER NOT NULL, source VARCHAR(16) NOT NULL, created_at {f} NOT NULL, "
+            f"meta {j} NOT NULL, writes {j} NOT NULL, snapshot {j}, "
+            f"PRIMARY KEY (thread_id, seq), "
+            f"CONSTRAINT {self.table_prefix}checkpoint_id_key UNIQUE (thread_id, checkpoint_id))"
+            f"{self.table_options}",
+        ]
+
+    # -- plans -------------------------------------------------------------------------
 
     def _make_queries(self) -> dict[str, str]:
         p, table, cols = self.param, self.table, _COLUMNS
@@ -216,9 +282,21 @@ class SqlSaver(BaseSaver):
             "delete": f"DELETE FROM {table} WHERE thread_id = {p}",
         }
 
-    def _insert_params(self, row: StoredCheckpoint) -> tuple[Any, ...]:
-        texts = row_texts(row)
-        return (
+    def _insert_error(self, error: Exception, row: StoredCheckpoint) -> Exception:
+        """What a failed insert means to the caller."""
+        if self._is_duplicate(error):
+            return CheckpointConflictError.taken(row.thread_id, row.seq)
+        if self._is_bad_data(error):
+            return UnstorableValueError(
+                f"the database refused a checkpoint of thread {row.thread_id!r}: {error}",
+                field="checkpoint",
+                thread_id=row.thread_id,
+            )
+        return error
+
+    def _put(self, row: StoredCheckpoint) -> Plan[None]:
+        check_row(row)
+        params = (
             row.thread_id,
             row.seq,
             row.checkpoint_id,
@@ -227,99 +305,155 @@ class SqlSaver(BaseSaver):
             row.base_seq,
             row.step,
             row.source,
-            row.created_at,
-            *texts,
+            float(row.created_at),
+            *row_json(row),
         )
+        try:
+            yield Statement(self._queries["insert"], params)
+        except Exception as error:
+            mapped = self._insert_error(error, row)
+            if mapped is error:
+                raise
+            raise mapped from None
 
-    def _insert_error(self, error: Exception, row: StoredCheckpoint) -> Exception:
-        """What a failed insert means to the caller."""
-        if self._is_duplicate(error):
-            return CheckpointConflictError.taken(row.thread_id, row.seq)
-        if self._is_bad_data(error):
-            return UnstorableValueError(
-                f"the database refused a checkpoint of thread {row.thread_id!r}: {error}",
-                field="?",
-                thread_id=row.thread_id,
-            )
-        return error
+    def _load(self, thread_id: str, checkpoint_id: str | None) -> Plan[Loaded | None]:
+        if not storable_text(thread_id, MAX_THREAD_ID):
+            return None  # no row can have it: asking the database could only fail
+        if checkpoint_id is None:
+            found = yield Statement(self._queries["latest"], (thread_id, thread_id), "all")
+            rows = self._rows(found)
+            return Loaded(rows, rows[-1].seq) if rows else None
+        if not storable_text(checkpoint_id, MAX_CHECKPOINT_ID):
+            return None
+        key = (thread_id, thread_id, checkpoint_id, thread_id, checkpoint_id)
+        rows = self._rows((yield Statement(self._queries["at"], key, "all")))
+        if not rows:
+            return None
+        head = yield Statement(self._queries["head"], (thread_id,), "one")
+        return Loaded(rows, int(head[0]))
+
+    def _history(self, thread_id: str) -> Plan[list[StoredCheckpoint]]:
+        if not storable_text(thread_id, MAX_THREAD_ID):
+            return []
+        return self._rows((yield Statement(self._queries["history"], (thread_id,), "all")))
+
+    def _threads(self) -> Plan[list[str]]:
+        found = yield Statement(self._queries["threads"], (), "all")
+        # Sorted here: ORDER BY follows the database's collation ('a' < 'B' < 'b' in
+        # en_US), and every saver must list ids in the same order.
+        return sorted(self._text(row[0]) for row in found)
+
+    def _delete(self, thread_id: str) -> Plan[int]:
+        if not storable_text(thread_id, MAX_THREAD_ID):
+            return 0
+        return int((yield Statement(self._queries["delete"], (thread_id,), "count")))
+
+    # -- the saver interface -----------------------------------------------------------
 
     def put(self, row: StoredCheckpoint) -> None:
         """Store one checkpoint in one statement; see :meth:`BaseSaver.put`."""
-        params = self._insert_params(row)
-        with self._cursor() as cursor:
-            try:
-                cursor.execute(self._queries["insert"], params)
-            except Exception as error:
-                mapped = self._insert_error(error, row)
-                if mapped is error:
-                    raise
-                raise mapped from None
-
-    def _load_query(self, thread_id: str, checkpoint_id: str | None) -> tuple[str, tuple[str, ...]]:
-        if checkpoint_id is None:
-            return self._queries["latest"], (thread_id, thread_id)
-        key = (thread_id, thread_id, checkpoint_id, thread_id, checkpoint_id)
-        return self._queries["at"], key
+        self._run(self._put(row))
 
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """See :meth:`BaseSaver.load`."""
-        with self._cursor() as cursor:
-            cursor.execute(*self._load_query(thread_id, checkpoint_id))
-            rows = self._rows(cursor.fetchall())
-            if not rows:
-                return None
-            if checkpoint_id is None:
-                return Loaded(rows, rows[-1].seq)
-            cursor.execute(self._queries["head"], (thread_id,))
-            return Loaded(rows, int(cursor.fetchone()[0]))
+        return self._run(self._load(thread_id, checkpoint_id))
 
     def history(self, thread_id: str) -> list[StoredCheckpoint]:
         """See :meth:`BaseSaver.history`."""
-        with self._cursor() as cursor:
-            cursor.execute(self._queries["history"], (thread_id,))
-            return self._rows(cursor.fetchall())
+        return self._run(self._history(thread_id))
 
     def threads(self) -> list[str]:
         """See :meth:`BaseSaver.threads`."""
-        with self._cursor() as cursor:
-            cursor.execute(self._queries["threads"])
-            # Sorted here: ORDER BY follows the database's collation ('a' < 'B' < 'b' in
-            # en_US), and every saver must list ids in the same order.
-            return sorted(row[0] for row in cursor.fetchall())
+        return self._run(self._threads())
 
     def delete_thread(self, thread_id: str) -> int:
         """See :meth:`BaseSaver.delete_thread`."""
-        with self._cursor() as cursor:
-            cursor.execute(self._queries["delete"], (thread_id,))
-            return int(cursor.rowcount)
+        return self._run(self._delete(thread_id))
+
+    # -- reading rows ------------------------------------------------------------------
 
     def _rows(self, found: Sequence[Sequence[Any]]) -> list[StoredCheckpoint]:
-        rows = []
-        for item in found:
-            thread_id, seq, checkpoint_id = item[0], int(item[1]), item[2]
-            try:
-                meta, writes, snapshot = (self._json(v) for v in item[9:12])
-            except ValueError as error:
-                raise CheckpointLoadError(
-                    f"checkpoint {checkpoint_id!r} of thread {thread_id!r} is corrupt: its "
-                    f"JSON does not parse ({error})",
-                    thread_id=thread_id,
-                    checkpoint_id=checkpoint_id,
-                ) from None
-            rows.append(
-                StoredCheckpoint(
-                    thread_id,
-                    seq,
-                    checkpoint_id,
-                    item[3],
-                    None if item[4] is None else int(item[4]),
-                    int(item[5]),
-                    int(item[6]),
-                    item[7],
-                    float(item[8]),
-                    meta,
-                    writes,
-                    snapshot,
-                )
+        return [self._row(item) for item in found]
+
+    def _row(self, item: Sequence[Any]) -> StoredCheckpoint:
+        thread_id, checkpoint_id = self._text(item[0]), self._text(item[2])
+        where = {"thread_id": thread_id, "checkpoint_id": checkpoint_id}
+        meta = parse_json(item[9], column="meta", **where)
+        writes = parse_json(item[10], column="writes", **where)
+        snapshot = None if item[11] is None else parse_json(item[11], column="snapshot", **where)
+        try:
+            return StoredCheckpoint(
+                thread_id,
+                _int(item[1], "seq"),
+                checkpoint_id,
+                self._text(item[3]),
+                None if item[4] is None else _int(item[4], "parent_seq"),
+                _int(item[5], "base_seq"),
+                _int(item[6], "step"),
+                _str(item[7], "source"),
+                _float(item[8], "created_at"),
+                meta,
+                writes,
+                snapshot,
             )
-        return rows
+        except _BadColumn as bad:
+            # Only SQLite lets a column hold a value of another type; a row edited by hand
+            # (or by another tool) is a corrupt row, not a crash.
+            raise CheckpointLoadError(
+                f"checkpoint {checkpoint_id!r:.80} of thread {thread_id!r:.80} is corrupt: "
+                f"its {bad.column} column holds {bad.value!r:.40}, expected {bad.expected}",
+                **where,
+            ) from None
+
+
+class _BadColumn(Exception):
+    def __init__(self, column: str, value: Any, expected: str) -> None:
+        self.column, self.value, self.expected = column, value, expected
+
+
+def _int(value: Any, column: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise _BadColumn(column, value, "an integer")
+
+
+def _float(value: Any, column: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise _BadColumn(column, value, "a number")
+
+
+def _str(value: Any, column: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise _BadColumn(column, value, "text")
+
+
+def execute(cursor: Any, statement: Statement) -> Any:
+    """Run one statement on a DB-API cursor and fetch what it asks for."""
+    cursor.execute(statement.sql, statement.params)
+    if statement.fetch == "all":
+        return cursor.fetchall()
+    if statement.fetch == "one":
+        return cursor.fetchone()
+    if statement.fetch == "count":
+        return cursor.rowcount
+    return None
+
+
+def drive(plan: Plan[T], run: Any) -> T:
+    """Run each statement of ``plan`` with ``run`` and send back its result.
+
+    A statement's error is thrown into the plan, which may turn it into graphnb's own.
+    """
+    try:
+        statement = next(plan)
+        while True:
+            try:
+                result = run(statement)
+            except Exception as error:
+                statement = plan.throw(error)
+            else:
+                statement = plan.send(result)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]

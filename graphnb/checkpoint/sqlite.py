@@ -8,10 +8,11 @@ processes can write threads into one file (writes queue on SQLite's lock, up to
 from __future__ import annotations
 
 import sqlite3
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Literal
 
-from .sql import SqlSaver
+from .sql import SqlSaver, Statement
 
 __all__ = ["SqliteSaver"]
 
@@ -74,5 +75,13 @@ class SqliteSaver(SqlSaver):
     def _is_duplicate(self, error: BaseException) -> bool:
         return isinstance(error, sqlite3.IntegrityError)
 
-    def _setup_lock(self, cursor: Any) -> None:
-        cursor.execute("BEGIN IMMEDIATE")
+    def _usable_after(self, conn: Any, error: BaseException) -> bool:
+        # In-process: no answer can be left on a wire, and dropping the connection of a
+        # ":memory:" database would drop the database. An open transaction is undone.
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                conn.rollback()
+        return True
+
+    def _setup_begin(self) -> list[Statement]:
+        return [Statement("BEGIN IMMEDIATE")]

@@ -28,13 +28,16 @@ from ..checkpoint_errors import (
 from ..errors import GraphSetupError
 from ..records import CheckpointMeta, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
 from ..schema import StateSchema, WriteError
-from .base import BaseSaver, to_json
+from .base import BaseSaver
+from .rows import to_json
 from .serde import (
     check_safe,
     decode_snapshot,
     decode_update,
     encode_update,
     encode_values,
+    imports_on_load,
+    unstorable_field,
     warn_dropped,
 )
 
@@ -57,6 +60,10 @@ _WRITES: TypeAdapter[list[tuple[str, dict[str, Any]]]] = TypeAdapter(
 
 class Threads(Generic[S]):
     """Typed access to the threads a saver holds, for one state schema.
+
+    This is what threaded runs call: it satisfies the engine's
+    :class:`~graphnb.engine.store.ThreadStore` protocol (and its writer the
+    :class:`~graphnb.engine.store.CheckpointWriter` one) without importing the engine.
 
     Args:
         saver: where the checkpoints live.
@@ -391,29 +398,13 @@ def _json_text(encoded: Any, thread_id: str) -> str:
     The row keeps the text: its length decides when to snapshot, and savers store it.
 
     Raises:
-        UnstorableValueError: a field holds NaN or an infinity, which JSON cannot hold.
+        UnstorableValueError: a field holds what JSON cannot (NaN, a huge int ...).
     """
     try:
         return to_json(encoded)
-    except ValueError:
-        pass
-    # Only now look for the field to blame, so that writes that store pay nothing for it.
-    fields = (
-        encoded.items()
-        if isinstance(encoded, dict)
-        else [item for _, update in encoded for item in update.items()]
-    )
-    for name, value in fields:
-        try:
-            json.dumps(value, allow_nan=False)
-        except ValueError:
-            raise UnstorableValueError(
-                f"field {name!r} holds NaN or an infinity, which JSON cannot store; "
-                "store None or a string instead",
-                field=name,
-                thread_id=thread_id,
-            ) from None
-    raise AssertionError("unreachable: a field failed as a whole but not on its own")
+    except (ValueError, RecursionError):
+        # Only now look for the field to blame, so that writes that store pay nothing for it.
+        raise unstorable_field(encoded, thread_id) from None
 
 
 def _check_thread_id(thread_id: object) -> None:
@@ -446,9 +437,7 @@ def _refuse_importing_fields(schema: StateSchema[Any]) -> None:
     Loading such a field from a stored row would import whatever the row says, which is
     exactly what persistence must never do.
     """
-    importing = [
-        name for name, field in schema.fields.items() if "ImportString" in repr(field.annotation)
-    ]
+    importing = [name for name, field in schema.fields.items() if imports_on_load(field)]
     if importing:
         names = ", ".join(f"{name!r}" for name in importing)
         raise GraphSetupError(

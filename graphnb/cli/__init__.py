@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import platform
 import sys
 from collections.abc import Sequence
 
@@ -22,8 +23,15 @@ COMMANDS = ("demo", "run", "draw", "export", "threads", "lab")
 
 def parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
+    import graphnb  # the façade, for its version
+
     top = argparse.ArgumentParser(
         prog="graphnb", description="Build, run, draw and export typed-state graphs."
+    )
+    top.add_argument(
+        "--version",
+        action="version",
+        version=f"graphnb {graphnb.__version__} (Python {platform.python_version()})",
     )
     subparsers = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import Annotated, Any
 
+from ..console import shown
 from ..engine.events import Chunk, NodeFinished, NodeStarted
 from ..graph import StateGraph
 from ..reducers import append
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(event, NodeStarted):
             out.write(f"\n▶ {event.node}\n")
         elif isinstance(event, Chunk):
-            out.write(str(event.value))
+            out.write(shown(event.value, keep="\n\t"))  # --question is user text
         elif isinstance(event, NodeFinished):
             out.write(f"\n✓ {event.node} ({event.duration * 1000:.1f} ms)\n")
         out.flush()
@@ -63,6 +64,15 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``demo`` to the command line."""
-    command = subparsers.add_parser("demo", help="run the example graph, streaming its output")
-    command.add_argument("--question", help="the question the demo answers")
+    command = subparsers.add_parser(
+        "demo",
+        help="run the example graph, streaming its output",
+        description="Run graphnb's built-in example graph (START -> outline -> write -> END) "
+        "in the terminal: `outline` writes a plan into the typed state, `write` streams an "
+        "answer word by word. It needs nothing installed beyond graphnb and writes no "
+        "file; its code is the module graphnb.cli.demo.",
+    )
+    command.add_argument(
+        "--question", help="the question the demo answers (default: what a typed-state graph is)"
+    )
     command.set_defaults(handler=run)

@@ -6,7 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
+from ..console import shown
+from .output import cannot_write
+from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]
 
@@ -26,7 +28,8 @@ def _draw(args: argparse.Namespace) -> int:
     try:
         if args.output is None:
             render = getattr(renderers, _FORMATS[args.format or "mermaid"])
-            sys.stdout.write(render(graph))
+            # A terminal shows it: names' control characters must not drive it.
+            sys.stdout.write(shown(render(graph), keep="\n\t"))
             return EXIT_OK
         if args.format is not None:
             raise CommandError(
@@ -35,7 +38,9 @@ def _draw(args: argparse.Namespace) -> int:
         written = save(graph, args.output)
     except DiagramError as error:  # a bad format or path is a usage error
         raise CommandError(str(error), EXIT_USAGE) from None
-    print(f"wrote {written}", file=sys.stderr)
+    except OSError as error:  # a missing folder, no permission, a directory
+        raise CommandError(cannot_write(args.output, error), EXIT_LOAD) from None
+    print(f"wrote {shown(written)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .run import EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
+from ..console import shown
+from .output import cannot_write
+from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]
 
@@ -20,23 +22,25 @@ def export(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from ..export import to_module
 
-    _, graph = load_target(args.target)
     output = Path(args.output) if args.output else None
-    if output is not None and output.suffix == ".ipynb":
-        from ..export import write_notebook
+    if output is not None and output.suffix not in (".py", ".ipynb"):
+        raise CommandError(
+            f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
+        )
+    _, graph = load_target(args.target)
+    if output is None:
+        sys.stdout.write(to_module(graph))
+        return EXIT_OK
+    try:
+        if output.suffix == ".ipynb":
+            from ..export import write_notebook
 
-        write_notebook(graph, output)
-    else:
-        if output is not None and output.suffix != ".py":
-            raise CommandError(
-                f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
-            )
-        text = to_module(graph, filename=output.name if output is not None else None)
-        if output is None:
-            sys.stdout.write(text)
-            return EXIT_OK
-        output.write_text(text, encoding="utf-8")
-    print(f"wrote {output}", file=sys.stderr)
+            write_notebook(graph, output)
+        else:
+            output.write_text(to_module(graph, filename=output.name), encoding="utf-8")
+    except OSError as error:  # a missing folder, no permission, a directory
+        raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
+    print(f"wrote {shown(output)}", file=sys.stderr)
     return EXIT_OK
 
 

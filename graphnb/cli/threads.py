@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
 
+from ..console import json_text, open_saver, shown
 from .run import (
+    EXIT_FAILED,
     EXIT_LOAD,
     EXIT_OK,
     EXIT_USAGE,
@@ -44,28 +47,23 @@ def threads(args: argparse.Namespace) -> int:
 
 def _saver(url: str) -> Any:
     """The saver of ``url``, for reading: a SQLite file must already exist."""
-    from ..checkpoint import SaverSetupError, saver_from_url
-
     scheme, _, rest = url.partition("://")
     path = rest[1:] if rest.startswith("/") else rest
     is_file = scheme.split("+")[0].lower() == "sqlite" and path not in ("", ":memory:")
     # Reading must not leave an empty database behind a mistyped path.
     if is_file and not Path(path).exists():
-        raise CommandError(f"no such database: {path}", EXIT_LOAD)
-    try:
-        return saver_from_url(url)
-    except SaverSetupError as error:
-        raise CommandError(str(error), EXIT_USAGE) from None
+        raise CommandError(f"no such database: {shown(path)}", EXIT_LOAD)
+    return open_saver(url)
 
 
 def _list(args: argparse.Namespace) -> int:
     with _saver(args.db) as saver:
         ids = saver.threads()
     if args.json:
-        print(json.dumps(ids, ensure_ascii=False))
+        print(json_text(ids))
     else:
         for thread_id in ids:
-            print(thread_id)
+            print(shown(thread_id))
     return EXIT_OK
 
 
@@ -95,16 +93,18 @@ def _history(args: argparse.Namespace) -> int:
         document: dict[str, Any] = {"thread": args.thread, "checkpoints": entries}
         if state is not None:
             document["state"] = json.loads(to_json(state))
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(document, indent=2))
         return EXIT_OK
-    print(f"thread {args.thread}: {len(rows)} checkpoint{'s' if len(rows) != 1 else ''}")
+    count = f"{len(rows)} checkpoint{'s' if len(rows) != 1 else ''}"
+    print(f"thread {shown(args.thread)}: {count}")
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.created_at))
         ran = ", ".join(_names(row.meta, "ran")) or "-"
         following = ", ".join(_names(row.meta, "next")) or "end"
-        print(f"  step {row.step:>3}  {row.source:<7} {when}  ran {ran} -> next {following}")
-        for line in _write_lines(row.writes):
-            print(f"           {line}")
+        line = f"  step {row.step:>3}  {row.source:<7} {when}  ran {ran} -> next {following}"
+        print(shown(line))
+        for write in _write_lines(row.writes):
+            print(f"           {shown(write)}")
     if state is not None:
         print(to_json(state))
     return EXIT_OK
@@ -133,6 +133,8 @@ def _short(value: Any, width: int = 60) -> str:
 
 
 def _seed(args: argparse.Namespace) -> int:
+    from ..checkpoint import CheckpointConflictError
+
     if args.thread is None or args.graph is None:
         raise CommandError("--seed needs a THREAD and --graph FILE[:GRAPH]", EXIT_USAGE)
     try:
@@ -145,12 +147,22 @@ def _seed(args: argparse.Namespace) -> int:
     compiled = compile_for(graph, args.db)
     try:
         checkpoint = compiled.seed_thread(args.thread, values, start_at=args.start_at or None)
+    except CheckpointConflictError:
+        # The engine's message points to Python's update_state; say it in commands.
+        thread = shown(shlex.quote(args.thread))
+        raise CommandError(
+            f"thread {args.thread!r} already has checkpoints, and a seed goes into a new "
+            "thread: seed a new id (graphnb threads NEW_ID --db URL --graph FILE --seed "
+            f"JSON), or continue this one (graphnb run FILE --thread {thread} --db URL "
+            "--input JSON)",
+            EXIT_FAILED,
+        ) from None
     finally:
         compiled.checkpointer.close()
     if args.json:
-        print(json.dumps({"thread": args.thread, "checkpoint_id": checkpoint}))
+        print(json_text({"thread": args.thread, "checkpoint_id": checkpoint}))
     else:
-        print(f"seeded thread {args.thread} (checkpoint {checkpoint})")
+        print(f"seeded thread {shown(args.thread)} (checkpoint {shown(checkpoint)})")
     return EXIT_OK
 
 

@@ -14,6 +14,9 @@ for persistence. It reads and writes the thread only through the engine's own
    a resumed run starts that step again, so no update is applied twice or lost;
 4. stops where ``interrupt_before``/``interrupt_after`` say, or when a node calls
    :func:`~graphnb.interrupt`, recording the pending interrupts.
+
+The loop is written once (:func:`_loop`) and driven from sync or async code by
+:mod:`graphnb.engine.loop`; ``thread_events`` and ``athread_events`` only pick the driver.
 """
 
 from __future__ import annotations
@@ -22,14 +25,16 @@ from collections.abc import AsyncIterator, Collection, Generator, Iterator, Mapp
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..checkpoint_errors import ResumeError, ThreadNotFoundError
+from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFoundError
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
 from ..records import INPUT, Interrupt, Position
 from ..spec import START
 from .events import Event, Interrupted, StepFinished
-from .run import Run, step_async, step_sync
+from .loop import Call, Loop, Step, drive_async, drive_sync
+from .run import Run
 from .store import CheckpointWriter
+from .tracing import trace_writer
 
 if TYPE_CHECKING:
     from .compiled import CompiledGraph
@@ -131,18 +136,55 @@ def _plan(
         _resume_from(graph, run, position)
         run.resumes = _answers(position, given.resume, run.thread_id or "")
         return _Plan(None, list(position.next), skip_before=True)
-    if given is None and position is not None and position.row.source != "seed":
-        _resume_from(graph, run, position)
-        run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
-        return _Plan(None, list(position.next), skip_before=True)
+    if given is None:
+        if position is None:
+            # The docs promise this, as for Command(resume=...): a mistyped thread id must
+            # not silently start (and store) a new thread from the defaults.
+            raise ThreadNotFoundError(
+                f"thread {run.thread_id!r} has nothing to resume: it has no checkpoint; "
+                "pass an input to start it",
+                thread_id=run.thread_id,
+            )
+        if position.row.source != "seed":
+            _resume_from(graph, run, position)
+            run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
+            return _Plan(None, list(position.next), skip_before=True)
     # A new run on the thread: the input merges into the stored state.
     update = run.start(given, base=position.values if position is not None else None)
     run.first_step = run.step = position.row.step + 2 if position is not None else 0
+    if position is not None:
+        _check_nodes(graph, position, resuming=False)
     start_at = position.meta.start_at if position is not None else None
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
 
 
+def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: bool) -> None:
+    """Refuse a checkpoint whose run-state names nodes the graph does not have.
+
+    Reading such a checkpoint is fine (the graph may have changed since), but running
+    from it would fail deep in the loop with a ``KeyError``.
+    """
+    meta = position.meta
+    named = {"start_at": list(meta.start_at or ())}
+    if resuming:
+        named["next"] = list(meta.next)
+        named["pending"] = [str(entry[0]) for entry in meta.pending if entry]
+        named["interrupts"] = [i.node for i in meta.interrupts]
+    for part, nodes in named.items():
+        unknown = [node for node in nodes if node not in graph.nodes]
+        if unknown:
+            row = position.row
+            raise CheckpointLoadError(
+                f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} names node "
+                f"{unknown[0]!r} in its {part}, which the graph does not have (nodes: "
+                f"{', '.join(graph.nodes)}); run from an earlier checkpoint or update_state",
+                thread_id=row.thread_id,
+                checkpoint_id=row.checkpoint_id,
+            )
+
+
 def _resume_from(graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position) -> None:
+    _check_nodes(graph, position, resuming=True)
     run.done = dict(graph.threads.pending(position))
     run.values = dict(position.values)
     run.first_step = run.step = position.row.step + 1
@@ -258,84 +300,62 @@ def _stopped(
     return Interrupted(run.step, tuple(stops), row.checkpoint_id if row is not None else "")
 
 
+def _put(writer: CheckpointWriter, row: dict[str, Any]) -> Call:
+    return Call(writer.put, writer.aput, kwargs=row)
+
+
+def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions) -> Loop:
+    """The threaded loop, once for sync and async runs; see the module's docstring."""
+    threads = graph.threads
+    where = (options.thread_id, options.checkpoint_id)
+    position = yield Call(threads.load, threads.aload, where)
+    writer = trace_writer(
+        run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    )
+    plan = _plan(graph, run, position, given)
+    if plan.tasks is not None:
+        tasks = run._order(plan.tasks)
+    else:
+        tasks = yield Call(run.first_tasks, run.afirst_tasks)
+    stops = _stops([], tasks, options, skip_before=plan.skip_before)
+    if plan.update is not None:
+        yield _put(writer, _input_row(run, plan, tasks, stops))
+    if run.steps:
+        yield _first_event(run, plan, tasks)
+    if stops:
+        yield _stopped(run, writer, stops)
+        return
+    while tasks:
+        run.check_limit()
+        results = yield Step(run.begin_step(tasks))
+        results = run.end_step(results)
+        if run.interrupted:
+            yield _put(writer, _interrupt_row(run, tasks, results))
+            yield _stopped(run, writer, run.interrupted)
+            return
+        run.merge(results)
+        finished = [node for node, _ in results]
+        tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
+        stops = _stops(finished, tasks, options)
+        yield _put(writer, _step_row(run, results, tasks, stops))
+        if run.steps:
+            yield run.finished_event(tuple(_names(finished)), tasks)
+        run.step += 1
+        run.resumes = {}
+        if stops:
+            yield _stopped(run, writer, stops)
+            return
+
+
 def thread_events(
     graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> Iterator[Event]:
-    """The sync loop of a threaded run; see the module's docstring."""
-    threads = graph.threads
-    position = threads.load(options.thread_id, options.checkpoint_id)
-    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
-    plan = _plan(graph, run, position, given)
-    tasks = run._order(plan.tasks) if plan.tasks is not None else run.first_tasks()
-    stops = _stops([], tasks, options, skip_before=plan.skip_before)
-    if plan.update is not None:
-        writer.put(**_input_row(run, plan, tasks, stops))
-    if run.steps:
-        yield _first_event(run, plan, tasks)
-    if stops:
-        yield _stopped(run, writer, stops)
-        return
-    while tasks:
-        run.check_limit()
-        results = yield from step_sync(run, run.begin_step(tasks))
-        results = run.end_step(results)
-        if run.interrupted:
-            writer.put(**_interrupt_row(run, tasks, results))
-            yield _stopped(run, writer, run.interrupted)
-            return
-        run.merge(results)
-        finished = [node for node, _ in results]
-        tasks = run.next_tasks(finished)
-        stops = _stops(finished, tasks, options)
-        writer.put(**_step_row(run, results, tasks, stops))
-        if run.steps:
-            yield run.finished_event(tuple(_names(finished)), tasks)
-        run.step += 1
-        run.resumes = {}
-        if stops:
-            yield _stopped(run, writer, stops)
-            return
+    """The events of a threaded run, from sync code."""
+    return drive_sync(_loop(graph, run, given, options), run)
 
 
-async def athread_events(
+def athread_events(
     graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> AsyncIterator[Event]:
-    """The async loop of a threaded run."""
-    threads = graph.threads
-    position = await threads.aload(options.thread_id, options.checkpoint_id)
-    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
-    plan = _plan(graph, run, position, given)
-    tasks = run._order(plan.tasks) if plan.tasks is not None else await run.afirst_tasks()
-    stops = _stops([], tasks, options, skip_before=plan.skip_before)
-    if plan.update is not None:
-        await writer.aput(**_input_row(run, plan, tasks, stops))
-    if run.steps:
-        yield _first_event(run, plan, tasks)
-    if stops:
-        yield _stopped(run, writer, stops)
-        return
-    while tasks:
-        run.check_limit()
-        results: list[Any] = []
-        async for item in step_async(run, run.begin_step(tasks)):
-            if isinstance(item, list):
-                results = item
-            else:
-                yield item
-        results = run.end_step(results)
-        if run.interrupted:
-            await writer.aput(**_interrupt_row(run, tasks, results))
-            yield _stopped(run, writer, run.interrupted)
-            return
-        run.merge(results)
-        finished = [node for node, _ in results]
-        tasks = await run.anext_tasks(finished)
-        stops = _stops(finished, tasks, options)
-        await writer.aput(**_step_row(run, results, tasks, stops))
-        if run.steps:
-            yield run.finished_event(tuple(_names(finished)), tasks)
-        run.step += 1
-        run.resumes = {}
-        if stops:
-            yield _stopped(run, writer, stops)
-            return
+    """The events of a threaded run, on the event loop."""
+    return drive_async(_loop(graph, run, given, options), run)

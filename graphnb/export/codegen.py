@@ -6,6 +6,8 @@ formatted even where ruff is not installed.
 
 from __future__ import annotations
 
+import ast
+import math
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -19,10 +21,26 @@ __all__ = [
     "docstring_text",
     "example_input",
     "import_block",
+    "printable",
+    "python_literal",
     "string_literal",
+    "UnwritableValue",
 ]
 
 _STDLIB = frozenset(sys.stdlib_module_names)
+
+
+def printable(text: str) -> str:
+    r"""``text`` with each character that is not printable written as its escape.
+
+    >>> print(printable("a\nb\x1b[31m\ud800"))
+    a\nb\x1b[31m\ud800
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 def docstring_text(text: str, *, quote: bool = True) -> str:
@@ -162,6 +180,94 @@ def string_literal(text: str) -> str:
     if literal.startswith('"') or '"' in text:
         return literal
     return '"' + literal[1:-1].replace("\\'", "'") + '"'
+
+
+class UnwritableValue(ValueError):
+    """A value of a literal type that cannot be written as Python source; says why."""
+
+
+_SCALARS = (bool, int, str, bytes, type(None))
+_MAX_DEPTH = 20
+
+
+def python_literal(value: Any) -> str | None:
+    """Python source for a literal constant; ``None`` when ``value`` is not one.
+
+    Literals are ``None``, booleans, numbers (finite floats), strings, bytes, and lists,
+    tuples, sets and dicts of literals. Sets are written sorted, so the same value gives
+    the same text whatever the hash seed; dicts keep their order.
+
+    >>> print(python_literal({"flag": True, "x": None, "tags": {"b", "a"}}))
+    {'flag': True, 'x': None, 'tags': {'a', 'b'}}
+
+    Raises:
+        UnwritableValue: ``value`` is literal but Python cannot read it back from
+            source (an int longer than the interpreter's digit limit).
+    """
+    try:
+        text = _literal_text(value, 0)
+    except _NotLiteral:
+        return None
+    try:
+        same = ast.literal_eval(text) == value
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        same = False
+    return text if same else None
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def _literal_text(value: Any, depth: int) -> str:
+    if depth > _MAX_DEPTH:
+        raise _NotLiteral
+    kind = type(value)
+    if kind is int:
+        return _int_text(value)
+    if kind in _SCALARS:
+        return repr(value)
+    if kind is float:
+        if not math.isfinite(value):
+            raise _NotLiteral
+        return repr(value)
+    if kind is list:
+        return "[" + ", ".join(_literal_text(item, depth + 1) for item in value) + "]"
+    if kind is tuple:
+        items = [_literal_text(item, depth + 1) for item in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if kind is set:
+        if not value:
+            return "set()"
+        items = [_literal_text(item, depth + 1) for item in _sorted(value)]
+        return "{" + ", ".join(items) + "}"
+    if kind is dict:
+        pairs = (
+            f"{_literal_text(k, depth + 1)}: {_literal_text(v, depth + 1)}"
+            for k, v in value.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
+    raise _NotLiteral
+
+
+def _sorted(items: set[Any]) -> list[Any]:
+    """A set's items in an order that does not depend on hashing."""
+    try:
+        return sorted(items)
+    except TypeError:  # items of types that do not compare (1 and "a")
+        return sorted(items, key=lambda item: (type(item).__name__, _literal_text(item, 0)))
+
+
+def _int_text(value: int) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # longer than sys.get_int_max_str_digits()
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        raise UnwritableValue(
+            f"an int of about {digits} digits, more than Python reads back from source "
+            f"(sys.get_int_max_str_digits() is {sys.get_int_max_str_digits()}); compute it "
+            "in the code instead (for example 10**5000)"
+        ) from None
 
 
 def _float(value: float) -> str:

@@ -2,10 +2,12 @@
 
 A ``.py`` file is imported as a module (its directory first on ``sys.path``, as
 ``python file.py`` would have it) without running its ``if __name__ == "__main__"`` block.
-A notebook's code cells run in order in a fresh module; lines that are IPython magics
-(``%``, ``!``, ``%%`` cells) are skipped. The cells are registered with :mod:`linecache`
-under one file name, so the functions and classes they define keep their source and can
-be exported again.
+A notebook's code cells run in order in a fresh module; IPython magics (``%``, ``!``,
+``%%`` cells) are skipped. IPython's own input transformer decides what is a magic when
+IPython is installed (a ``%`` line inside a triple-quoted string is text, not a magic);
+without IPython a line is a magic only where a statement may start. The cells are
+registered with :mod:`linecache` under one file name, so the functions and classes they
+define keep their source and can be exported again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import json
 import keyword
 import linecache
 import os
+import re
 import sys
+import tokenize
 import types
 from pathlib import Path
 from typing import Any
@@ -100,12 +104,25 @@ def _load_script(file: Path) -> types.ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
+    except KeyboardInterrupt:
+        del sys.modules[name]
+        raise
+    except BaseException as error:  # SystemExit too: loading a file must not end the caller
         del sys.modules[name]
         raise GraphLoadError(
-            f"{str(file)!r} raised {type(error).__name__} while loading: {error}", path=str(file)
+            f"{str(file)!r} {_raised(error, ' while loading')}", path=str(file)
         ) from error
     return module
+
+
+def _raised(error: BaseException, during: str = "") -> str:
+    """How a file or cell failed, in words: ``raised ValueError while loading: boom``."""
+    if isinstance(error, SystemExit):
+        return (
+            f"exited with SystemExit({error.code!r}){during}; a file that defines graphs must "
+            "not exit when loaded (keep that under `if __name__ == '__main__':`)"
+        )
+    return f"raised {type(error).__name__}{during}: {error}"
 
 
 def _code_cells(file: Path) -> list[str]:
@@ -113,27 +130,73 @@ def _code_cells(file: Path) -> list[str]:
 
     Version 4 notebooks are read as the JSON they are: importing nbformat costs seconds
     (its schema validator compiles grammars), which every ``graphnb run`` would pay.
-    Older formats go through nbformat, which converts them.
+    Older formats go through nbformat, which validates and converts them. Either way a
+    cell that is not an object, or a source that is not text, is a :class:`GraphLoadError`.
     """
+    where = repr(str(file))
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise GraphLoadError(
-            f"{str(file)!r} is not a readable notebook: {error}", path=str(file)
+            f"{where} is not a readable notebook: {error}", path=str(file)
         ) from error
-    if not isinstance(data, dict) or not isinstance(data.get("nbformat"), int):
-        raise GraphLoadError(f"{str(file)!r} is not a Jupyter notebook", path=str(file))
-    if data["nbformat"] < 4:
-        from .nbformat_import import import_nbformat
-
-        reader: Any = import_nbformat().read
-        data = reader(file, as_version=4)
+    version = data.get("nbformat") if isinstance(data, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise GraphLoadError(f"{where} is not a Jupyter notebook", path=str(file))
+    if version > 4:
+        raise GraphLoadError(
+            f"{where} is a version {version} notebook; graphnb reads versions up to 4",
+            path=str(file),
+        )
+    if version < 4:
+        data = _converted(file, version)
+    cells = data.get("cells", [])
+    if not isinstance(cells, list):
+        raise GraphLoadError(
+            f"{where}: 'cells' is {_kind(cells)}, expected a list of cells", path=str(file)
+        )
     sources = []
-    for cell in data.get("cells", []):
-        if cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            sources.append("".join(source) if isinstance(source, list) else str(source))
+    for index, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            raise GraphLoadError(
+                f"{where}: cell {index} is {_kind(cell)}, expected an object", path=str(file)
+            )
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise GraphLoadError(
+                f"{where}: the source of cell {index} is {_kind(source)}, expected text "
+                "or a list of lines",
+                path=str(file),
+            )
+        sources.append(source)
     return sources
+
+
+def _converted(file: Path, version: int) -> dict[str, Any]:
+    """An old notebook read, validated and converted to version 4 by nbformat."""
+    from .nbformat_import import import_nbformat
+
+    reader: Any = import_nbformat().read
+    try:
+        converted = reader(file, as_version=4)
+    except Exception as error:  # nbformat raises ValidationError, NBFormatError, KeyError...
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise GraphLoadError(
+            f"{str(file)!r} is not a valid version {version} notebook: {reason}", path=str(file)
+        ) from error
+    return dict(converted)
+
+
+def _kind(value: Any) -> str:
+    """``value`` described for a message: its JSON type and, when short, itself."""
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    kind = kinds.get(type(value)) or ("null" if value is None else "a number")
+    shown = json.dumps(value, ensure_ascii=False, default=repr)
+    return f"{kind} ({shown})" if len(shown) <= 40 else kind
 
 
 def _load_notebook(file: Path) -> types.ModuleType:
@@ -150,6 +213,7 @@ def _load_notebook(file: Path) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = filename
     module.__dict__["display"] = _display
+    module.__dict__["get_ipython"] = _NoShell
     sys.modules[name] = module
     directory = str(file.resolve().parent)
     if directory not in sys.path:
@@ -169,9 +233,11 @@ def _load_notebook(file: Path) -> types.ModuleType:
                     loop.run_until_complete(eval(code, module.__dict__))
                 else:
                     exec(code, module.__dict__)
-            except Exception as error:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:
                 raise GraphLoadError(
-                    f"{str(file)!r}: code cell {index} raised {type(error).__name__}: {error}",
+                    f"{str(file)!r}: code cell {index} {_raised(error)}",
                     path=str(file),
                     cell=index,
                 ) from error
@@ -181,17 +247,77 @@ def _load_notebook(file: Path) -> types.ModuleType:
 
 
 def _without_magics(source: str) -> str:
+    """``source`` as plain Python, each IPython magic turned into a call that does nothing."""
+    if not _may_have_magics(source):
+        return source  # the common case; importing IPython costs a second or two
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        return _strip_magic_lines(source)
+    manager: Any = TransformerManager
+    transformed: str = manager().transform_cell(source)
+    return transformed
+
+
+def _may_have_magics(source: str) -> bool:
+    for line in source.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("%", "!")) or stripped.endswith("?"):
+            return True
+    return False
+
+
+def _strip_magic_lines(source: str) -> str:
+    """Without IPython: replace each magic line, but never a line inside a string."""
     lines = source.split("\n")
     if lines and lines[0].lstrip().startswith("%%"):
         return "\n" * (len(lines) - 1)
-    kept = []
+    kept: list[str] = []
     for line in lines:
         stripped = line.lstrip()
-        if stripped.startswith(("%", "!")):
-            kept.append(line[: len(line) - len(stripped)] + "pass  # IPython magic")
-        else:
+        assigned = _ASSIGNED_MAGIC.match(line)
+        if not (stripped.startswith(("%", "!")) or assigned) or _continues("\n".join(kept)):
             kept.append(line)
+        elif assigned:  # `files = !ls`: the name is bound, to None
+            kept.append(f"{assigned.group(1)} = None  # IPython magic")
+        else:
+            kept.append(line[: len(line) - len(stripped)] + "pass  # IPython magic")
     return "\n".join(kept)
+
+
+_ASSIGNED_MAGIC = re.compile(r"^(\s*[A-Za-z_][\w.]*)\s*=\s*[%!]")
+
+
+def _continues(text: str) -> bool:
+    """Whether a line after ``text`` continues a string, a bracket or a backslash line.
+
+    Such a line is not where a statement (and so a magic) starts, as for IPython.
+    """
+    lines = iter((text + "\n").splitlines(keepends=True))
+    try:
+        for _ in tokenize.generate_tokens(lambda: next(lines, "")):
+            pass
+    except tokenize.TokenError:  # "EOF in multi-line string" or "... statement"
+        return True
+    except (SyntaxError, ValueError):  # bad indentation, invalid characters: not our call
+        return False
+    return False
+
+
+class _NoShell:
+    """What ``get_ipython()`` returns outside Jupyter: every magic does nothing."""
+
+    def run_line_magic(self, *args: Any, **kwargs: Any) -> None:
+        """Skip a ``%`` line."""
+
+    def run_cell_magic(self, *args: Any, **kwargs: Any) -> None:
+        """Skip a ``%%`` cell."""
+
+    def system(self, *args: Any, **kwargs: Any) -> None:
+        """Skip a ``!`` line."""
+
+    def getoutput(self, *args: Any, **kwargs: Any) -> None:
+        """Skip ``x = !command``."""
 
 
 def _display(*objects: Any, **options: Any) -> None:

@@ -25,6 +25,7 @@ from .codegen import (
     docstring_text,
     example_input,
     import_block,
+    printable,
     string_literal,
 )
 from .errors import ExportError, ExportProblem
@@ -219,8 +220,10 @@ def write_module(
 
 
 def _module_text(code: ExportedCode, filename: str | None) -> str:
-    example = docstring_text(json.dumps(code.example, ensure_ascii=False), quote=False)
-    program = docstring_text(shlex.quote(filename or "this_file.py"), quote=False)
+    # A file name that is not UTF-8 (a lone surrogate) is shown by its escapes, which
+    # the docstring can hold.
+    example = docstring_text(printable(json.dumps(code.example, ensure_ascii=False)), quote=False)
+    program = docstring_text(printable(shlex.quote(filename or "this_file.py")), quote=False)
     command = f"python {program} --input '{example}'"
     if "'" in example:
         command = f"python {program} --input-file input.json"

@@ -8,13 +8,15 @@ Loading the graphs a notebook defines is :func:`graphnb.export.load_graphs`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .codegen import UnwritableValue, python_literal
+from .errors import ExportError, ExportProblem
 from .formatting import format_source
+from .markdown import inline_code, markdown_text
 from .module import ExportedCode, export_code
 from .nbformat_import import import_nbformat
 
@@ -33,14 +35,18 @@ def to_notebook(
     Args:
         obj: a StateGraph, CompiledGraph, GraphSpec, or an object with a ``spec``.
         namespace: where the graph's notebook names live, when ``obj`` does not say.
-        input: the input state of the run cell (JSON-compatible); ``{}`` when omitted.
+        input: the input state of the run cell, written as a Python literal (numbers,
+            strings, ``True``, ``None``, and lists, tuples, sets and dicts of them);
+            ``{}`` when omitted.
         ruff: format each code cell with ruff; ``None`` formats when ruff is installed.
 
     Raises:
-        ExportError: listing every callable or name that cannot be exported, and why.
+        ExportError: listing every callable or name that cannot be exported, and why,
+            or ``input`` is not a literal.
     """
     nbformat = import_nbformat()
     code = export_code(obj, namespace=namespace)
+    arguments = _input_literal(input, code.name)
     v4: Any = nbformat.v4
 
     def cell(text: str, *, imports: bool = False) -> Any:
@@ -79,7 +85,6 @@ def to_notebook(
     cells.append(cell(f"{code.builder}\n\n{code.graph_name} = {code.build_name}().compile()"))
     cells.append(markdown("## Diagram"))
     cells.append(cell(code.graph_name))
-    arguments = json.dumps(dict(input or {}), ensure_ascii=False, indent=4)
     cells.append(
         markdown("## Run\n\n`invoke` runs the graph to its end and returns the final state.")
     )
@@ -114,13 +119,39 @@ def write_notebook(
     return target
 
 
+def _input_literal(values: Mapping[str, Any] | None, graph: str) -> str:
+    """The run cell's input as Python source (``True``, not JSON's ``true``)."""
+    given = dict(values or {})
+    problems = []
+    for key, value in given.items():
+        try:
+            if python_literal(value) is None:
+                problems.append(
+                    ExportProblem(
+                        f"input {key!r}",
+                        f"{value!r} is not a Python literal (numbers, strings, True, False, "
+                        "None, and lists, tuples, sets and dicts of them)",
+                    )
+                )
+        except UnwritableValue as error:
+            problems.append(ExportProblem(f"input {key!r}", f"it is {error}"))
+    text = None if problems else python_literal(given)
+    if text is None:
+        problems = problems or [
+            ExportProblem("input", f"its keys {list(given)!r} are not literals")
+        ]
+        raise ExportError(problems, graph=graph)
+    return text
+
+
 def _introduction(code: ExportedCode, spec: Any) -> str:
     nodes = getattr(spec, "nodes", [])
-    names = ", ".join(f"`{node.id}`" for node in nodes) or "none"
-    state = "a plain dict" if code.state == "dict" else f"`{code.state}`"
+    names = ", ".join(inline_code(node.id) for node in nodes) or "none"
+    state = "a plain dict" if code.state == "dict" else inline_code(code.state)
+    name = markdown_text(code.name)
     return (
-        f"# {code.name}\n\n"
-        f"This notebook was exported by graphnb from the graph **{code.name}**. "
+        f"# {name}\n\n"
+        f"This notebook was exported by graphnb from the graph **{name}**. "
         f"It has {len(nodes)} node{'s' if len(nodes) != 1 else ''} ({names}) and runs on "
         f"{state}.\n\n"
         "Run the cells from the top: they define the state and the callables, build the "

@@ -14,15 +14,14 @@ every name their source reads from its module is settled here, once:
 from __future__ import annotations
 import __future__
 
-import ast
 import builtins
-import math
 import sys
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .codegen import UnwritableValue, python_literal
 from .errors import ExportProblem
 from .origin import import_path, importable, is_user_code, type_checking_imports
 from .source import Source, SourceUnavailable, free_names, quoted_annotation_names, source_of
@@ -194,12 +193,16 @@ class Resolver:
                     self._bind(name, value)
                     self.definitions.append(Definition(name, "constant", f"{name} = {defined}"))
                 return
-        literal = _literal(value)
+        unwritable: UnwritableValue | None = None
+        try:
+            literal = python_literal(value)
+        except UnwritableValue as error:
+            literal, unwritable = None, error
         if literal is not None and not self._import_constant(name, value):
             self._bind(name, value)
             self.definitions.append(Definition(name, "constant", f"{name} = {literal}"))
             return
-        if literal is not None:
+        if literal is not None or (unwritable is not None and self._import_constant(name, value)):
             return
         path = import_path(value)
         if path is not None and "." not in path[1]:
@@ -211,7 +214,8 @@ class Resolver:
             self._bind(name, value)
             self.imports[name] = (owner, name)
             return
-        self.problems.append(ExportProblem(who, f"{name!r} {_describe(value, module)}"))
+        why = f"is {unwritable}" if unwritable is not None else _describe(value, module)
+        self.problems.append(ExportProblem(who, f"{name!r} {why}"))
 
     def _import_constant(self, name: str, value: Any) -> bool:
         """Import a constant from graphnb or an imported module that has it by that name."""
@@ -273,35 +277,6 @@ def _unwrap(fn: Any) -> Any:
     import inspect
 
     return inspect.unwrap(fn)
-
-
-def _literal(value: Any) -> str | None:
-    """Python source for a literal constant, or ``None`` when ``value`` is not one."""
-    if not _is_literal(value, depth=0):
-        return None
-    text = repr(value)
-    try:
-        if ast.literal_eval(text) != value:
-            return None
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return text
-
-
-def _is_literal(value: Any, depth: int) -> bool:
-    if depth > 20:
-        return False
-    if type(value) in _LITERAL_TYPES:
-        return True
-    if type(value) is float:
-        return math.isfinite(value)
-    if type(value) in (list, tuple, set):
-        return all(_is_literal(item, depth + 1) for item in value)
-    if type(value) is dict:
-        return all(
-            _is_literal(k, depth + 1) and _is_literal(v, depth + 1) for k, v in value.items()
-        )
-    return False
 
 
 def _why_not_source(obj: Any) -> str:

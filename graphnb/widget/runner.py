@@ -1,10 +1,14 @@
 """The run controller: runs a compiled graph as an asyncio task and reports on it.
 
 The run goes on as a task on the kernel's event loop, so the kernel keeps reading the
-front end's messages (Stop cancels the task). What the run panel shows is kept in a
+front end's messages (Stop cancels the task); the builder hands it a graph whose nodes run
+off that loop (see :mod:`graphnb.widget.offload`). What the run panel shows is kept in a
 :class:`~graphnb.widget.messages.RunState` that is published as a whole, at most every
 ``interval`` seconds; streamed text goes out as small ``chunks`` messages, batched at the
-same pace, never one message per chunk.
+same pace, never one message per chunk. Streamed text is a streaming field's chunks, or
+custom writes ``{"type": "token", "text": ...}`` (an agent's tokens); a custom write
+``{"type": "abandoned", "text": ..., "replacement": ...}`` withdraws streamed text (see
+docs/agent.md), which a ``chunks_replaced`` message tells the front end.
 """
 
 from __future__ import annotations
@@ -16,11 +20,21 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
 from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
-from .messages import ChunksMessage, NodeRun, RunError, RunState, ServerMessage, StepRecord
+from .messages import (
+    ChunksMessage,
+    ChunksReplacedMessage,
+    NodeRun,
+    RunError,
+    RunState,
+    ServerMessage,
+    StepRecord,
+)
+from .offload import NodeExit
 
 __all__ = ["RunController", "idle_run"]
 
@@ -45,6 +59,11 @@ def idle_run(nodes: list[str] | tuple[str, ...] = ()) -> RunState:
 
 
 def _jsonable(value: Any) -> Any:
+    model = type(value)
+    if isinstance(value, BaseModel) and not model.__pydantic_complete__:
+        # A GraphState defers building its serializer (defer_build), and a state the engine
+        # made without validating (an agent's) has not built it yet.
+        model.model_rebuild()
     return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
 
 
@@ -52,9 +71,11 @@ def _error_info(node: str | None, error: BaseException) -> RunError:
     # A node's failure arrives wrapped (NodeError, naming node and step, which the panel
     # shows anyway); the message users need is their own exception's.
     cause = error.__cause__ if node is not None and error.__cause__ is not None else error
+    # A node's SystemExit says what it was, and that the kernel survived it.
+    message = str(cause) if isinstance(cause, NodeExit) else f"{type(cause).__name__}: {cause}"
     return RunError(
         node=node,
-        message=f"{type(cause).__name__}: {cause}",
+        message=message,
         traceback="".join(traceback.format_exception(error)),
     )
 
@@ -136,7 +157,21 @@ class RunController:
         if not self.running:
             return False
         assert self.task is not None
-        self.task.cancel()
+        loop = self.task.get_loop()
+        if loop.is_closed():  # nothing runs there any more
+            return False
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is loop:
+            self.task.cancel()
+        else:
+            # JupyterLab sends widget messages to a kernel subshell while the main shell is
+            # busy: Stop then arrives on another thread and loop. A plain cancel() from
+            # there is not thread-safe and does not wake the run's loop, which noticed it
+            # only when the running node returned.
+            loop.call_soon_threadsafe(self.task.cancel)
         return True
 
     # -- the run -----------------------------------------------------------------------
@@ -169,10 +204,13 @@ class RunController:
                 # Let the kernel read the front end's messages (Stop) between events,
                 # even when every node is synchronous.
                 await asyncio.sleep(0)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Stop, or the kernel's interrupt
             self._finish("stopped")
             raise
-        except Exception as error:  # shown in the run panel, not raised
+        except BaseException as caught:  # shown in the run panel, not raised
+            # A SystemExit that got this far must not reach the loop: asyncio re-raises it
+            # out of the kernel's event loop, and the kernel dies.
+            error = caught if isinstance(caught, Exception) else NodeExit(caught)
             # What propagates carries the node's own exception as its cause, so its
             # traceback reaches the user's frame; the failure event's copy may not.
             node = state["error"]["node"] if state["error"] else getattr(error, "node", None)
@@ -186,11 +224,14 @@ class RunController:
         state = self.state
         nodes = state["nodes"]
         if isinstance(event, Chunk):
+            value = event.value
             if event.field is not None:
-                if self._pending and event.node != self._pending_node:
-                    self._flush_chunks()
-                self._pending_node = event.node
-                self._pending.append(str(event.value))
+                self._stream(event.node, str(value))
+            elif isinstance(value, Mapping) and isinstance(value.get("text"), str):
+                if value.get("type") == "token":
+                    self._stream(event.node, value["text"])
+                elif value.get("type") == "abandoned":
+                    self._withdraw(event.node, value["text"], str(value.get("replacement", "")))
             return
         if isinstance(event, NodeStarted):
             nodes.setdefault(event.node, NodeRun(status="idle", duration=None, runs=0))
@@ -255,6 +296,31 @@ class RunController:
         self._timer = None
         if self.running and (self._dirty or self._pending):
             self._publish_now()
+
+    def _stream(self, node: str, text: str) -> None:
+        if self._pending and node != self._pending_node:
+            self._flush_chunks()
+        self._pending_node = node
+        self._pending.append(text)
+
+    def _withdraw(self, node: str, text: str, replacement: str) -> None:
+        """Replace the last occurrence of ``text`` in the streamed text (else append)."""
+        self._flush_chunks()
+        shown = self.state["chunks"]
+        start = shown.rfind(text) if text else -1
+        end = start + len(text)
+        if start < 0:
+            start = end = len(shown)
+        self.state["chunks"] = shown[:start] + replacement + shown[end:]
+        run = self.state["id"] or ""
+        tail = self.state["chunks"][start:]
+        self._send(
+            ChunksReplacedMessage(
+                type="chunks_replaced", run=run, node=node, offset=start, text=tail
+            )
+        )
+        self.messages_sent += 1
+        self._dirty = True
 
     def _flush_chunks(self) -> None:
         if not self._pending:

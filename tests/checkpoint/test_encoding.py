@@ -9,7 +9,7 @@ import pytest
 
 import graphnb
 from graphnb.checkpoint import BaseSaver, MemorySaver, StoredCheckpoint
-from graphnb.checkpoint import base as saver_base
+from graphnb.checkpoint import rows as saver_rows
 from graphnb.checkpoint import threads as thread_module
 
 
@@ -26,13 +26,13 @@ def test_writes_and_snapshots_are_encoded_once_per_checkpoint(
     saver: BaseSaver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     encoded: list[int] = []  # ids of the lists and dicts encoded as JSON
-    real = saver_base.to_json
+    real = saver_rows.to_json
 
     def to_json(value: Any) -> str:
         encoded.append(id(value))
         return real(value)
 
-    for module in (thread_module, saver_base):
+    for module in (thread_module, saver_rows):
         monkeypatch.setattr(module, "to_json", to_json)
     rows: list[StoredCheckpoint] = []  # as written, before any saver reads them back
     put = saver.put
@@ -77,7 +77,7 @@ def test_a_row_without_texts_is_encoded_by_the_saver() -> None:
     bare = type(row)(*(getattr(row, name) for name in row.__slots__ if name != "texts"))
     assert bare.texts is None
 
-    meta, writes, snapshot = saver_base.row_texts(bare)
+    meta, writes, snapshot = saver_rows.row_json(bare)
 
     assert (json.loads(meta), json.loads(writes)) == (row.meta, row.writes)
     assert snapshot is None if row.snapshot is None else json.loads(snapshot) == row.snapshot

@@ -13,6 +13,7 @@ from graphnb import END, START, GraphState, StateField, StateGraph, append
 from graphnb.checkpoint import (
     BaseSaver,
     CheckpointConflictError,
+    CheckpointLoadError,
     Command,
     Interrupt,
     MemorySaver,
@@ -341,7 +342,8 @@ def test_interrupt_outside_a_threaded_run_explains_itself() -> None:
 
 def test_the_recursion_limit_counts_from_where_a_run_resumes() -> None:
     app = chain("a", "b", "c").compile(checkpointer=MemorySaver(), interrupt_after="*")
-    for _ in range(3):
+    app.invoke({}, thread_id="t", recursion_limit=1)
+    for _ in range(2):
         app.invoke(None, thread_id="t", recursion_limit=1)
     assert app.get_state("t").values.visits == ["a", "b", "c"]
 
@@ -464,3 +466,70 @@ def test_bad_input_to_a_threaded_run_names_every_accepted_shape() -> None:
     with pytest.raises(InvalidUpdateError, match="invalid input: field 'visits'"):
         app.invoke({"visits": 5}, thread_id="t")
     assert app.get_state_history("t") == []  # nothing was written
+
+
+def test_resuming_a_thread_that_does_not_exist_raises_and_creates_nothing(
+    saver: BaseSaver,
+) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    calls = {
+        "invoke": lambda: app.invoke(None, thread_id="typo"),
+        "stream": lambda: list(app.stream(None, thread_id="typo")),
+        "ainvoke": lambda: asyncio.run(app.ainvoke(None, thread_id="typo")),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ThreadNotFoundError, match="thread 'typo' has nothing to resume"):
+            call()
+        assert saver.threads() == [], name
+    app.seed_thread("seeded", {"topic": "x"})  # a seeded thread starts with input None
+    assert app.invoke(None, thread_id="seeded").visits == ["a", "b"]
+    assert app.invoke({"topic": "y"}, thread_id="new").visits == ["a", "b"]
+
+
+def _forge_next(saver: BaseSaver, thread: str, **meta: Any) -> str:
+    """Append a copy of the thread's last checkpoint whose meta says otherwise."""
+    from dataclasses import replace
+
+    row = saver.history(thread)[-1]
+    forged = replace(
+        row,
+        seq=row.seq + 1,
+        checkpoint_id="forged",
+        parent_id=row.checkpoint_id,
+        parent_seq=row.seq,
+        meta={**row.meta, **meta},
+    )
+    saver.put(forged)
+    return forged.checkpoint_id
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"next": ["ghost"]},
+        {"next": ["b"], "pending": [["ghost", {}]]},
+        {"next": ["b"], "interrupts": [{"node": "ghost", "when": "during", "value": 1, "id": "i"}]},
+    ],
+    ids=["next", "pending", "interrupt"],
+)
+def test_resuming_a_checkpoint_that_names_an_unknown_node_is_a_load_error(
+    saver: BaseSaver, meta: dict[str, Any]
+) -> None:
+    app = chain("a", "b").compile(checkpointer=saver, interrupt_before=["b"])
+    app.invoke({"topic": "x"}, thread_id="t")
+    forged = _forge_next(saver, "t", **meta)
+    assert app.get_state("t").checkpoint_id == forged  # reading it is fine
+    for given in (None, Command(resume="yes")):
+        with pytest.raises(CheckpointLoadError, match="'ghost'") as caught:
+            app.invoke(given, thread_id="t")
+        assert (caught.value.thread_id, caught.value.checkpoint_id) == ("t", forged)
+    assert saver.history("t")[-1].checkpoint_id == forged  # nothing written
+
+
+def test_a_seeded_start_at_naming_an_unknown_node_is_a_load_error(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    app.seed_thread("s", {"topic": "x"}, start_at="b")
+    forged = _forge_next(saver, "s", start_at=["ghost"])
+    with pytest.raises(CheckpointLoadError, match="'ghost'") as caught:
+        app.invoke({"topic": "y"}, thread_id="s")
+    assert caught.value.checkpoint_id == forged

@@ -126,3 +126,39 @@ def test_a_script_named_like_an_installed_module_does_not_shadow_it(tmp_path: Pa
     assert module.VALUE == 1
     assert module.__name__.startswith("graphnb_file_nbclient_")
     assert sys.modules["nbclient"].NotebookClient is NotebookClient
+
+
+PROMPT_CELLS = [
+    "%load_ext autoreload\n!echo setting up\nfrom graphnb import END, START, StateGraph",
+    'PROMPT = """Answer in 3 lines.\n%d items were found\n!important: be brief\n"""\n'
+    "LISTING = !ls\n"
+    "def ask(state: dict) -> dict:\n"
+    '    note = """\n    %(name)s asked\n    !yes\n    """\n'
+    "    return {'prompt': PROMPT, 'note': note}",
+    "%%time\nraise RuntimeError('a cell magic is skipped, as before')",
+    "builder = StateGraph(dict, name='prompted')\nbuilder.add_node('ask', ask)\n"
+    "builder.add_edge(START, 'ask').add_edge('ask', END)\ngraph = builder.compile()",
+]
+
+
+def _check_prompts_are_kept(path: Path) -> None:
+    final = load_graph(f"{path}:graph")[1].invoke({})
+    assert final["prompt"] == "Answer in 3 lines.\n%d items were found\n!important: be brief\n"
+    assert final["note"] == "\n    %(name)s asked\n    !yes\n    "
+    exported = to_module(load_graph(f"{path}:graph")[1], ruff=False)
+    assert "    %(name)s asked\n    !yes\n" in exported
+    assert "'Answer in 3 lines.\\n%d items were found\\n!important: be brief\\n'" in exported
+
+
+def test_magic_lines_inside_strings_are_kept_with_ipython(tmp_path: Path) -> None:
+    pytest.importorskip("IPython")
+    _check_prompts_are_kept(write_source_notebook(tmp_path / "prompts.ipynb", PROMPT_CELLS))
+
+
+def test_magic_lines_inside_strings_are_kept_without_ipython(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A module set to None in sys.modules cannot be imported: as if IPython were absent.
+    monkeypatch.setitem(sys.modules, "IPython", None)
+    monkeypatch.setitem(sys.modules, "IPython.core.inputtransformer2", None)
+    _check_prompts_are_kept(write_source_notebook(tmp_path / "plain.ipynb", PROMPT_CELLS))

@@ -1,0 +1,25 @@
+"""Messages about the files the commands write.
+
+What the commands print about users' data (escaped control characters) is in
+:mod:`graphnb.console`: :func:`~graphnb.console.shown` and
+:func:`~graphnb.console.json_text`.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["cannot_write"]
+
+
+def cannot_write(path: str | os.PathLike[str] | None, error: OSError) -> str:
+    """The message for an output file that could not be written.
+
+    >>> cannot_write("out/flow.svg", FileNotFoundError(2, "No such file or directory"))
+    "cannot write 'out/flow.svg': its folder 'out' does not exist"
+    """
+    where = os.fspath(path) if path is not None else "-"
+    folder = os.path.dirname(where) or "."
+    if isinstance(error, FileNotFoundError) and not os.path.isdir(folder):
+        return f"cannot write {where!r}: its folder {folder!r} does not exist"
+    return f"cannot write {where!r}: {error.strerror or error}"
