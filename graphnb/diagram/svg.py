@@ -8,6 +8,7 @@ inline or as files. Every node and edge is a ``<g>`` carrying ``data-`` attribut
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable
@@ -258,6 +259,9 @@ class _Svg:
         )
 
 
+# Rows share their y coordinates (and ranks their curves' midpoints) across all edges, so a
+# big drawing formats the same numbers thousands of times: remembered, they cost a lookup.
+@functools.lru_cache(maxsize=4096)
 def _n(value: float) -> str:
     """A coordinate as short, stable text: one decimal, no trailing ``.0``."""
     text = f"{value:.1f}"
