@@ -1,16 +1,18 @@
-"""graphnb against LangGraph: the same graphs, run side by side in one process.
+"""graphnb against LangGraph, pydantic-graph and Apache Burr, side by side in one process.
 
-    python benchmarks/engine.py                   # the full run (a few minutes)
-    python benchmarks/engine.py --quick           # fewer runs of each, as a smoke check
+    python benchmarks/engine.py                   # the full run (about ten minutes)
+    python benchmarks/engine.py --quick           # fewer calls and repetitions, a smoke check
     python benchmarks/engine.py --json out.json   # also write the results as JSON
-    python benchmarks/engine.py --only stream,import  # some scenarios only
+    python benchmarks/engine.py --only loop,import  # some scenarios only
     python benchmarks/engine.py --profile chain   # where graphnb's time goes (cProfile)
 
-Every scenario runs sync, without a checkpointer. Each engine's result is compared with
-the other's before and after timing, so a fast wrong answer fails the run instead of
-passing. Times are the best of repeated runs, LangGraph's and graphnb's runs interleaved,
-with the garbage collector off during each timed call for both engines alike.
-See benchmarks/README.md for what each scenario measures.
+Each scenario is written in every engine's own idiom (see peers.py). Every engine's result
+is checked against graphnb's before and after timing, so a fast wrong answer fails the run.
+Times are CPU time (``time.process_time``: all of the process's threads, so thread pools
+count) of a batch of calls, with the garbage collector off during the batch. A repetition
+times one batch on every engine, in an order that rotates from one repetition to the next;
+the table shows the median over the repetitions and, for each ratio (peer / graphnb within
+one repetition), its lowest and highest value. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -19,344 +21,322 @@ import argparse
 import cProfile
 import gc
 import json
-import operator
 import os
 import pstats
+import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from itertools import pairwise
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
-from _compare import REPO, Comparison, duration, machine, machine_line, table
-from pydantic import BaseModel
+import peers
+from _compare import REPO, duration, machine, machine_line
 
-try:
-    import langgraph.graph as langgraph
-except ImportError:  # pragma: no cover - the benchmark extra is missing
-    sys.exit("LangGraph is not installed: pip install -e '.[bench]'")
-
-import graphnb
-
-CHAIN_LENGTH = 10
-LOOP_STEPS = 1_000
-FAN_OUT = 100
-KEYS = ["chain", "model", "loop", "fanout", "stream", "import"]
-
-# -- states and nodes, shared by both engines --------------------------------------------
+ENGINES = ("graphnb", "langgraph", "pydantic_graph", "burr")
+PEERS = ENGINES[1:]
+LABELS = {
+    "graphnb": "graphnb",
+    "langgraph": "LangGraph",
+    "pydantic_graph": "pydantic-graph",
+    "burr": "Burr",
+}
+DISTRIBUTIONS = ("graphnb", "langgraph", "pydantic-graph", "apache-burr", "pydantic")
+KEYS = ["chain", "model", "loop", "fanout", "stream", "sqlite", "memory", "import"]
 
 
-class Counter(TypedDict):
-    count: int
-
-
-class CounterModel(BaseModel):
-    """LangGraph's Pydantic state."""
-
-    count: int = 0
-
-
-class CounterState(graphnb.GraphState):
-    """graphnb's Pydantic state."""
-
-    count: int = 0
-
-
-class Gathered(TypedDict):
-    items: Annotated[list[str], operator.add]
-    total: int
-
-
-def increment(state: Counter) -> dict[str, int]:
-    return {"count": state["count"] + 1}
-
-
-def increment_model(state: CounterModel | CounterState) -> dict[str, int]:
-    return {"count": state.count + 1}
-
-
-def again(state: Counter) -> str:
-    return "loop" if state["count"] < LOOP_STEPS else graphnb.END
-
-
-def gather(name: str) -> Callable[[Gathered], dict[str, list[str]]]:
-    def node(state: Gathered) -> dict[str, list[str]]:
-        return {"items": [name]}
-
-    node.__name__ = name
-    return node
-
-
-def count_items(state: Gathered) -> dict[str, int]:
-    return {"total": len(state["items"])}
-
-
-# -- the same graph on either engine ---------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Api:
-    """What building a graph needs from one engine."""
-
-    state_graph: Callable[..., Any]
-    start: str
-    end: str
-
-
-LANGGRAPH = Api(langgraph.StateGraph, langgraph.START, langgraph.END)
-GRAPHNB = Api(graphnb.StateGraph, graphnb.START, graphnb.END)
-
-
-def chain(api: Api, state: type[Any], node: Callable[..., Any], **options: Any) -> Any:
-    """START -> step0 -> ... -> step9 -> END."""
-    graph = api.state_graph(state, **options)
-    names = [f"step{i}" for i in range(CHAIN_LENGTH)]
-    for name in names:
-        graph.add_node(name, node)
-    graph.add_edge(api.start, names[0])
-    for source, target in pairwise(names):
-        graph.add_edge(source, target)
-    graph.add_edge(names[-1], api.end)
-    return graph.compile()
-
-
-def loop(api: Api, state: type[Any], **options: Any) -> Any:
-    """START -> loop, then loop -> loop or END as the router says."""
-    graph = api.state_graph(state, **options)
-    graph.add_node("loop", increment)
-    graph.add_edge(api.start, "loop")
-    graph.add_conditional_edges("loop", again, ["loop", api.end])
-    return graph.compile()
-
-
-def fan_out(api: Api) -> Any:
-    """START -> 100 nodes in parallel, each appending its name -> one join -> END."""
-    graph = api.state_graph(Gathered)
-    names = [f"branch{i:03d}" for i in range(FAN_OUT)]
-    for name in names:
-        graph.add_node(name, gather(name))
-        graph.add_edge(api.start, name)
-    graph.add_node("join", count_items)
-    graph.add_edge(names, "join")
-    graph.add_edge("join", api.end)
-    return graph.compile()
-
-
-# -- scenarios -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Scenario:
-    """One workload on both engines; a call's time is divided by ``steps``."""
+    """One workload on every engine that has it; targets are peer / graphnb ratios."""
 
     key: str
     title: str
     unit: str
-    steps: int
-    target: float
-    runs: int
-    langgraph: Callable[[], Any]
-    graphnb: Callable[[], Any]
+    calls: int
+    contenders: dict[str, peers.Contender]
+    targets: dict[str, float] = field(default_factory=dict)
 
 
-def scenarios(quick: bool) -> list[Scenario]:
-    runs = 20 if quick else 200
-    loop_runs = 3 if quick else 20
-    fan_out_runs = 10 if quick else 100
-    limit = LOOP_STEPS + 10
+@dataclass(slots=True)
+class Result:
+    """Seconds per unit, one value per repetition, for each engine."""
 
-    lg_chain = chain(LANGGRAPH, Counter, increment)
-    gn_chain = chain(GRAPHNB, dict, increment)
-    lg_model = chain(LANGGRAPH, CounterModel, increment_model)
-    gn_model = chain(GRAPHNB, CounterState, increment_model)
-    lg_loop = loop(LANGGRAPH, Counter)
-    gn_loop = loop(GRAPHNB, dict)
-    lg_fan = fan_out(LANGGRAPH)
-    gn_fan = fan_out(GRAPHNB)
-    start = {"count": 0}
-    empty = {"items": [], "total": 0}
+    key: str
+    title: str
+    unit: str
+    seconds: dict[str, list[float]]
+    targets: dict[str, float]
+
+    def ratios(self, peer: str) -> list[float]:
+        return [p / g for p, g in zip(self.seconds[peer], self.seconds["graphnb"], strict=True)]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "scenario": self.title,
+            "unit": self.unit,
+            "seconds": self.seconds,
+            "ratios": {peer: self.ratios(peer) for peer in PEERS if peer in self.seconds},
+            "targets": self.targets,
+        }
+
+
+def scenarios(quick: bool, folder: Path) -> list[Scenario]:
+    """Every scenario but import, built (graphs compiled) once, before any timing."""
+    scale = 10 if quick else 1
+
+    def each(name: str, *args: Any) -> dict[str, peers.Contender]:
+        made = {}
+        for engine in ENGINES:
+            make = getattr(peers, f"{engine}_{name}", None)
+            if make is not None:
+                made[engine] = make(*args)
+        return made
+
     step = "per node step"
     return [
         Scenario(
             "chain",
-            "1. chain of 10, TypedDict vs dict state",
+            "chain of 10, dict/TypedDict state",
             step,
-            CHAIN_LENGTH,
-            15,
-            runs,
-            lambda: lg_chain.invoke(start),
-            lambda: gn_chain.invoke(start),
+            200 // scale,
+            each("chain"),
+            {"langgraph": 30, "pydantic_graph": 15, "burr": 8},
         ),
         Scenario(
             "model",
-            "2. chain of 10, Pydantic state",
+            "chain of 10, Pydantic model state",
             step,
-            CHAIN_LENGTH,
-            15,
-            runs,
-            lambda: lg_model.invoke(start),
-            lambda: gn_model.invoke(start),
+            200 // scale,
+            each("model"),
+            {"langgraph": 30},
         ),
         Scenario(
             "loop",
-            "3. self-loop x1000 via conditional edge",
+            "one node looping 1,000 times",
             "per loop step",
-            LOOP_STEPS,
-            15,
-            loop_runs,
-            lambda: lg_loop.invoke(start, {"recursion_limit": limit}),
-            lambda: gn_loop.invoke(start, recursion_limit=limit),
+            max(1, 10 // scale),
+            each("loop"),
+            {"langgraph": 30, "pydantic_graph": 15, "burr": 8},
         ),
         Scenario(
             "fanout",
-            "4. fan-out to 100 appends, then a join",
-            "per invoke",
-            1,
-            10,
-            fan_out_runs,
-            lambda: lg_fan.invoke(empty),
-            lambda: gn_fan.invoke(empty),
+            "100-way fan-out + join",
+            "per run",
+            max(2, 40 // scale),
+            each("fan_out"),
+            {"langgraph": 25, "burr": 20},
         ),
         Scenario(
             "stream",
-            "5. chain of 10 streamed as updates",
-            step,
-            CHAIN_LENGTH,
-            15,
-            runs,
-            lambda: list(lg_chain.stream(start, stream_mode="updates")),
-            lambda: list(gn_chain.stream(start, mode="updates")),
+            "chain of 10 streamed",
+            "per event",
+            200 // scale,
+            each("stream"),
+            {"langgraph": 25, "burr": 8},
+        ),
+        Scenario(
+            "sqlite",
+            "SQLite checkpoint (WAL, synchronous=NORMAL)",
+            "per checkpoint",
+            max(5, 50 // scale),
+            each("sqlite", folder),
+            {"langgraph": 10, "burr": 3},
+        ),
+        Scenario(
+            "memory",
+            "in-memory checkpoint",
+            "per checkpoint",
+            200 // scale,
+            each("memory"),
+            {"langgraph": 10, "burr": 3},
         ),
     ]
 
 
-def plain(result: Any) -> Any:
-    """A result as plain data: models dumped, so both engines' states compare equal."""
-    if isinstance(result, BaseModel):
-        return result.model_dump()
-    if isinstance(result, list):
-        return [plain(item) for item in result]
-    if isinstance(result, dict):
-        return {key: plain(value) for key, value in result.items()}
-    return result
+# -- timing ----------------------------------------------------------------------------------
 
 
 def check_same(scenario: Scenario) -> None:
-    """Fail unless both engines give the same final state (or the same stream)."""
-    expected = plain(scenario.langgraph())
-    got = plain(scenario.graphnb())
-    if got != expected:
-        raise SystemExit(
-            f"{scenario.title}: graphnb returned {got!r}, but LangGraph returned {expected!r}"
-        )
+    """Fail unless every engine's result equals graphnb's, as plain data."""
+    results = {
+        engine: contender.plain(contender.call())
+        for engine, contender in scenario.contenders.items()
+    }
+    expected = results["graphnb"]
+    for engine, got in results.items():
+        if got != expected:
+            raise SystemExit(
+                f"{scenario.title}: {LABELS[engine]} returned {got!r}, graphnb {expected!r}"
+            )
 
 
-def timed(call: Callable[[], Any]) -> float:
-    """The wall time of one call, with the garbage collector off during it."""
+def cpu_per_unit(contender: peers.Contender, calls: int) -> float:
+    """CPU seconds per unit over ``calls`` calls, the garbage collector off meanwhile."""
+    call = contender.call
+    gc.collect()
     gc.disable()
     try:
-        started = time.perf_counter()
-        call()
-        return time.perf_counter() - started
+        started = time.process_time()
+        for _ in range(calls):
+            call()
+        return (time.process_time() - started) / calls / contender.units
     finally:
         gc.enable()
 
 
-def measure(scenario: Scenario) -> Comparison:
-    """Best of ``runs`` interleaved calls of each engine, after a warm-up."""
+def rotations(engines: list[str], repetitions: int) -> list[list[str]]:
+    """Each repetition's order: the engines rotated by one from the last repetition's."""
+    return [engines[i % len(engines) :] + engines[: i % len(engines)] for i in range(repetitions)]
+
+
+def measure(scenario: Scenario, repetitions: int) -> Result:
+    """Median-ready per-unit times over interleaved, rotating repetitions."""
     check_same(scenario)
-    for _ in range(max(2, scenario.runs // 10)):
-        scenario.langgraph()
-        scenario.graphnb()
-    gc.collect()
-    best_langgraph = best_graphnb = float("inf")
-    for _ in range(scenario.runs):
-        best_langgraph = min(best_langgraph, timed(scenario.langgraph))
-        best_graphnb = min(best_graphnb, timed(scenario.graphnb))
+    engines = list(scenario.contenders)
+    for engine in engines:  # warm up: caches, lazy imports, thread pools
+        cpu_per_unit(scenario.contenders[engine], max(1, scenario.calls // 10))
+    seconds: dict[str, list[float]] = {engine: [] for engine in engines}
+    for order in rotations(engines, repetitions):
+        for engine in order:
+            seconds[engine].append(cpu_per_unit(scenario.contenders[engine], scenario.calls))
     check_same(scenario)
-    return Comparison(
-        scenario.key,
-        scenario.title,
-        scenario.unit,
-        best_langgraph / scenario.steps,
-        best_graphnb / scenario.steps,
-        scenario.target,
-    )
+    return Result(scenario.key, scenario.title, scenario.unit, seconds, scenario.targets)
 
 
-# -- import time -----------------------------------------------------------------------
+# -- import time -----------------------------------------------------------------------------
+
+IMPORTS = {
+    "graphnb": "import graphnb",
+    "langgraph": "import langgraph.graph",
+    "pydantic_graph": "import pydantic_graph",
+    "burr": "import burr.core",
+}
 
 
-def process_time(code: str) -> float:
-    """Wall time of ``python -c code`` in a fresh process, from the repository root."""
+def child_cpu(code: str) -> float:
+    """CPU seconds (user + system) of ``python -c code`` in a fresh process."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-    started = time.perf_counter()
+    if "PYTHONPATH" in os.environ:  # keep importing this worktree's graphnb
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, check=True)
-    return time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure_import(runs: int) -> tuple[Comparison, float]:
-    """Best of ``runs`` fresh imports of each, less the best ``python -c pass``."""
-    codes = ["pass", "import langgraph.graph", "import graphnb"]
-    for code in codes:  # compile .pyc files and warm the file cache first
-        process_time(code)
-    best = dict.fromkeys(codes, float("inf"))
-    for _ in range(runs):
-        for code in codes:
-            best[code] = min(best[code], process_time(code))
-    baseline = best["pass"]
-    comparison = Comparison(
-        "import",
-        f"6. import in a fresh process, less `python -c pass` ({duration(baseline)})",
-        "per import",
-        best["import langgraph.graph"] - baseline,
-        best["import graphnb"] - baseline,
-        8,
-    )
-    return comparison, baseline
+def measure_import(repetitions: int) -> tuple[Result, float]:
+    """CPU of a fresh import, less the median ``python -c pass``, interleaved by rotation."""
+    codes = {"pass": "pass", **IMPORTS}
+    for code in codes.values():  # compile .pyc files and warm the file cache first
+        child_cpu(code)
+    seconds: dict[str, list[float]] = {name: [] for name in codes}
+    for order in rotations(list(codes), repetitions):
+        for name in order:
+            seconds[name].append(child_cpu(codes[name]))
+    baseline = statistics.median(seconds.pop("pass"))
+    per_engine = {name: [max(t - baseline, 1e-4) for t in times] for name, times in seconds.items()}
+    title = f"`import`, fresh process, less `python -c pass` ({duration(baseline)})"
+    targets = {"langgraph": 12, "pydantic_graph": 1}
+    return Result("import", title, "per import", per_engine, targets), baseline
 
 
-# -- profiling -------------------------------------------------------------------------
+# -- the table -------------------------------------------------------------------------------
+
+
+def ratio_cell(result: Result, peer: str) -> str:
+    """``24.1x (21.0-26.3)``: the median ratio and its range; ``-`` if the peer has none."""
+    if peer not in result.seconds:
+        return "(none)"
+    ratios = result.ratios(peer)
+    cell = f"{statistics.median(ratios):.1f}x ({min(ratios):.1f}-{max(ratios):.1f})"
+    target = result.targets.get(peer)
+    if target is not None and statistics.median(ratios) < target:
+        cell += f" < {target:g}x"
+    return cell
+
+
+def table(results: list[Result]) -> str:
+    """Ratios (peer / graphnb) with their spread, then each engine's median time."""
+    header = ["scenario", "graphnb", *(LABELS[p] for p in PEERS)]
+    body = [
+        [
+            f"{result.title} ({result.unit})",
+            duration(statistics.median(result.seconds["graphnb"])),
+            *(ratio_cell(result, peer) for peer in PEERS),
+        ]
+        for result in results
+    ]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        padded = [
+            cell.ljust(width) if i == 0 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = ["-" * (w + 2) if i == 0 else "-" * (w + 1) + ":" for i, w in enumerate(widths)]
+    return "\n".join([line(header), "|" + "|".join(rule) + "|", *(line(row) for row in body)])
+
+
+def times_table(results: list[Result]) -> str:
+    """Each engine's median CPU time per unit."""
+    lines = [
+        "| scenario | " + " | ".join(LABELS[e] for e in ENGINES) + " |",
+        "|---|" + "---:|" * len(ENGINES),
+    ]
+    for result in results:
+        cells = [
+            duration(statistics.median(result.seconds[e])) if e in result.seconds else "-"
+            for e in ENGINES
+        ]
+        lines.append(f"| {result.title} ({result.unit}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# -- profiling -------------------------------------------------------------------------------
 
 
 def profile(scenario: Scenario, top: int) -> None:
-    """Print graphnb's hottest functions on a scenario, in µs per step.
+    """Print graphnb's hottest functions on a scenario, in µs per unit.
 
     cProfile sees the calling thread only: in the fan-out, the nodes that graphnb runs on
     its thread pool are not in the numbers, only the orchestration around them.
     """
-    check_same(scenario)
-    for _ in range(max(2, scenario.runs // 10)):
-        scenario.graphnb()
+    contender = scenario.contenders["graphnb"]
+    for _ in range(max(2, scenario.calls // 10)):
+        contender.call()
     profiler = cProfile.Profile()
     profiler.enable()
-    for _ in range(scenario.runs):
-        scenario.graphnb()
+    for _ in range(scenario.calls):
+        contender.call()
     profiler.disable()
-    steps = scenario.runs * scenario.steps
+    units = scenario.calls * contender.units
     stats: dict[Any, Any] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     rows = sorted(stats.items(), key=lambda item: item[1][2], reverse=True)[:top]
     total = sum(timing[2] for timing in stats.values())
-    print(f"graphnb on {scenario.title}: {steps} steps profiled, {total / steps * 1e6:.2f} µs per")
-    print(f"step under cProfile (which inflates small calls); top {top} by own time:\n")
-    print(f"{'own µs/step':>11} {'cum µs/step':>11} {'calls/step':>10}  function")
+    print(f"graphnb on {scenario.title}: {units} units profiled, {total / units * 1e6:.2f} µs")
+    print(f"per unit under cProfile (which inflates small calls); top {top} by own time:\n")
+    print(f"{'own µs/unit':>11} {'cum µs/unit':>11} {'calls/unit':>10}  function")
     for (path, line, name), (_, calls, own, cumulative, _) in rows:
         where = f"{Path(path).name}:{line}" if line else path
         print(
-            f"{own / steps * 1e6:11.2f} {cumulative / steps * 1e6:11.2f} "
-            f"{calls / steps:10.2f}  {name} ({where})"
+            f"{own / units * 1e6:11.2f} {cumulative / units * 1e6:11.2f} "
+            f"{calls / units:10.2f}  {name} ({where})"
         )
 
 
-# -- main ------------------------------------------------------------------------------
+# -- main ------------------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer runs of each scenario")
+    parser.add_argument("--quick", action="store_true", help="fewer calls, 3 repetitions")
+    parser.add_argument("--repetitions", type=int, help="repetitions (default 7, quick 3)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write results here")
     parser.add_argument(
         "--only",
@@ -366,48 +346,56 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated scenarios to run, of {','.join(KEYS)}",
     )
     parser.add_argument(
-        "--profile",
-        choices=KEYS[:-1],
-        help="profile graphnb on one scenario instead of comparing",
+        "--profile", choices=KEYS[:-1], help="profile graphnb on one scenario instead"
     )
     parser.add_argument("--top", type=int, default=25, help="functions shown by --profile")
     args = parser.parse_args(argv)
     if not args.only <= set(KEYS):
         parser.error(f"unknown scenario(s) {sorted(args.only - set(KEYS))}; choose from {KEYS}")
+    repetitions = args.repetitions or (3 if args.quick else 7)
+    if repetitions < 3:
+        parser.error("at least 3 repetitions are needed for a spread")
 
-    info = machine("graphnb", "langgraph", "pydantic")
+    info = machine(*DISTRIBUTIONS)
     print(f"Machine: {machine_line(info)}")
-    all_scenarios = scenarios(args.quick)
-    if args.profile:
-        profile(next(s for s in all_scenarios if s.key == args.profile), args.top)
-        return 0
-
-    print(
-        "Best of N sync runs, no checkpointer; ratio = LangGraph time / graphnb time.\n",
-        flush=True,
-    )
-    results = []
-    for scenario in all_scenarios:
-        if scenario.key not in args.only:
-            continue
-        print(f"  {scenario.title}: {scenario.runs} runs each...", file=sys.stderr, flush=True)
-        results.append(measure(scenario))
+    with tempfile.TemporaryDirectory(prefix="graphnb-bench-") as folder:
+        all_scenarios = scenarios(args.quick, Path(folder))
+        if args.profile:
+            profile(next(s for s in all_scenarios if s.key == args.profile), args.top)
+            return 0
+        print(
+            f"CPU time, median of {repetitions} interleaved repetitions; "
+            "ratio = peer time / graphnb time (lowest-highest).\n",
+            flush=True,
+        )
+        results = []
+        for scenario in all_scenarios:
+            if scenario.key in args.only:
+                print(f"  {scenario.title}...", file=sys.stderr, flush=True)
+                results.append(measure(scenario, repetitions))
     baseline = None
     if "import" in args.only:
-        import_runs = 3 if args.quick else 5
-        print(f"  6. import: {import_runs} fresh processes each...", file=sys.stderr, flush=True)
-        imports, baseline = measure_import(import_runs)
+        print("  import in fresh processes...", file=sys.stderr, flush=True)
+        imports, baseline = measure_import(max(repetitions, 5))
         results.append(imports)
 
     print(table(results))
-    missed = [row.key for row in results if not row.met]
-    print(f"\nTargets met: {len(results) - len(missed)} of {len(results)}.")
+    print("\nMedian CPU time per unit:\n")
+    print(times_table(results))
+    missed = [
+        f"{result.key} vs {LABELS[peer]}"
+        for result in results
+        for peer, target in result.targets.items()
+        if peer in result.seconds and statistics.median(result.ratios(peer)) < target
+    ]
+    print(f"\nTargets missed: {', '.join(missed) if missed else 'none'}.")
     if args.json:
         document = {
             "machine": info,
             "quick": args.quick,
-            "python_c_pass_seconds": baseline,
-            "results": [row.as_json() for row in results],
+            "repetitions": repetitions,
+            "python_c_pass_cpu_seconds": baseline,
+            "results": [result.as_json() for result in results],
         }
         args.json.write_text(json.dumps(document, indent=2) + "\n")
     return 0

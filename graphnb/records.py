@@ -98,6 +98,8 @@ class StoredCheckpoint:
         meta: ``ran``, ``next``, ``joins``, ``interrupts``, ``resumes`` and ``metadata``.
         writes: ``[[node, {field: value}], ...]`` in the order they were merged.
         snapshot: the whole state, or ``None``.
+        texts: ``writes`` and ``snapshot`` as JSON text, when the writer already encoded
+            them (to measure them); savers store these rather than encode them again.
     """
 
     thread_id: str
@@ -112,6 +114,7 @@ class StoredCheckpoint:
     meta: dict[str, Any]
     writes: list[Any]
     snapshot: dict[str, Any] | None = None
+    texts: tuple[str, str | None] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

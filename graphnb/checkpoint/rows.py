@@ -21,6 +21,7 @@ __all__ = [
     "parse_json",
     "row_json",
     "storable_text",
+    "to_json",
 ]
 
 MAX_THREAD_ID = 255
@@ -98,14 +99,27 @@ def _refuse(row: StoredCheckpoint, name: str, value: object, expected: str) -> N
     )
 
 
+# One encoder for every checkpoint: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
+def to_json(value: Any) -> str:
+    """``value`` as compact JSON text, key order kept; NaN and infinities raise ValueError."""
+    return _ENCODER.encode(value)
+
+
 def row_json(row: StoredCheckpoint) -> tuple[str, str, str | None]:
     """The row's ``meta``, ``writes`` and ``snapshot`` as JSON text, key order kept.
+
+    Writes and snapshot are the writer's own text (``row.texts``) when it made it.
 
     Raises:
         UnstorableValueError: naming the column that is not JSON (NaN, an object, an int
             of more digits than Python converts to text, nesting deeper than Python's
             recursion limit).
     """
+    if row.texts is not None:
+        return (_dump(row, "meta", row.meta), *row.texts)
     return (
         _dump(row, "meta", row.meta),
         _dump(row, "writes", row.writes),
@@ -115,7 +129,7 @@ def row_json(row: StoredCheckpoint) -> tuple[str, str, str | None]:
 
 def _dump(row: StoredCheckpoint, name: str, value: Any) -> str:
     try:
-        return json.dumps(value, allow_nan=False, separators=(",", ":"))
+        return to_json(value)
     except (TypeError, ValueError, RecursionError) as error:
         reason = "it nests too deeply" if isinstance(error, RecursionError) else str(error)
         raise UnstorableValueError(

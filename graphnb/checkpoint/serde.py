@@ -121,7 +121,7 @@ def _encode(field: FieldSchema | None, name: str, value: Any, *, typed_update: b
             "a dataclass, str, list, dict ...)",
             field=name,
         ) from None
-    marker = find_type_marker(encoded)
+    marker = find_type_marker(encoded) if isinstance(encoded, (dict, list)) else None
     if marker is not None:
         raise UnstorableValueError(
             f"field {name!r} holds a dict with the key {marker}, which graphnb reserves to "

@@ -29,6 +29,7 @@ from ..errors import GraphSetupError
 from ..records import CheckpointMeta, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
 from ..schema import StateSchema, WriteError
 from .base import BaseSaver
+from .rows import to_json
 from .serde import (
     check_safe,
     decode_snapshot,
@@ -323,7 +324,8 @@ class ThreadWriter:
         """
         schema = self.schema
         encoded = [[node, encode_update(schema, update)] for node, update in writes]
-        size = _json_size(encoded, self.thread_id)
+        writes_text = _json_text(encoded, self.thread_id)
+        size = len(writes_text)
         seq = self.head_seq + 1
         parent = self.parent
         take = (
@@ -335,7 +337,8 @@ class ThreadWriter:
             or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
         )
         snap = encode_values(schema, values) if take else None
-        self._sizes = (size, _json_size(snap, self.thread_id) if snap is not None else 0)
+        snap_text = _json_text(snap, self.thread_id) if snap is not None else None
+        self._sizes = (size, len(snap_text) if snap_text is not None else 0)
         meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
         if joins:
             meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
@@ -362,6 +365,7 @@ class ThreadWriter:
             meta=meta,
             writes=encoded,
             snapshot=snap,
+            texts=(writes_text, snap_text),
         )
 
     def advance(self, row: StoredCheckpoint) -> None:
@@ -388,14 +392,16 @@ class ThreadWriter:
         return row
 
 
-def _json_size(encoded: Any, thread_id: str) -> int:
-    """Bytes of encoded writes (``[[node, update], ...]``) or a snapshot, as JSON.
+def _json_text(encoded: Any, thread_id: str) -> str:
+    """Encoded writes (``[[node, update], ...]``) or a snapshot as JSON text.
+
+    The row keeps the text: its length decides when to snapshot, and savers store it.
 
     Raises:
         UnstorableValueError: a field holds what JSON cannot (NaN, a huge int ...).
     """
     try:
-        return len(json.dumps(encoded, separators=(",", ":"), allow_nan=False))
+        return to_json(encoded)
     except (ValueError, RecursionError):
         # Only now look for the field to blame, so that writes that store pay nothing for it.
         raise unstorable_field(encoded, thread_id) from None

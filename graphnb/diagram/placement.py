@@ -29,5 +29,5 @@ def spaced_isotonic(desired: list[float], weights: list[float], gaps: list[float
         block_count.append(count)
     out: list[float] = []
     for w, total, count in zip(block_weight, block_sum, block_count, strict=True):
-        out.extend([total / w] * count)
+        out += [total / w] * count
     return [value + offset for value, offset in zip(out, offsets, strict=True)]

@@ -8,6 +8,7 @@ inline or as files. Every node and edge is a ``<g>`` carrying ``data-`` attribut
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable
@@ -258,6 +259,9 @@ class _Svg:
         )
 
 
+# Rows share their y coordinates (and ranks their curves' midpoints) across all edges, so a
+# big drawing formats the same numbers thousands of times: remembered, they cost a lookup.
+@functools.lru_cache(maxsize=4096)
 def _n(value: float) -> str:
     """A coordinate as short, stable text: one decimal, no trailing ``.0``."""
     text = f"{value:.1f}"
@@ -279,14 +283,15 @@ def _path(points: tuple[Point, ...]) -> str:
         kept.append(points[-1])
     (x0, y0), rest = kept[0], kept[1:]
     parts = [f"M{_n(x0)},{_n(y0)}"]
-    px, py = x0, y0
+    px, py, pxs = x0, y0, _n(x0)  # each coordinate's text is made once
     for x, y in rest:
+        xs, ys = _n(x), _n(y)
         if abs(x - px) < 0.05:
-            parts.append(f"L{_n(x)},{_n(y)}")
+            parts.append(f"L{xs},{ys}")
         else:
-            mid = (py + y) / 2
-            parts.append(f"C{_n(px)},{_n(mid)} {_n(x)},{_n(mid)} {_n(x)},{_n(y)}")
-        px, py = x, y
+            mid = _n((py + y) / 2)
+            parts.append(f"C{pxs},{mid} {xs},{mid} {xs},{ys}")
+        px, py, pxs = x, y, xs
     return "".join(parts)
 
 

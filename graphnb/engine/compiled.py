@@ -549,22 +549,23 @@ def _check_modes(mode: StreamMode | Sequence[StreamMode]) -> frozenset[str]:
     return modes
 
 
-def _select(event: Event, modes: frozenset[str], single: bool) -> Iterator[Any]:
-    def out(mode: str, item: Any) -> Any:
-        return item if single else (mode, item)
-
+def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:
+    """What the stream yields for ``event``: items, or ``(mode, item)`` pairs."""
+    # A list, not a generator: this runs for every event of every stream.
+    selected: list[tuple[str, Any]] = []
     if "events" in modes:
-        yield out("events", event)
+        selected.append(("events", event))
     if isinstance(event, StepFinished):
         if "values" in modes:
-            yield out("values", event.state)
+            selected.append(("values", event.state))
     elif isinstance(event, NodeFinished):
         if "updates" in modes:
-            yield out("updates", {event.node: event.update})
+            selected.append(("updates", {event.node: event.update}))
     elif isinstance(event, Chunk):
         if "chunks" in modes:
-            yield out("chunks", event)
+            selected.append(("chunks", event))
         if "custom" in modes and event.field is None:
-            yield out("custom", event.value)
+            selected.append(("custom", event.value))
     elif isinstance(event, Interrupted) and "updates" in modes:
-        yield out("updates", {"__interrupt__": event.interrupts})
+        selected.append(("updates", {"__interrupt__": event.interrupts}))
+    return [item for _, item in selected] if single else selected

@@ -228,6 +228,8 @@ def _stops(
     finished: list[Node], tasks: list[Node], options: RunOptions, *, skip_before: bool = False
 ) -> list[Interrupt]:
     after, before = options.interrupt_after, options.interrupt_before
+    if not after and (skip_before or not before):
+        return []  # the usual case: no stop was asked for
     stops = [Interrupt(n.name, "after") for n in finished if n.name in after]
     if not skip_before:
         stops.extend(Interrupt(n.name, "before") for n in tasks if n.name in before)

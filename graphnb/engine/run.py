@@ -336,7 +336,8 @@ class Run(Generic[S]):
                 yield NodeFailed(step, node.name, failure)
             raise failure from (None if failure is error else error)
         if self.events:
-            yield from _flush(pending)
+            if pending:
+                yield from _flush(pending)
             yield NodeFinished(step, node.name, update, time.perf_counter() - started)
         return update
 

@@ -178,9 +178,9 @@ def _code_cells(file: Path) -> list[str]:
 
 def _converted(file: Path, version: int) -> dict[str, Any]:
     """An old notebook read, validated and converted to version 4 by nbformat."""
-    import nbformat
+    from .nbformat_import import import_nbformat
 
-    reader: Any = nbformat.read
+    reader: Any = import_nbformat().read
     try:
         converted = reader(file, as_version=4)
     except Exception as error:  # nbformat raises ValidationError, NBFormatError, KeyError...

@@ -18,6 +18,7 @@ from .errors import ExportError, ExportProblem
 from .formatting import format_source
 from .markdown import inline_code, markdown_text
 from .module import ExportedCode, export_code
+from .nbformat_import import import_nbformat
 
 __all__ = ["to_notebook", "write_notebook"]
 
@@ -43,8 +44,7 @@ def to_notebook(
         ExportError: listing every callable or name that cannot be exported, and why,
             or ``input`` is not a literal.
     """
-    import nbformat
-
+    nbformat = import_nbformat()
     code = export_code(obj, namespace=namespace)
     arguments = _input_literal(input, code.name)
     v4: Any = nbformat.v4
@@ -111,8 +111,7 @@ def write_notebook(
     ruff: bool | None = None,
 ) -> Path:
     """Export a graph as a notebook and write it to ``path``; returns the path."""
-    import nbformat
-
+    nbformat = import_nbformat()
     target = Path(path)
     notebook = to_notebook(obj, namespace=namespace, input=input, ruff=ruff)
     writer: Any = nbformat.write

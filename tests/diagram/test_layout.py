@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphnb import END, START, EdgeSpec, GraphSpec, NodeSpec
-from graphnb.diagram import extract, layout
+from graphnb.diagram import extract, layered, layout
 from graphnb.diagram.geometry import Box, Layout
 from graphnb.diagram.layered import compute_layout
 from graphnb.diagram.svg import svg_sizes
@@ -144,3 +145,35 @@ def test_layout_uses_the_sizes_given_per_node_for_top_left_corners() -> None:
     # START's small box is centred over split's 150 px box.
     assert positions[START][0] + 20 == positions["split"][0] + 75
     assert positions[END][0] + 20 == positions["report"][0] + 75
+
+
+def test_a_drawing_past_the_work_budget_still_keeps_boxes_apart_and_routes_whole() -> None:
+    # 400 nodes with 800 random edges make over 20,000 items (nodes and dummies): past
+    # _BIG, where sweeps and passes are limited to a budget (one of each here).
+    rng = random.Random(3)
+    names = [f"n{i}" for i in range(400)]
+    edges = [EdgeSpec(source=START, target=names[0]), EdgeSpec(source=names[-1], target=END)]
+    edges += [EdgeSpec(source=names[rng.randrange(i)], target=names[i]) for i in range(1, 400)]
+    while len(edges) < 800:
+        label = "maybe" if rng.random() < 0.2 else None
+        edges.append(EdgeSpec(source=rng.choice(names), target=rng.choice(names), label=label))
+    spec = GraphSpec(nodes=[NodeSpec(id=n) for n in names], edges=edges)
+    diagram = extract(spec)
+    builder = layered._Builder(diagram, svg_sizes(diagram))
+
+    result = builder.run()
+
+    assert len(builder.left) > layered._BIG
+    nodes, labels = _drawn_boxes(result)
+    by_row: dict[float, list[tuple[str, Box]]] = {}
+    for name, box in nodes + labels:
+        by_row.setdefault(box.y, []).append((name, box))
+    for row in by_row.values():  # boxes of one rank are sorted and spaced, never overlap
+        row.sort(key=lambda item: item[1].x)
+        for (name_a, a), (name_b, b) in itertools.pairwise(row):
+            assert not a.overlaps(b), f"{name_a} overlaps {name_b}"
+    assert [r.edge for r in result.routes] == list(diagram.edges)
+    for route in result.routes:
+        source, target = result.nodes[route.edge.source], result.nodes[route.edge.target]
+        assert source.left <= route.points[0][0] <= source.right
+        assert target.left <= route.points[-1][0] <= target.right

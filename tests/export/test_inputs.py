@@ -22,7 +22,7 @@ def small_graph() -> StateGraph[dict[str, Any]]:
 def test_public_api_is_exactly_all() -> None:
     public = {name for name in vars(graphnb.export) if not name.startswith("_")} - {"annotations"}
     modules = {"codegen", "errors", "formatting", "load", "markdown", "module", "notebook", "parts"}
-    modules |= {"origin", "resolver", "script", "source"}
+    modules |= {"nbformat_import", "origin", "resolver", "script", "source"}
     assert public - modules == set(graphnb.export.__all__)
 
 
