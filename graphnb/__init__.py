@@ -27,6 +27,7 @@ from .engine.events import (
     StreamMode,
 )
 from .engine.node import Streamed
+from .engine.send import Send
 from .errors import (
     BindingError,
     ConflictingUpdateError,
@@ -124,6 +125,7 @@ __all__ = [
     "Reducer",
     "RouteError",
     "RunContext",
+    "Send",
     "StateField",
     "StateGraph",
     "StateSnapshot",

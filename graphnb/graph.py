@@ -155,6 +155,8 @@ class StateGraph(Generic[S]):
         source: str,
         router: Callable[..., Any],
         routes: Sequence[str] | Mapping[str, str] | None = None,
+        *,
+        sends: Sequence[str] = (),
     ) -> StateGraph[S]:
         """Let ``router`` pick the next node(s) after ``source``.
 
@@ -165,6 +167,8 @@ class StateGraph(Generic[S]):
             routes: the declared targets: a list of node names, or a mapping from each value
                 the router returns to a node. Read from a ``Literal[...]`` return annotation
                 when omitted.
+            sends: the nodes the router may return ``Send(node, payload)`` items for
+                (map-reduce: one run of the node per item, in the same super-step).
         """
         if source in self._routers:
             self._problems.append(f"`{source}` has more than one router.")
@@ -185,6 +189,9 @@ class StateGraph(Generic[S]):
                 label=None if route == target else route,
             )
             for route, target in mapping.items()
+        )
+        self._spec.edges.extend(
+            EdgeSpec(source=source, target=target, kind="send") for target in dict.fromkeys(sends)
         )
         return self
 
@@ -296,6 +303,7 @@ class StateGraph(Generic[S]):
                     for e in spec.edges
                     if e.source == source and e.kind == "conditional"
                 },
+                [e.target for e in spec.edges if e.source == source and e.kind == "send"],
             )
             for source, fn in self._routers.items()
         }

@@ -31,9 +31,10 @@ END = "__end__"
 
 SPEC_VERSION: Literal[1] = 1
 
-EdgeKind = Literal["direct", "conditional", "join"]
+EdgeKind = Literal["direct", "conditional", "join", "send"]
 """``direct``: always taken. ``conditional``: taken when the source's router picks its route.
 ``join``: all join edges into one target form one join; the target runs once all sources ran.
+``send``: the source's router may ``Send`` items to the target, one run of it per item.
 """
 
 

@@ -49,6 +49,8 @@ def render_dot(diagram: Diagram) -> str:
         attrs = []
         if edge.kind == "conditional":
             attrs.append("style=dashed")
+        elif edge.kind == "send":  # one run per Send item: dashed, with a doubled head
+            attrs.append("style=dashed, arrowhead=normalnormal")
         if edge.label:
             attrs.append(f"label={_q(edge.label)}")
         target = edge.target

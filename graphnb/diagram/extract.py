@@ -88,6 +88,8 @@ def _edge(index: int, edge: EdgeSpec, machine: bool) -> DiagramEdge:
     label = edge.label
     if label is None and edge.kind == "conditional" and edge.route not in (None, edge.target):
         label = edge.route
+    if label is None and edge.kind == "send":
+        label = "Send"
     # A machine's transitions are all picked by events: drawn solid, as in UML, not as the
     # dashed router edges of a graph.
     kind = "direct" if machine and edge.kind == "conditional" else edge.kind

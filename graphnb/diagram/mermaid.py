@@ -59,7 +59,7 @@ def _flowchart(diagram: Diagram, ids: dict[str, str]) -> list[str]:
         shape = f'(["{text}"])' if node.kind in ("start", "end") else f'["{text}"]'
         lines.append(f"    {ids[node.id]}{shape}")
     for edge in diagram.edges:
-        arrow = {"direct": "-->", "conditional": "-.->", "join": "==>"}[edge.kind]
+        arrow = {"direct": "-->", "conditional": "-.->", "join": "==>", "send": "-.->"}[edge.kind]
         label = f'|"{_text(edge.label)}"|' if edge.label else ""
         lines.append(f"    {ids[edge.source]} {arrow}{label} {ids[edge.target]}")
     if any(node.kind == "missing" for node in diagram.nodes):

@@ -51,7 +51,8 @@ class DiagramEdge:
         index: the edge's position in ``spec.edges``.
         source: the source node's id.
         target: the target node's id.
-        kind: ``direct``, ``conditional`` (drawn dashed) or ``join`` (drawn into a join bar).
+        kind: ``direct``, ``conditional`` (drawn dashed), ``join`` (drawn into a join bar)
+            or ``send`` (a map-reduce edge, drawn dotted and thick, labelled ``Send``).
         label: the text on the arrow (a route, or a machine's ``EVENT [guard]``), if any.
         internal: a machine's internal transition (a self-loop that does not exit).
     """

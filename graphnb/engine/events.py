@@ -40,6 +40,8 @@ class NodeStarted:
     kind: ClassVar[Literal["node_started"]] = "node_started"
     step: int
     node: str
+    instance: int | None = None
+    """Which of the node's ``Send`` instances this is (0, 1, ...); ``None`` for a plain run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ class NodeFinished:
     node: str
     update: dict[str, Any]
     duration: float
+    instance: int | None = None
+    """Which of the node's ``Send`` instances this is; ``None`` for a plain run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,8 @@ class Chunk:
     node: str
     field: str | None
     value: Any
+    instance: int | None = None
+    """Which of the node's ``Send`` instances streamed it; ``None`` for a plain run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +92,8 @@ class NodeFailed:
     step: int
     node: str
     error: BaseException = field(repr=False)
+    instance: int | None = None
+    """Which of the node's ``Send`` instances failed; ``None`` for a plain run."""
 
     @property
     def message(self) -> str:

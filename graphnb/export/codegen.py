@@ -127,7 +127,7 @@ def builder_function(
             sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
             listed = ", ".join(endpoint(source) for source in sources)
             lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
-        elif edge.kind == "conditional" and edge.source not in routed:
+        elif edge.kind in ("conditional", "send") and edge.source not in routed:
             routed.add(edge.source)
             lines.append(_conditional(edge, spec.edges, routers, endpoint, local))
     lines.append(f"    return {local}\n")
@@ -153,9 +153,11 @@ def _conditional(
             )
             + "}"
         )
-    return call_text(
-        f"    {local}.add_conditional_edges", [endpoint(first.source), router, mapping]
-    )
+    arguments = [endpoint(first.source), router, mapping]
+    sends = [e.target for e in edges if e.kind == "send" and e.source == first.source]
+    if sends:
+        arguments.append("sends=[" + ", ".join(endpoint(target) for target in sends) + "]")
+    return call_text(f"    {local}.add_conditional_edges", arguments)
 
 
 def call_text(head: str, arguments: list[str], width: int = 88) -> str:

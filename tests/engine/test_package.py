@@ -39,6 +39,7 @@ PUBLIC = {
     "Reducer",
     "RouteError",
     "RunContext",
+    "Send",
     "StateField",
     "StateGraph",
     "StateSnapshot",
