@@ -23,7 +23,7 @@ COMMANDS = ("demo", "run", "draw", "export", "threads", "lab")
 
 def parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
-    from .. import __version__
+    import graphnb  # the façade, for its version
 
     top = argparse.ArgumentParser(
         prog="graphnb", description="Build, run, draw and export typed-state graphs."
@@ -31,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument(
         "--version",
         action="version",
-        version=f"graphnb {__version__} (Python {platform.python_version()})",
+        version=f"graphnb {graphnb.__version__} (Python {platform.python_version()})",
     )
     subparsers = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import Annotated, Any
 
+from ..console import shown
 from ..engine.events import Chunk, NodeFinished, NodeStarted
 from ..graph import StateGraph
 from ..reducers import append
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(event, NodeStarted):
             out.write(f"\n▶ {event.node}\n")
         elif isinstance(event, Chunk):
-            out.write(str(event.value))
+            out.write(shown(event.value, keep="\n\t"))  # --question is user text
         elif isinstance(event, NodeFinished):
             out.write(f"\n✓ {event.node} ({event.duration * 1000:.1f} ms)\n")
         out.flush()

@@ -18,6 +18,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pydantic import ValidationError
+
+from ..binding import resolve
 from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
 from ..graph import StateGraph
@@ -25,8 +28,21 @@ from ..spec import START, GraphSpec, StateSpec
 from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
+from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
-from .messages import ClientMessage, InspectedMessage, ProblemInfo, RunState, ServerMessage
+from .messages import (
+    ClientMessage,
+    ExportExistsMessage,
+    InspectedMessage,
+    ProblemInfo,
+    RunError,
+    RunState,
+    ServerMessage,
+    explain,
+    read_client_message,
+)
+from .offload import guard_router, off_loop
+from .redact import MASK, mask_url, scrub, secrets_in
 from .runner import RunController, idle_run
 
 if TYPE_CHECKING:
@@ -47,6 +63,9 @@ builder keeps them under a key stamped into the node's metadata, which the front
 carries along when the node is renamed (renaming only changes the id), so the callable
 follows its node.
 """
+
+FRONT_END_TRAITS = frozenset({"spec"})
+"""The traits the front end may change (by editing the drawing); the others are Python's."""
 
 GraphSource = (
     GraphSpec | StateGraph[Any] | CompiledGraph[Any] | types.ModuleType | Mapping[str, Any]
@@ -98,7 +117,9 @@ class Builder(anywidget.AnyWidget):
         False, help="Whether runs belong to threads (a checkpointer is set)."
     ).tag(sync=True)
     saver = traitlets.Unicode(
-        "", help="The checkpointer runs save to: its URL, or its repr when given as an object."
+        "",
+        help="The checkpointer runs save to: its URL with the password masked, or its repr "
+        "when given as an object. The password itself never leaves the kernel.",
     ).tag(sync=True)
     notice = traitlets.Unicode("", help="The outcome of the last action that failed.").tag(
         sync=True
@@ -123,6 +144,8 @@ class Builder(anywidget.AnyWidget):
         self._known_routers: dict[str, Callable[..., Any]] = {}
         self._given: dict[str, Any] = {}
         self._state_type: type[Any] | None = None
+        self._notice_source = ""  # which action the notice is about
+        self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
         spec = self._open(source)
@@ -315,6 +338,25 @@ class Builder(anywidget.AnyWidget):
             options.setdefault("checkpointer", self._checkpointer)
         return self.to_graph().compile(**options)
 
+    def _compile_for_run(self) -> CompiledGraph[Any]:
+        """:meth:`compile`, each node wrapped to run off the kernel's loop (see offload)."""
+        spec, scope = self._scope()
+        wrapped: dict[str, Any] = {}
+        for index, node in enumerate(spec.nodes):
+            if node.binding is not None:
+                private = f"_graphnb_run_node_{index}"
+                wrapped[private] = off_loop(resolve(node.binding, scope))
+                node.binding = private
+        for index, (source, binding) in enumerate(list(spec.routers.items())):
+            if binding is not None:
+                private = f"_graphnb_run_router_{index}"
+                wrapped[private] = guard_router(resolve(binding, scope))
+                spec.routers[source] = private
+        graph = StateGraph.from_spec(spec, namespace=ChainMap(wrapped, cast("Any", scope)))
+        if self._checkpointer is not None:
+            return graph.compile(checkpointer=self._checkpointer)
+        return graph.compile()
+
     @traitlets.observe("spec")
     def _spec_changed(self, change: dict[str, Any]) -> None:
         if not hasattr(self, "_runner"):  # still in __init__
@@ -373,16 +415,34 @@ class Builder(anywidget.AnyWidget):
     def use_saver(self, checkpointer: BaseSaver | str | None) -> None:
         """Save runs to ``checkpointer`` (a saver or its URL); ``None`` or ``""``: no threads.
 
+        The URL's password stays in the kernel: the widget shows and syncs the URL with
+        the password masked (``postgresql://app:***@host/db``), and that masked URL, given
+        back, means the saver in use.
+
         Raises:
-            SaverSetupError: the URL names no saver graphnb knows.
+            SaverSetupError: the URL names no saver graphnb knows, or holds a masked
+                password other than the current saver's.
         """
+        from ..checkpoint import SaverSetupError, as_saver
+
         if checkpointer is None or checkpointer == "":
             self._checkpointer, self.saver, self.threads = None, "", False
             return
-        from ..checkpoint import as_saver
-
-        self._checkpointer = as_saver(checkpointer)
-        self.saver = checkpointer if isinstance(checkpointer, str) else repr(checkpointer)
+        if isinstance(checkpointer, str):
+            if checkpointer == self.saver and self._checkpointer is not None:
+                return  # the masked URL the widget shows: the saver in use
+            self._secrets.update(secrets_in(checkpointer))
+            if f":{MASK}@" in checkpointer or f"={MASK}" in checkpointer:
+                raise SaverSetupError(
+                    f"{mask_url(checkpointer)} shows the password masked ({MASK}); "
+                    "type the password itself"
+                )
+        try:
+            saver = as_saver(checkpointer)
+        except SaverSetupError as error:  # its text may quote the URL, password and all
+            raise SaverSetupError(scrub(str(error), self._secrets)) from None
+        self._checkpointer = saver
+        self.saver = mask_url(checkpointer) if isinstance(checkpointer, str) else repr(saver)
         self.threads = True
 
     def layout(self) -> None:
@@ -413,7 +473,7 @@ class Builder(anywidget.AnyWidget):
             # the run panel's picture of the run that is going on.
             raise RuntimeError("a run is already going on; stop it before starting another")
         try:
-            graph = self.compile()
+            graph = self._compile_for_run()
         except Exception as error:
             self._runner.fail([node.id for node in self.spec.nodes], error)
             loop = asyncio.get_running_loop()
@@ -429,6 +489,13 @@ class Builder(anywidget.AnyWidget):
         return self._runner.stop()
 
     def _publish_run(self, state: RunState) -> None:
+        error = state["error"]
+        if error is not None and self._secrets:  # a driver's error may quote the URL
+            state["error"] = RunError(
+                node=error["node"],
+                message=scrub(error["message"], self._secrets),
+                traceback=scrub(error["traceback"], self._secrets),
+            )
         self.run_state = cast("dict[str, Any]", state)
 
     def _send_message(self, message: ServerMessage) -> None:
@@ -437,12 +504,19 @@ class Builder(anywidget.AnyWidget):
 
     # -- exporting ---------------------------------------------------------------------
 
-    def export(self, path: str | Path | None = None) -> Path:
+    def export(self, path: str | Path | None = None, *, overwrite: bool = False) -> Path:
         """Write the graph as a standalone Python module; returns the file written.
 
         Args:
             path: the file; ``<graph name>.py`` next to the notebook (or the builder's
                 JSON file) when omitted.
+            overwrite: replace the file when it exists.
+
+        Raises:
+            ExportNameError: the file's name is that of a module it would shadow (of the
+                standard library, an installed one, or one the graph's nodes come from).
+            ExportExistsError: the file exists and ``overwrite`` is false.
+            ExportError: the graph cannot be exported (listing why).
         """
         from ..export import to_module
 
@@ -450,6 +524,13 @@ class Builder(anywidget.AnyWidget):
         text = to_module(self, namespace=dict(scope))
         folder = self._path.parent if self._path is not None else Path.cwd()
         target = Path(path) if path is not None else folder / f"{_module_name(spec.name)}.py"
+        bindings = [node.binding for node in self.spec.nodes]
+        bindings += [*self.spec.routers.values(), self.spec.state.binding]
+        given = (*self._known.values(), *self._known_routers.values())
+        defined_in = {getattr(fn, "__module__", None) for fn in given}
+        modules = imported_modules(text) | binding_modules(bindings)
+        modules |= {name.partition(".")[0] for name in defined_in if isinstance(name, str)}
+        check_target(target, imports=modules, overwrite=overwrite)
         target.write_text(text, encoding="utf-8")
         self.export_status = str(target.resolve())
         return target
@@ -457,21 +538,60 @@ class Builder(anywidget.AnyWidget):
     # -- messages from the front end ---------------------------------------------------
 
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            log.warning("[graphnb] ignoring a message without a type: %r", content)
+        # Whatever happens here is told in the widget: an exception raised in a comm
+        # handler only reaches the kernel's log, and the canvas would never know.
+        try:
+            message = read_client_message(content)
+        except ValueError as error:
+            self._tell(f"the builder ignored a message from the canvas: {error}", "message")
             return
-        message = cast("ClientMessage", content)
         try:
             self._dispatch(message)
         except Exception as error:  # reported in the widget, not the cell
-            log.warning("[graphnb] %s failed: %s", message["type"], error)
             text = f"{message['type']} failed: {error}"
             if message["type"] == "export":
-                self.export_status = text
-            else:
-                self.notice = text
+                self.export_status = scrub(text, self._secrets)
+            self._tell(text, message["type"])
         else:
-            self.notice = ""
+            self._tell("", message["type"])
+
+    def _tell(self, text: str, source: str) -> None:
+        """Show ``text`` in the widget's notice (``""``: clear it), and log it."""
+        if text:
+            text = scrub(text, self._secrets)
+            log.warning("[graphnb] %s", text)
+            self.notice, self._notice_source = text, source
+        elif source == self._notice_source or source != "spec":
+            # A successful action clears the notice; an edit of the drawing clears only
+            # a notice about an earlier edit, not one about a failed run or export.
+            self.notice, self._notice_source = "", ""
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """Apply trait changes from the front end, which may change the drawing only.
+
+        A change that fails (a spec that is not a valid graph, a trait the front end does
+        not own) is told in the notice, and the front end is sent Python's values back.
+        """
+        refused = sorted(n for n in sync_data if n in self.keys and n not in FRONT_END_TRAITS)
+        allowed = {name: value for name, value in sync_data.items() if name not in refused}
+        told = []
+        if refused:
+            names = ", ".join(f"`{name}`" for name in refused)
+            told.append(f"the canvas may not change {names}; the builder kept its own")
+        try:
+            super().set_state(allowed)
+        except (ValidationError, traitlets.TraitError) as error:
+            why = explain(error) if isinstance(error, ValidationError) else str(error)
+            told.append(f"the builder kept the drawing it had: the canvas sent {why}")
+            refused.extend(name for name in allowed if name in self.keys)
+        except Exception as error:  # the drawing changed, what followed failed (saving it)
+            told.append(f"the drawing changed, but {type(error).__name__}: {error}")
+        if told:
+            self._tell("; ".join(told), "spec")
+        elif "spec" in allowed:
+            self._tell("", "spec")
+        if refused:
+            self.send_state(refused)
 
     def _dispatch(self, message: ClientMessage) -> None:
         if message["type"] == "run":
@@ -482,7 +602,11 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "layout":
             self.layout()
         elif message["type"] == "export":
-            self.export()
+            try:
+                self.export(overwrite=message.get("overwrite", False))
+            except ExportExistsError as error:  # the canvas asks whether to replace it
+                self._send_message(ExportExistsMessage(type="export_exists", path=str(error.path)))
+                raise
         elif message["type"] == "refresh":
             self.refresh()
         elif message["type"] == "use_model":
@@ -491,8 +615,6 @@ class Builder(anywidget.AnyWidget):
             self.use_saver(message["url"] or None)
         elif message["type"] == "inspect":
             self._inspect(message["request"], message["binding"])
-        else:
-            log.warning("[graphnb] unknown message type %r", message["type"])
 
     def _inspect(self, request: int, binding: str) -> None:
         found, why = ns.try_lookup(binding, self._scope()[1])

@@ -14,12 +14,18 @@ Every message has a ``type`` literal. The TypeScript twins live in
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias
+
+# pydantic reads these to check what the front end sends; on Python < 3.12 it needs
+# typing_extensions' TypedDict for that.
+from typing_extensions import TypedDict
 
 __all__ = [
+    "CLIENT_TYPES",
     "CallableInfo",
     "ChunksMessage",
     "ClientMessage",
+    "ExportExistsMessage",
     "ExportRequest",
     "FieldInfo",
     "InspectedMessage",
@@ -39,6 +45,8 @@ __all__ = [
     "StopRequest",
     "UseModelRequest",
     "UseSaverRequest",
+    "explain",
+    "read_client_message",
 ]
 
 NodeStatus = Literal["idle", "pending", "running", "done", "error"]
@@ -156,9 +164,14 @@ class LayoutRequest(TypedDict):
 
 
 class ExportRequest(TypedDict):
-    """Write the graph as a Python module next to the notebook."""
+    """Write the graph as a Python module next to the notebook.
+
+    ``overwrite``: replace the file when it exists (the user confirmed it); without it an
+    existing file is left alone and an :class:`ExportExistsMessage` asks.
+    """
 
     type: Literal["export"]
+    overwrite: NotRequired[bool]
 
 
 class InspectRequest(TypedDict):
@@ -200,6 +213,66 @@ ClientMessage: TypeAlias = (
     | UseSaverRequest
 )
 
+CLIENT_TYPES = (
+    "run",
+    "stop",
+    "layout",
+    "export",
+    "inspect",
+    "refresh",
+    "use_model",
+    "use_saver",
+)
+"""The ``type`` of every :data:`ClientMessage`."""
+
+
+def read_client_message(content: Any) -> ClientMessage:
+    """``content`` checked as a :data:`ClientMessage` (strictly: no type coercion).
+
+    Raises:
+        ValueError: ``content`` is not one; the message says what is wrong, field by field.
+    """
+    from pydantic import Field, TypeAdapter, ValidationError
+
+    global _adapter
+    if not isinstance(content, dict):
+        raise ValueError(f"expected a JSON object, got {_short(content)}")
+    kind = content.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"the message has no `type`: {_short(content)}")
+    if kind not in CLIENT_TYPES:
+        known = ", ".join(CLIENT_TYPES)
+        raise ValueError(f"unknown request type {kind!r}; expected one of {known}")
+    if _adapter is None:
+        _adapter = TypeAdapter(Annotated[ClientMessage, Field(discriminator="type")])
+    try:
+        return _adapter.validate_python(content, strict=True)  # type: ignore[no-any-return]
+    except ValidationError as error:
+        raise ValueError(f"bad `{kind}` request: {explain(error, skip=1)}") from None
+
+
+_adapter: Any = None
+
+
+def explain(error: Any, *, skip: int = 0) -> str:
+    """A pydantic ``ValidationError`` as one line: ``field: what is wrong; ...``.
+
+    Args:
+        error: the validation error.
+        skip: leading parts of each error's location to leave out (a union's tag).
+    """
+    parts = []
+    for item in error.errors(include_url=False)[:5]:
+        where = ".".join(str(part) for part in item["loc"][skip:]) or "value"
+        parts.append(f"{where}: {item['msg']}")
+    more = error.error_count() - len(parts)
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 # -- Python -> front end -----------------------------------------------------------------
 
@@ -214,6 +287,13 @@ class ChunksMessage(TypedDict):
     text: str
 
 
+class ExportExistsMessage(TypedDict):
+    """The reply to an :class:`ExportRequest` whose file exists: ask before replacing it."""
+
+    type: Literal["export_exists"]
+    path: str
+
+
 class InspectedMessage(TypedDict):
     """The reply to an :class:`InspectRequest`: the callable, or why it was not found."""
 
@@ -224,4 +304,4 @@ class InspectedMessage(TypedDict):
     error: str | None
 
 
-ServerMessage: TypeAlias = ChunksMessage | InspectedMessage
+ServerMessage: TypeAlias = ChunksMessage | ExportExistsMessage | InspectedMessage

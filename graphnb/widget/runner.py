@@ -1,7 +1,8 @@
 """The run controller: runs a compiled graph as an asyncio task and reports on it.
 
 The run goes on as a task on the kernel's event loop, so the kernel keeps reading the
-front end's messages (Stop cancels the task). What the run panel shows is kept in a
+front end's messages (Stop cancels the task); the builder hands it a graph whose nodes run
+off that loop (see :mod:`graphnb.widget.offload`). What the run panel shows is kept in a
 :class:`~graphnb.widget.messages.RunState` that is published as a whole, at most every
 ``interval`` seconds; streamed text goes out as small ``chunks`` messages, batched at the
 same pace, never one message per chunk.
@@ -21,6 +22,7 @@ from pydantic_core import to_jsonable_python
 from ..engine.compiled import CompiledGraph
 from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .messages import ChunksMessage, NodeRun, RunError, RunState, ServerMessage, StepRecord
+from .offload import NodeExit
 
 __all__ = ["RunController", "idle_run"]
 
@@ -52,9 +54,11 @@ def _error_info(node: str | None, error: BaseException) -> RunError:
     # A node's failure arrives wrapped (NodeError, naming node and step, which the panel
     # shows anyway); the message users need is their own exception's.
     cause = error.__cause__ if node is not None and error.__cause__ is not None else error
+    # A node's SystemExit says what it was, and that the kernel survived it.
+    message = str(cause) if isinstance(cause, NodeExit) else f"{type(cause).__name__}: {cause}"
     return RunError(
         node=node,
-        message=f"{type(cause).__name__}: {cause}",
+        message=message,
         traceback="".join(traceback.format_exception(error)),
     )
 
@@ -136,7 +140,21 @@ class RunController:
         if not self.running:
             return False
         assert self.task is not None
-        self.task.cancel()
+        loop = self.task.get_loop()
+        if loop.is_closed():  # nothing runs there any more
+            return False
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is loop:
+            self.task.cancel()
+        else:
+            # JupyterLab sends widget messages to a kernel subshell while the main shell is
+            # busy: Stop then arrives on another thread and loop. A plain cancel() from
+            # there is not thread-safe and does not wake the run's loop, which noticed it
+            # only when the running node returned.
+            loop.call_soon_threadsafe(self.task.cancel)
         return True
 
     # -- the run -----------------------------------------------------------------------
@@ -169,10 +187,13 @@ class RunController:
                 # Let the kernel read the front end's messages (Stop) between events,
                 # even when every node is synchronous.
                 await asyncio.sleep(0)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Stop, or the kernel's interrupt
             self._finish("stopped")
             raise
-        except Exception as error:  # shown in the run panel, not raised
+        except BaseException as caught:  # shown in the run panel, not raised
+            # A SystemExit that got this far must not reach the loop: asyncio re-raises it
+            # out of the kernel's event loop, and the kernel dies.
+            error = caught if isinstance(caught, Exception) else NodeExit(caught)
             # What propagates carries the node's own exception as its cause, so its
             # traceback reaches the user's frame; the failure event's copy may not.
             node = state["error"]["node"] if state["error"] else getattr(error, "node", None)

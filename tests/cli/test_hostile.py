@@ -267,6 +267,15 @@ def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out.startswith(f"graphnb {graphnb.__version__} ")
 
 
+def test_demo_escapes_control_characters_in_the_question(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = cli(capsys, "demo", "--question", "\x1b[2Jwhy?")
+    assert code == 0
+    assert "\x1b" not in out
+    assert "Q: \\x1b[2Jwhy?" in out
+
+
 def test_demo_help_describes_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["demo", "--help"])

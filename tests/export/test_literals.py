@@ -119,6 +119,7 @@ graph.add_node("tag", tag).add_edge(START, "tag").add_edge("tag", END)
 """
 
 
+@pytest.mark.slow  # five interpreters
 def test_set_constants_export_identically_under_any_hash_seed(tmp_path: Path) -> None:
     (tmp_path / "tagged_flow.py").write_text(TAGGED, encoding="utf-8")
     program = (

@@ -67,7 +67,7 @@ function Editor() {
   }, [flow]);
   const history = useHistory(spec, setSpec, refit);
   const { run: runStore, problems: problemStore } = useCanvasStores(run, problems);
-  const { chunks, inspect } = useServerMessages(model, send, run);
+  const { chunks, inspect, exportExists, setExportExists } = useServerMessages(model, send, run);
   const { root, keepFocus } = useFocusKeeper();
   const editing = useCanvasEditing(spec, history, keepFocus);
   const onKeyDown = useUndoKeys(history, keepFocus);
@@ -120,7 +120,12 @@ function Editor() {
         onFit={() => flow.fitView({ ...FIT, duration: 300 })}
         onRun={() => runWith.current?.()}
         onStop={() => send({ type: "stop" })}
-        onExport={() => send({ type: "export" })}
+        onExport={(overwrite) => {
+          setExportExists(null);
+          send(overwrite ? { type: "export", overwrite } : { type: "export" });
+        }}
+        exportExists={exportExists}
+        onCancelExport={() => setExportExists(null)}
       />
       <div className="graphnb-main">
         <GraphCanvas editing={editing} context={canvas} dark={dark} />

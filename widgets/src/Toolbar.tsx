@@ -19,7 +19,11 @@ export function Toolbar(props: {
   onFit(): void;
   onRun(): void;
   onStop(): void;
-  onExport(): void;
+  /** Export: `overwrite` replaces an existing file (after the user confirmed it). */
+  onExport(overwrite?: boolean): void;
+  /** The file an export would replace, awaiting a choice; null when none. */
+  exportExists: string | null;
+  onCancelExport(): void;
 }) {
   const { spec, history, running, inputError, exportStatus, notice } = props;
   return (
@@ -80,17 +84,34 @@ export function Toolbar(props: {
         ■ Stop
       </button>
       <span className="graphnb-sep" />
-      <button type="button" data-testid="toolbar-export" onClick={props.onExport} title="export as a Python module">
+      <button type="button" data-testid="toolbar-export" onClick={() => props.onExport()} title="export as a Python module">
         Export
       </button>
-      <span className="graphnb-export-status" data-testid="export-status" title={exportStatus}>
-        {exportStatus}
-      </span>
+      {props.exportExists !== null ? (
+        // Never replace a file unasked: the user chooses, here, each time.
+        <span className="graphnb-confirm" data-testid="export-confirm" role="alertdialog" title={props.exportExists}>
+          {baseName(props.exportExists)} exists; replace it?
+          <button type="button" data-testid="export-overwrite" onClick={() => props.onExport(true)}>
+            Overwrite
+          </button>
+          <button type="button" data-testid="export-cancel" onClick={props.onCancelExport}>
+            Cancel
+          </button>
+        </span>
+      ) : (
+        <span className="graphnb-export-status" data-testid="export-status" title={exportStatus}>
+          {exportStatus}
+        </span>
+      )}
       {notice && (
-        <span className="graphnb-notice" data-testid="notice" title={notice}>
+        <span className="graphnb-notice" data-testid="notice" role="alert" title={notice}>
           {notice}
         </span>
       )}
     </div>
   );
+}
+
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() || path;
 }

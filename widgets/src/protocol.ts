@@ -131,7 +131,8 @@ export type Model = {
 export type RunRequest = { type: "run"; input: Record<string, Json>; thread_id: string | null };
 export type StopRequest = { type: "stop" };
 export type LayoutRequest = { type: "layout" };
-export type ExportRequest = { type: "export" };
+/** `overwrite`: replace the file when it exists (the user confirmed it). */
+export type ExportRequest = { type: "export"; overwrite?: boolean };
 export type InspectRequest = { type: "inspect"; request: number; binding: string };
 export type RefreshRequest = { type: "refresh" };
 export type UseModelRequest = { type: "use_model"; binding: string | null };
@@ -158,4 +159,7 @@ export type InspectedMessage = {
   error: string | null;
 };
 
-export type ServerMessage = ChunksMessage | InspectedMessage;
+/** The export's file exists: ask before replacing it. */
+export type ExportExistsMessage = { type: "export_exists"; path: string };
+
+export type ServerMessage = ChunksMessage | ExportExistsMessage | InspectedMessage;

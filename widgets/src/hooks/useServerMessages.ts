@@ -1,5 +1,5 @@
 // Messages from Python: streamed chunks (deltas, with the run_state trait's snapshot as
-// the fallback) and the replies to `inspect` requests.
+// the fallback), the replies to `inspect` requests, and an export's "the file exists".
 
 import type { AnyModel } from "@anywidget/types";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -14,10 +14,13 @@ export function useServerMessages(model: AnyModel<Model>, send: (message: Client
   const [chunks, setChunks] = useState<Chunks>({ run: run.id, text: run.chunks });
   useEffect(() => setChunks((local) => applySnapshot(local, run.id, run.chunks)), [run.id, run.chunks]);
 
+  /** The file an export would replace, awaiting the user's choice; null when none. */
+  const [exportExists, setExportExists] = useState<string | null>(null);
   const pending = useRef(new Map<number, (reply: Inspected) => void>());
   useEffect(() => {
     const onMessage = (message: ServerMessage) => {
       if (message.type === "chunks") setChunks((local) => applyChunks(local, message));
+      else if (message.type === "export_exists") setExportExists(message.path);
       else if (message.type === "inspected") {
         pending.current.get(message.request)?.({ info: message.info, error: message.error });
         pending.current.delete(message.request);
@@ -39,5 +42,5 @@ export function useServerMessages(model: AnyModel<Model>, send: (message: Client
   );
   /** The streamed text of the current run. */
   const text = chunks.run === run.id ? chunks.text : run.chunks;
-  return { chunks: text, inspect };
+  return { chunks: text, inspect, exportExists, setExportExists };
 }

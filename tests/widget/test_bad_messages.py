@@ -1,0 +1,121 @@
+"""Every message from the canvas gets an answer the canvas shows (issue 11, item 10).
+
+A bad payload used to raise inside the comm handler: the kernel logged it and the widget
+never knew. Each handler now answers in the ``notice`` trait.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graphnb.widget import Builder
+
+BAD_REQUESTS = [
+    # (what the canvas sent, words the notice must hold)
+    ({"nothing": True}, ["no `type`"]),
+    ({"type": 7}, ["no `type`"]),
+    ({"type": "no-such-request"}, ["unknown request type 'no-such-request'", "use_saver"]),
+    ({"type": "run"}, ["bad `run` request", "input: Field required"]),
+    (
+        {"type": "run", "input": ["topic"], "thread_id": None},
+        ["bad `run` request", "input: Input should be a valid dictionary"],
+    ),
+    (
+        {"type": "run", "input": {}, "thread_id": 12},
+        ["bad `run` request", "thread_id: Input should be a valid string"],
+    ),
+    ({"type": "export", "overwrite": "yes"}, ["bad `export` request", "overwrite"]),
+    ({"type": "inspect", "binding": "research"}, ["bad `inspect` request", "request"]),
+    (
+        {"type": "inspect", "request": "7", "binding": None},
+        ["bad `inspect` request", "request: Input should be a valid integer", "binding"],
+    ),
+    ({"type": "use_model"}, ["bad `use_model` request", "binding: Field required"]),
+    ({"type": "use_model", "binding": 42}, ["bad `use_model` request", "binding"]),
+    ({"type": "use_model", "binding": "Nowhere"}, ["use_model failed", "Nowhere"]),
+    ({"type": "use_model", "binding": "research"}, ["use_model failed", "research"]),
+    ({"type": "use_saver"}, ["bad `use_saver` request", "url: Field required"]),
+    ({"type": "use_saver", "url": None}, ["bad `use_saver` request", "url"]),
+    ({"type": "use_saver", "url": "nosuch://x"}, ["use_saver failed", "no saver for"]),
+]
+
+
+@pytest.mark.parametrize(("content", "words"), BAD_REQUESTS, ids=lambda v: repr(v)[:40])
+def test_a_bad_request_from_the_canvas_is_answered_with_a_notice(
+    comm: Any, notebook: dict[str, Any], content: dict[str, Any], words: list[str]
+) -> None:
+    builder = Builder(notebook["graph"], namespace=notebook)
+    before = builder.spec
+    comm.clear()
+    comm.receive(content)
+    for word in words:
+        assert word in builder.notice, builder.notice
+    assert comm.updates("notice")[-1] == builder.notice, "the notice reached the canvas"
+    assert builder.spec == before
+    assert builder.run_state["status"] == "idle"
+
+
+def test_every_request_type_has_a_bad_payload_case() -> None:
+    from graphnb.widget.messages import CLIENT_TYPES
+
+    needs_fields = {"run", "export", "inspect", "use_model", "use_saver"}
+    covered = {content.get("type") for content, _ in BAD_REQUESTS}
+    assert needs_fields <= covered
+    assert needs_fields <= set(CLIENT_TYPES)
+
+
+def test_a_good_request_after_a_bad_one_clears_the_notice(comm, notebook):
+    builder = Builder(notebook["graph"], namespace=notebook)
+    comm.receive({"type": "use_model"})
+    assert builder.notice
+    comm.receive({"type": "refresh"})
+    assert builder.notice == ""
+
+
+def test_a_spec_that_is_not_a_graph_is_refused_with_a_notice_and_the_canvas_reset(comm, notebook):
+    builder = Builder(notebook["graph"], namespace=notebook)
+    before = builder.spec
+    comm.clear()
+    broken = before.to_dict()
+    broken["nodes"][0]["id"] = 5
+    broken["edges"] = "none"
+    comm.receive_update({"spec": broken})  # before the fix: a ValidationError in the handler
+    assert builder.spec == before
+    assert builder.notice.startswith("the builder kept the drawing it had: the canvas sent ")
+    assert "nodes.0.id" in builder.notice
+    assert "edges" in builder.notice
+    assert comm.updates("notice")[-1] == builder.notice
+    # The canvas is sent Python's drawing back, so it shows what Python has.
+    assert comm.updates("spec")[-1] == before.to_dict()
+
+    # The next valid edit clears that notice.
+    moved = before.to_dict()
+    moved["nodes"][0]["position"] = {"x": 5, "y": 6}
+    comm.receive_update({"spec": moved})
+    assert builder.notice == ""
+    assert builder.spec.nodes[0].position is not None
+    assert builder.spec.nodes[0].position.x == 5
+
+
+def test_the_canvas_cannot_change_traits_python_owns(comm, notebook):
+    builder = Builder(notebook["graph"], namespace=notebook)
+    comm.clear()
+    comm.receive_update({"saver": "memory://", "threads": True, "run_state": {}})
+    assert (builder.saver, builder.threads) == ("", False)
+    assert builder.run_state["status"] == "idle"
+    assert "may not change `run_state`, `saver`, `threads`" in builder.notice
+    assert comm.updates("saver")[-1] == ""
+    assert comm.updates("threads")[-1] is False
+
+
+def test_an_edit_of_the_drawing_keeps_a_notice_about_something_else(comm, notebook):
+    builder = Builder(notebook["graph"], namespace=notebook)
+    comm.receive({"type": "use_saver", "url": "nosuch://x"})
+    notice = builder.notice
+    assert notice.startswith("use_saver failed")
+    moved = builder.spec.to_dict()
+    moved["nodes"][0]["position"] = {"x": 1, "y": 2}
+    comm.receive_update({"spec": moved})
+    assert builder.notice == notice
