@@ -17,16 +17,19 @@ from .engine import store as _store
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.context import RunContext
 from .engine.events import (
+    CacheHit,
     Chunk,
     Event,
     Interrupted,
     NodeFailed,
     NodeFinished,
+    NodeRetrying,
     NodeStarted,
     StepFinished,
     StreamMode,
 )
 from .engine.node import Streamed
+from .engine.policy import CachePolicy, MemoryCache, RetryPolicy
 from .engine.send import Send
 from .errors import (
     BindingError,
@@ -38,6 +41,7 @@ from .errors import (
     GraphValidationError,
     InvalidUpdateError,
     NodeError,
+    NodeTimeout,
     RouteError,
 )
 from .graph import StateGraph
@@ -139,4 +143,10 @@ __all__ = [
     "interrupt",
     "merge",
     "replace",
+    "CacheHit",
+    "CachePolicy",
+    "MemoryCache",
+    "NodeRetrying",
+    "NodeTimeout",
+    "RetryPolicy",
 ]

@@ -23,6 +23,7 @@ from .binding import binding_of, resolve
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
+from .engine.policy import CachePolicy, MemoryCache, RetryPolicy, with_policies
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer, add, append, merge, replace
 from .schema import StateSchema
@@ -76,6 +77,7 @@ class StateGraph(Generic[S]):
         self._routers: dict[str, Callable[..., Any]] = {}
         self._problems: list[str] = []
         self._miscalled: set[str] = set()
+        self._policies: dict[str, tuple[RetryPolicy | None, float | None, CachePolicy | None]] = {}
 
     # -- building ----------------------------------------------------------------------
 
@@ -88,6 +90,9 @@ class StateGraph(Generic[S]):
         position: tuple[float, float] | None = None,
         binding: str | None = None,
         metadata: Mapping[str, JsonValue] | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
+        cache: CachePolicy | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -99,6 +104,9 @@ class StateGraph(Generic[S]):
             binding: how exports and the widget find the callable again; derived from the
                 function's module and name when omitted.
             metadata: free JSON data kept in the spec (exports and the widget keep it).
+            retry: run the node again when it fails (see :class:`RetryPolicy`).
+            timeout: seconds an attempt may take before it fails with ``NodeTimeout``.
+            cache: reuse the node's results for the same input (see :class:`CachePolicy`).
         """
         if callable(node) and fn is None:
             fn, node = node, getattr(node, "__name__", None) or ""
@@ -113,6 +121,7 @@ class StateGraph(Generic[S]):
             self._miscalled.add(node)
         else:
             self._callables[node] = fn
+        _check_policies(node, retry, timeout, cache)
         self._spec.nodes.append(
             NodeSpec(
                 id=node,
@@ -120,8 +129,13 @@ class StateGraph(Generic[S]):
                 binding=binding or (binding_of(fn) if callable(fn) else None),
                 position=Position(x=position[0], y=position[1]) if position else None,
                 metadata=dict(metadata or {}),
+                retry=retry.to_spec() if retry is not None else None,
+                timeout=timeout,
+                cache=cache.to_spec() if cache is not None else None,
             )
         )
+        if retry is not None or timeout is not None or cache is not None:
+            self._policies[node] = (retry, timeout, cache)
         return self
 
     def add_edge(
@@ -250,6 +264,12 @@ class StateGraph(Generic[S]):
             fn = resolve(node.binding, namespace) if node.binding else None
             graph._callables[node.id] = fn
             graph._spec.nodes.append(node.model_copy(deep=True))
+            if node.retry is not None or node.timeout is not None or node.cache is not None:
+                graph._policies[node.id] = (
+                    RetryPolicy.from_spec(node.retry, namespace) if node.retry else None,
+                    node.timeout,
+                    CachePolicy.from_spec(node.cache) if node.cache else None,
+                )
         for source, binding in spec.routers.items():
             if binding is not None:
                 graph._routers[source] = resolve(binding, namespace)
@@ -275,6 +295,7 @@ class StateGraph(Generic[S]):
         checkpointer: Saver | str | None = None,
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
+        cache: MemoryCache | None = None,
     ) -> CompiledGraph[S]:
         """Validate the graph and return it ready to run.
 
@@ -286,6 +307,8 @@ class StateGraph(Generic[S]):
                 Runs then take ``thread_id=...`` and each step is checkpointed.
             interrupt_before: stop threaded runs before these nodes (``"*"``: all).
             interrupt_after: stop threaded runs after these nodes (``"*"``: all).
+            cache: where nodes with a cache policy keep their results (a fresh
+                :class:`MemoryCache` per compile when omitted).
 
         Raises:
             GraphValidationError: listing every problem found.
@@ -308,6 +331,18 @@ class StateGraph(Generic[S]):
             for source, fn in self._routers.items()
         }
         callables = {name: fn for name, fn in self._callables.items() if fn is not None}
+        if self._policies:
+            store = cache if cache is not None else MemoryCache()
+            for name, (retry, timeout, policy) in self._policies.items():
+                if name in callables:
+                    callables[name] = with_policies(
+                        name,
+                        callables[name],
+                        retry=retry,
+                        timeout=timeout,
+                        cache=policy,
+                        store=store,
+                    )
         return CompiledGraph(
             spec,
             self.schema,
@@ -371,3 +406,16 @@ def _type_text(annotation: Any) -> str:
     if isinstance(annotation, type) and not typing.get_args(annotation):
         return annotation.__name__
     return repr(annotation).replace("typing.", "")
+
+
+def _check_policies(node: str, retry: Any, timeout: Any, cache: Any) -> None:
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise GraphSetupError(f"the retry of `{node}` must be a RetryPolicy, got {retry!r}")
+    if cache is not None and not isinstance(cache, CachePolicy):
+        raise GraphSetupError(f"the cache of `{node}` must be a CachePolicy, got {cache!r}")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+    ):
+        raise GraphSetupError(
+            f"the timeout of `{node}` must be a positive number of seconds, got {timeout!r}"
+        )

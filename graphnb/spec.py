@@ -19,8 +19,10 @@ __all__ = [
     "EdgeSpec",
     "FieldSpec",
     "GraphSpec",
+    "CacheSpec",
     "NodeSpec",
     "Position",
+    "RetrySpec",
     "StateSpec",
 ]
 
@@ -50,6 +52,35 @@ class Position(_Spec):
     y: float
 
 
+def _unset(value: Any) -> bool:
+    return value is None
+
+
+class RetrySpec(_Spec):
+    """A node's retry policy, as data; see :class:`graphnb.RetryPolicy`."""
+
+    max_attempts: int = Field(default=3, ge=1, description="Attempts in all, the first included.")
+    initial_interval: float = Field(default=0.5, ge=0, description="Seconds before the 2nd.")
+    backoff_factor: float = Field(default=2.0, ge=1, description="Each wait is this times longer.")
+    max_interval: float = Field(default=128.0, ge=0, description="The longest wait, in seconds.")
+    jitter: bool = Field(default=True, description="Randomise each wait by up to its half.")
+    retry_on: list[str] | None = Field(
+        default=None,
+        description="Bindings of the exception classes (or one predicate) that retry; "
+        "None: any exception but programming errors.",
+    )
+
+
+class CacheSpec(_Spec):
+    """A node's cache policy, as data; see :class:`graphnb.CachePolicy`."""
+
+    ttl: float | None = Field(default=None, gt=0, description="Seconds a result is kept.")
+    version: str = Field(default="", description="Part of the key: change it to drop results.")
+    fields: list[str] | None = Field(
+        default=None, description="The input fields the key is made of; None: all of them."
+    )
+
+
 class NodeSpec(_Spec):
     """A node of the graph."""
 
@@ -60,6 +91,12 @@ class NodeSpec(_Spec):
     )
     position: Position | None = Field(default=None, description="Canvas position.")
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    # Policies are left out of the JSON when unset, so specs without them read as before.
+    retry: RetrySpec | None = Field(default=None, exclude_if=_unset)
+    timeout: float | None = Field(
+        default=None, gt=0, exclude_if=_unset, description="Seconds the node may run."
+    )
+    cache: CacheSpec | None = Field(default=None, exclude_if=_unset)
 
 
 class EdgeSpec(_Spec):

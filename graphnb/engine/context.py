@@ -38,6 +38,11 @@ class RunContext:
         if self._emit is not None:
             self._emit(Chunk(self.step, self.node, None, value, self.instance))
 
+    def _event(self, event: Any) -> None:
+        """Stream an engine event on the node's behalf (retries, cache hits)."""
+        if self._emit is not None:
+            self._emit(event)
+
     def interrupt(self, value: Any = None) -> Any:
         """Stop a threaded run for a human; see :func:`graphnb.interrupt`."""
         from ..human import interrupt

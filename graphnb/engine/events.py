@@ -9,11 +9,13 @@ if TYPE_CHECKING:
     from ..records import Interrupt
 
 __all__ = [
+    "CacheHit",
     "Chunk",
     "Event",
     "Interrupted",
     "NodeFailed",
     "NodeFinished",
+    "NodeRetrying",
     "NodeStarted",
     "StepFinished",
     "StreamMode",
@@ -102,6 +104,33 @@ class NodeFailed:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeRetrying:
+    """A node's attempt failed and its retry policy runs it again after ``delay`` seconds.
+
+    ``attempt`` is the failed attempt's number (1 for the first run).
+    """
+
+    kind: ClassVar[Literal["node_retrying"]] = "node_retrying"
+    step: int
+    node: str
+    attempt: int
+    delay: float
+    error: BaseException = field(repr=False)
+    instance: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CacheHit:
+    """A node's result came from its cache; the node did not run (``key``: the cache key)."""
+
+    kind: ClassVar[Literal["cache_hit"]] = "cache_hit"
+    step: int
+    node: str
+    key: str
+    instance: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Interrupted:
     """A threaded run stopped to wait for a human; resume it by running the thread again.
 
@@ -118,4 +147,13 @@ class Interrupted:
     checkpoint_id: str
 
 
-Event: TypeAlias = NodeStarted | NodeFinished | Chunk | StepFinished[Any] | NodeFailed | Interrupted
+Event: TypeAlias = (
+    NodeStarted
+    | NodeFinished
+    | Chunk
+    | StepFinished[Any]
+    | NodeFailed
+    | Interrupted
+    | NodeRetrying
+    | CacheHit
+)

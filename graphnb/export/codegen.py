@@ -76,6 +76,7 @@ def builder_function(
     markers: Mapping[str, str],
     name: str,
     local: str = "graph",
+    policies: Mapping[str, list[str]] | None = None,
 ) -> str:
     """The ``build_graph()`` function replaying the graph's construction.
 
@@ -91,6 +92,7 @@ def builder_function(
         name: the function's name.
         local: the builder's variable in the function; it must not be a name the
             callables' expressions use, which it would shadow.
+        policies: each node's policy arguments (``retry=RetryPolicy(...)`` ...).
     """
 
     def endpoint(node: str) -> str:
@@ -114,6 +116,7 @@ def builder_function(
             call.append(f"label={string_literal(node.label)}")
         if node.position is not None:
             call.append(f"position=({_float(node.position.x)}, {_float(node.position.y)})")
+        call.extend((policies or {}).get(node.id, ()))  # retry=..., timeout=..., cache=...
         lines.append(call_text(f"    {local}.add_node", call))
     joined: set[str] = set()
     routed: set[str] = set()

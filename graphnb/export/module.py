@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..binding import resolve
 from ..reducers import Reducer, add, append, merge, replace
-from ..spec import END, START
+from ..spec import END, START, GraphSpec
 from .codegen import (
     builder_function,
     call_text,
@@ -119,6 +120,7 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         for marker, name in ((START, "START"), (END, "END"))
         if marker in ends or marker in parts.routers
     }
+    policies = _policy_arguments(spec, resolver)
     run_cli = resolver.scaffold("run_cli", "graphnb.export", "run_cli", _run_cli())
     build_name = resolver.fresh("build_graph")
     graph_name = resolver.fresh("graph")
@@ -132,6 +134,7 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         reducers=reducers,
         state_graph=state_graph,
         markers=markers,
+        policies=policies,
         name=build_name,
         # No definition or import has the compiled graph's name; inside the function it
         # may shadow only that global, which the function does not read.
@@ -262,3 +265,40 @@ def _run_cli() -> Any:
     from .script import run_cli
 
     return run_cli
+
+
+def _policy_arguments(spec: GraphSpec, resolver: Resolver) -> dict[str, list[str]]:
+    """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=CachePolicy(...)`` per node."""
+    import builtins
+
+    import graphnb
+
+    out: dict[str, list[str]] = {}
+    for node in spec.nodes:
+        arguments = []
+        if node.retry is not None:
+            retry = resolver.scaffold("RetryPolicy", "graphnb", "RetryPolicy", graphnb.RetryPolicy)
+            fields = node.retry.model_dump(exclude_defaults=True, exclude={"retry_on"})
+            items = [f"{key}={value!r}" for key, value in fields.items()]
+            if node.retry.retry_on is not None:
+                names = [
+                    binding
+                    if isinstance(getattr(builtins, binding, None), type)
+                    else resolver.reference(resolve(binding), f"retry_on of {node.id!r}")
+                    for binding in node.retry.retry_on
+                ]
+                listed = ", ".join(str(name) for name in names)
+                items.append(f"retry_on={names[0]}" if len(names) == 1 else f"retry_on=({listed},)")
+            arguments.append(f"retry={retry}({', '.join(items)})")
+        if node.timeout is not None:
+            arguments.append(f"timeout={node.timeout!r}")
+        if node.cache is not None:
+            cache = resolver.scaffold("CachePolicy", "graphnb", "CachePolicy", graphnb.CachePolicy)
+            fields = node.cache.model_dump(exclude_defaults=True)
+            if "fields" in fields:
+                fields["fields"] = tuple(fields["fields"])
+            items = [f"{key}={value!r}" for key, value in fields.items()]
+            arguments.append(f"cache={cache}({', '.join(items)})")
+        if arguments:
+            out[node.id] = arguments
+    return out
