@@ -24,6 +24,7 @@ from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
 from .engine.policy import CachePolicy, MemoryCache, RetryPolicy, with_policies
+from .engine.subgraph import Subgraph
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer, add, append, merge, replace
 from .schema import StateSchema
@@ -77,6 +78,14 @@ class StateGraph(Generic[S]):
         self._routers: dict[str, Callable[..., Any]] = {}
         self._problems: list[str] = []
         self._miscalled: set[str] = set()
+        self._subgraphs: dict[
+            str,
+            tuple[
+                StateGraph[Any] | CompiledGraph[Any],
+                Mapping[str, str] | None,
+                Mapping[str, str] | None,
+            ],
+        ] = {}
         self._policies: dict[str, tuple[RetryPolicy | None, float | None, CachePolicy | None]] = {}
 
     # -- building ----------------------------------------------------------------------
@@ -84,7 +93,7 @@ class StateGraph(Generic[S]):
     def add_node(
         self,
         node: str | Callable[..., Any],
-        fn: Callable[..., Any] | None = None,
+        fn: Callable[..., Any] | StateGraph[Any] | CompiledGraph[Any] | None = None,
         *,
         label: str | None = None,
         position: tuple[float, float] | None = None,
@@ -93,6 +102,8 @@ class StateGraph(Generic[S]):
         retry: RetryPolicy | None = None,
         timeout: float | None = None,
         cache: CachePolicy | None = None,
+        inputs: Mapping[str, str] | None = None,
+        outputs: Mapping[str, str] | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -107,7 +118,15 @@ class StateGraph(Generic[S]):
             retry: run the node again when it fails (see :class:`RetryPolicy`).
             timeout: seconds an attempt may take before it fails with ``NodeTimeout``.
             cache: reuse the node's results for the same input (see :class:`CachePolicy`).
+            inputs: for a subgraph node (``fn`` a ``StateGraph`` or compiled graph): which
+                parent field feeds which child field; the fields both share by default.
+            outputs: for a subgraph node: which child field is written to which parent
+                field; the fields both share by default.
         """
+        if isinstance(fn, (StateGraph, CompiledGraph)):
+            return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs)
+        if inputs is not None or outputs is not None:
+            raise GraphSetupError(f"inputs/outputs of `{node}` need a graph as its callable")
         if callable(node) and fn is None:
             fn, node = node, getattr(node, "__name__", None) or ""
         if not isinstance(node, str):
@@ -137,6 +156,56 @@ class StateGraph(Generic[S]):
         if retry is not None or timeout is not None or cache is not None:
             self._policies[node] = (retry, timeout, cache)
         return self
+
+    def _add_subgraph(
+        self,
+        node: Any,
+        child: StateGraph[Any] | CompiledGraph[Any],
+        label: str | None,
+        position: tuple[float, float] | None,
+        metadata: Mapping[str, JsonValue] | None,
+        inputs: Mapping[str, str] | None,
+        outputs: Mapping[str, str] | None,
+    ) -> StateGraph[S]:
+        if not isinstance(node, str):
+            raise GraphSetupError(f"a node's name must be a string, got {node!r}")
+        if node in self._callables:
+            self._problems.append(f"`{node}` is added more than once.")
+            return self
+        self._callables[node] = None
+        self._subgraphs[node] = (child, inputs, outputs)
+        self._spec.version = 2
+        self._spec.nodes.append(
+            NodeSpec(
+                id=node,
+                label=label,
+                position=Position(x=position[0], y=position[1]) if position else None,
+                metadata=dict(metadata or {}),
+                subgraph=child.spec,
+                inputs=dict(inputs) if inputs is not None else None,
+                outputs=dict(outputs) if outputs is not None else None,
+            )
+        )
+        return self
+
+    def _subgraph_nodes(self) -> tuple[dict[str, Subgraph], list[str]]:
+        """Each subgraph node bound to its compiled child, and the problems found."""
+        made: dict[str, Subgraph] = {}
+        problems: list[str] = []
+        for name, (child, inputs, outputs) in self._subgraphs.items():
+            if isinstance(child, StateGraph):
+                found = child.validate()
+                if found:
+                    label = child._spec.name
+                    problems.extend(f"subgraph `{name}` ({label!r}): {p}" for p in found)
+                    continue
+                child = child.compile()
+            bound = Subgraph(
+                name, child, self.schema, self._spec.name, inputs=inputs, outputs=outputs
+            )
+            problems.extend(bound.problems())
+            made[name] = bound
+        return made, problems
 
     def add_edge(
         self,
@@ -261,6 +330,12 @@ class StateGraph(Generic[S]):
         reducers, streaming = _dict_state_options(spec) if state is dict else ({}, None)
         graph: StateGraph[Any] = cls(state, name=spec.name, reducers=reducers, streaming=streaming)
         for node in spec.nodes:
+            if node.subgraph is not None:
+                child = cls.from_spec(node.subgraph, namespace=namespace)
+                graph._callables[node.id] = None
+                graph._subgraphs[node.id] = (child, node.inputs, node.outputs)
+                graph._spec.nodes.append(node.model_copy(deep=True))
+                continue
             fn = resolve(node.binding, namespace) if node.binding else None
             graph._callables[node.id] = fn
             graph._spec.nodes.append(node.model_copy(deep=True))
@@ -276,6 +351,7 @@ class StateGraph(Generic[S]):
             graph._spec.routers[source] = binding
         graph._spec.edges.extend(edge.model_copy(deep=True) for edge in spec.edges)
         graph._spec.metadata.update(spec.metadata)
+        graph._spec.version = spec.version
         return graph
 
     def validate(self) -> list[str]:
@@ -283,8 +359,10 @@ class StateGraph(Generic[S]):
         problems = list(self._problems)
         problems.extend(p.message for p in check_spec(self._spec))
         for name, fn in self._callables.items():
-            if fn is None and name not in self._miscalled:
+            if fn is None and name not in self._miscalled and name not in self._subgraphs:
                 problems.append(f"`{name}` has no callable.")
+        if self._subgraphs:
+            problems.extend(self._subgraph_nodes()[1])
         return problems
 
     def compile(
@@ -330,7 +408,12 @@ class StateGraph(Generic[S]):
             )
             for source, fn in self._routers.items()
         }
-        callables = {name: fn for name, fn in self._callables.items() if fn is not None}
+        callables: dict[str, Any] = {
+            name: fn for name, fn in self._callables.items() if fn is not None
+        }
+        if self._subgraphs:
+            callables.update(self._subgraph_nodes()[0])
+            callables = {name: callables[name] for name in self._callables}  # node order
         if self._policies:
             store = cache if cache is not None else MemoryCache()
             for name, (retry, timeout, policy) in self._policies.items():

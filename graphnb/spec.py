@@ -31,7 +31,10 @@ START = "__start__"
 END = "__end__"
 """The virtual node a run ends at."""
 
-SPEC_VERSION: Literal[1] = 1
+SPEC_VERSION: Literal[2] = 2
+"""The newest spec version: 2 adds subgraph nodes (``NodeSpec.subgraph``). A spec is
+written as version 1 unless it has a subgraph, so graphs without one stay readable by
+older graphnb versions; both versions load."""
 
 EdgeKind = Literal["direct", "conditional", "join", "send"]
 """``direct``: always taken. ``conditional``: taken when the source's router picks its route.
@@ -97,6 +100,15 @@ class NodeSpec(_Spec):
         default=None, gt=0, exclude_if=_unset, description="Seconds the node may run."
     )
     cache: CacheSpec | None = Field(default=None, exclude_if=_unset)
+    subgraph: GraphSpec | None = Field(
+        default=None, exclude_if=_unset, description="The child graph this node runs."
+    )
+    inputs: dict[str, str] | None = Field(
+        default=None, exclude_if=_unset, description="Subgraph: parent field -> child field."
+    )
+    outputs: dict[str, str] | None = Field(
+        default=None, exclude_if=_unset, description="Subgraph: child field -> parent field."
+    )
 
 
 class EdgeSpec(_Spec):
@@ -134,7 +146,7 @@ class StateSpec(_Spec):
 class GraphSpec(_Spec):
     """A whole graph: nodes, edges, routers, the state, metadata."""
 
-    version: Literal[1] = SPEC_VERSION
+    version: Literal[1, 2] = 1
     name: str = "graph"
     nodes: list[NodeSpec] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)

@@ -44,6 +44,13 @@ class NodeStarted:
     node: str
     instance: int | None = None
     """Which of the node's ``Send`` instances this is (0, 1, ...); ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +64,13 @@ class NodeFinished:
     duration: float
     instance: int | None = None
     """Which of the node's ``Send`` instances this is; ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +84,13 @@ class Chunk:
     value: Any
     instance: int | None = None
     """Which of the node's ``Send`` instances streamed it; ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +117,13 @@ class NodeFailed:
     error: BaseException = field(repr=False)
     instance: int | None = None
     """Which of the node's ``Send`` instances failed; ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
     @property
     def message(self) -> str:
@@ -117,6 +145,13 @@ class NodeRetrying:
     delay: float
     error: BaseException = field(repr=False)
     instance: int | None = None
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +163,13 @@ class CacheHit:
     node: str
     key: str
     instance: int | None = None
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)

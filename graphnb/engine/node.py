@@ -105,6 +105,7 @@ class Node:
         "is_async_gen",
         "name",
         "payload",
+        "subgraph",
         "takes_context",
     )
 
@@ -122,6 +123,8 @@ class Node:
         self.instance: int | None = None
         self.input: dict[str, Any] | None = None
         self.payload: dict[str, Any] | None = None
+        # A graph run as this node (graphnb.engine.subgraph.Subgraph), else None.
+        self.subgraph: Any = fn if getattr(fn, "is_subgraph", False) else None
 
     def instance_of(self, number: int, values: dict[str, Any], payload: dict[str, Any]) -> Node:
         """A copy of this node that runs on ``values`` as the ``number``-th Send instance."""

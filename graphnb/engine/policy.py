@@ -328,6 +328,7 @@ def with_policies(
                 store.put(key, result, cache.ttl)
             return result
 
+        policed_async.graphnb_node = fn  # type: ignore[attr-defined]
         return policed_async
 
     def policed(state: Any, context: RunContext) -> Any:
@@ -361,6 +362,7 @@ def with_policies(
             store.put(key, result, cache.ttl)
         return result
 
+    policed.graphnb_node = fn  # type: ignore[attr-defined]  # what exports name
     return policed
 
 

@@ -104,6 +104,8 @@ class Run(Generic[S]):
         # whether the step being routed ran Send instances.
         self.sends: list[tuple[str, dict[str, Any]]] = []
         self.fanned = False
+        # Whether events from inside subgraph nodes reach this run's stream.
+        self.subgraphs = False
 
     # -- start -------------------------------------------------------------------------
 
@@ -357,6 +359,10 @@ class Run(Generic[S]):
             )
             if node.is_async or node.is_async_gen:
                 result = _run_coroutine(self._call_async(node, args, pending.append))
+            elif node.subgraph is not None:  # a whole run of a child graph (engine.subgraph)
+                if pending and self.events:
+                    yield from _flush(pending)
+                result = yield from node.subgraph.run_sync(self, node, before)
             else:
                 result = node.call(*args)
             if pending and self.events:

@@ -96,6 +96,11 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
     nodes = {}
     for node in spec.nodes:
         fn = parts.callables.get(node.id)
+        if node.subgraph is not None:
+            resolver.problems.append(
+                ExportProblem(f"node {node.id!r}", "subgraph nodes are not exported to modules yet")
+            )
+            continue
         if fn is None:
             resolver.problems.append(ExportProblem(f"node {node.id!r}", "it has no callable"))
             continue
