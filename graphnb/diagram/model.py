@@ -33,6 +33,7 @@ class DiagramNode:
         tooltip: the full description shown on hover (label, binding, ...).
         initial: a machine's initial state.
         final: one of a machine's final states.
+        child: a subgraph node's own diagram (Mermaid and DOT draw it as a cluster).
     """
 
     id: str
@@ -41,6 +42,7 @@ class DiagramNode:
     tooltip: str = ""
     initial: bool = False
     final: bool = False
+    child: Diagram | None = None
 
 
 @dataclass(frozen=True, slots=True)
