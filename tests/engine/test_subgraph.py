@@ -225,3 +225,28 @@ def test_inputs_without_a_graph_are_refused() -> None:
 
     with pytest.raises(GraphSetupError, match="need a graph"):
         StateGraph(Outer).add_node("a", begin, inputs={"topic": "topic"})
+
+
+def test_a_composed_graph_exports_to_one_module_that_builds_the_child_first(
+    tmp_path: Path,
+) -> None:
+    from graphnb.export import load_module, write_module
+
+    child = StateGraph(Other, name="lookup").add_node("lookup", lookup)
+    child.add_edge(START, "lookup").add_edge("lookup", END)
+    graph = outer(child, inputs={"topic": "query"}, outputs={"found": "notes"})
+    path = write_module(graph, tmp_path / "composed.py", ruff=False)
+    text = path.read_text()
+    assert text.index("def build_research_graph") < text.index("def build_graph")
+    module = load_module(path)
+    assert unbound(module.graph.spec.to_dict()) == unbound(graph.spec.to_dict())
+    assert module.graph.invoke({"topic": "owl"})["notes"] == ["begin", "OWL"]
+
+
+def unbound(data: Any) -> Any:
+    """A spec's data without bindings, which an export is free to change."""
+    if isinstance(data, dict):
+        return {k: None if k == "binding" else unbound(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [unbound(item) for item in data]
+    return data
