@@ -17,16 +17,20 @@ from .engine import store as _store
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.context import RunContext
 from .engine.events import (
+    CacheHit,
     Chunk,
     Event,
     Interrupted,
     NodeFailed,
     NodeFinished,
+    NodeRetrying,
     NodeStarted,
     StepFinished,
     StreamMode,
 )
 from .engine.node import Streamed
+from .engine.policy import CachePolicy, MemoryCache, RetryPolicy
+from .engine.send import Send
 from .errors import (
     BindingError,
     ConflictingUpdateError,
@@ -37,6 +41,7 @@ from .errors import (
     GraphValidationError,
     InvalidUpdateError,
     NodeError,
+    NodeTimeout,
     RouteError,
 )
 from .graph import StateGraph
@@ -124,6 +129,7 @@ __all__ = [
     "Reducer",
     "RouteError",
     "RunContext",
+    "Send",
     "StateField",
     "StateGraph",
     "StateSnapshot",
@@ -137,4 +143,10 @@ __all__ = [
     "interrupt",
     "merge",
     "replace",
+    "CacheHit",
+    "CachePolicy",
+    "MemoryCache",
+    "NodeRetrying",
+    "NodeTimeout",
+    "RetryPolicy",
 ]

@@ -21,6 +21,7 @@ __all__ = [
     "GraphnbError",
     "InvalidUpdateError",
     "NodeError",
+    "NodeTimeout",
     "RouteError",
 ]
 
@@ -85,6 +86,14 @@ class ConflictingUpdateError(GraphRuntimeError, ValueError):
         self.nodes = tuple(nodes)
         self.step = step
         super().__init__(message)
+
+
+class NodeTimeout(NodeError, TimeoutError):
+    """A node ran past its ``timeout``; ``limit`` is that timeout in seconds."""
+
+    def __init__(self, message: str, *, node: str, step: int, limit: float) -> None:
+        self.limit = limit
+        super().__init__(message, node=node, step=step)
 
 
 class RouteError(NodeError):

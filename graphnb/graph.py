@@ -23,6 +23,8 @@ from .binding import binding_of, resolve
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
+from .engine.policy import CachePolicy, MemoryCache, RetryPolicy, with_policies
+from .engine.subgraph import Subgraph
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer, add, append, merge, replace
 from .schema import StateSchema
@@ -76,18 +78,32 @@ class StateGraph(Generic[S]):
         self._routers: dict[str, Callable[..., Any]] = {}
         self._problems: list[str] = []
         self._miscalled: set[str] = set()
+        self._subgraphs: dict[
+            str,
+            tuple[
+                StateGraph[Any] | CompiledGraph[Any],
+                Mapping[str, str] | None,
+                Mapping[str, str] | None,
+            ],
+        ] = {}
+        self._policies: dict[str, tuple[RetryPolicy | None, float | None, CachePolicy | None]] = {}
 
     # -- building ----------------------------------------------------------------------
 
     def add_node(
         self,
         node: str | Callable[..., Any],
-        fn: Callable[..., Any] | None = None,
+        fn: Callable[..., Any] | StateGraph[Any] | CompiledGraph[Any] | None = None,
         *,
         label: str | None = None,
         position: tuple[float, float] | None = None,
         binding: str | None = None,
         metadata: Mapping[str, JsonValue] | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
+        cache: CachePolicy | None = None,
+        inputs: Mapping[str, str] | None = None,
+        outputs: Mapping[str, str] | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -99,7 +115,18 @@ class StateGraph(Generic[S]):
             binding: how exports and the widget find the callable again; derived from the
                 function's module and name when omitted.
             metadata: free JSON data kept in the spec (exports and the widget keep it).
+            retry: run the node again when it fails (see :class:`RetryPolicy`).
+            timeout: seconds an attempt may take before it fails with ``NodeTimeout``.
+            cache: reuse the node's results for the same input (see :class:`CachePolicy`).
+            inputs: for a subgraph node (``fn`` a ``StateGraph`` or compiled graph): which
+                parent field feeds which child field; the fields both share by default.
+            outputs: for a subgraph node: which child field is written to which parent
+                field; the fields both share by default.
         """
+        if isinstance(fn, (StateGraph, CompiledGraph)):
+            return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs)
+        if inputs is not None or outputs is not None:
+            raise GraphSetupError(f"inputs/outputs of `{node}` need a graph as its callable")
         if callable(node) and fn is None:
             fn, node = node, getattr(node, "__name__", None) or ""
         if not isinstance(node, str):
@@ -113,6 +140,7 @@ class StateGraph(Generic[S]):
             self._miscalled.add(node)
         else:
             self._callables[node] = fn
+        _check_policies(node, retry, timeout, cache)
         self._spec.nodes.append(
             NodeSpec(
                 id=node,
@@ -120,9 +148,64 @@ class StateGraph(Generic[S]):
                 binding=binding or (binding_of(fn) if callable(fn) else None),
                 position=Position(x=position[0], y=position[1]) if position else None,
                 metadata=dict(metadata or {}),
+                retry=retry.to_spec() if retry is not None else None,
+                timeout=timeout,
+                cache=cache.to_spec() if cache is not None else None,
+            )
+        )
+        if retry is not None or timeout is not None or cache is not None:
+            self._policies[node] = (retry, timeout, cache)
+        return self
+
+    def _add_subgraph(
+        self,
+        node: Any,
+        child: StateGraph[Any] | CompiledGraph[Any],
+        label: str | None,
+        position: tuple[float, float] | None,
+        metadata: Mapping[str, JsonValue] | None,
+        inputs: Mapping[str, str] | None,
+        outputs: Mapping[str, str] | None,
+    ) -> StateGraph[S]:
+        if not isinstance(node, str):
+            raise GraphSetupError(f"a node's name must be a string, got {node!r}")
+        if node in self._callables:
+            self._problems.append(f"`{node}` is added more than once.")
+            return self
+        self._callables[node] = None
+        self._subgraphs[node] = (child, inputs, outputs)
+        self._spec.version = 2
+        self._spec.nodes.append(
+            NodeSpec(
+                id=node,
+                label=label,
+                position=Position(x=position[0], y=position[1]) if position else None,
+                metadata=dict(metadata or {}),
+                subgraph=child.spec,
+                inputs=dict(inputs) if inputs is not None else None,
+                outputs=dict(outputs) if outputs is not None else None,
             )
         )
         return self
+
+    def _subgraph_nodes(self) -> tuple[dict[str, Subgraph], list[str]]:
+        """Each subgraph node bound to its compiled child, and the problems found."""
+        made: dict[str, Subgraph] = {}
+        problems: list[str] = []
+        for name, (child, inputs, outputs) in self._subgraphs.items():
+            if isinstance(child, StateGraph):
+                found = child.validate()
+                if found:
+                    label = child._spec.name
+                    problems.extend(f"subgraph `{name}` ({label!r}): {p}" for p in found)
+                    continue
+                child = child.compile()
+            bound = Subgraph(
+                name, child, self.schema, self._spec.name, inputs=inputs, outputs=outputs
+            )
+            problems.extend(bound.problems())
+            made[name] = bound
+        return made, problems
 
     def add_edge(
         self,
@@ -155,6 +238,8 @@ class StateGraph(Generic[S]):
         source: str,
         router: Callable[..., Any],
         routes: Sequence[str] | Mapping[str, str] | None = None,
+        *,
+        sends: Sequence[str] = (),
     ) -> StateGraph[S]:
         """Let ``router`` pick the next node(s) after ``source``.
 
@@ -165,6 +250,8 @@ class StateGraph(Generic[S]):
             routes: the declared targets: a list of node names, or a mapping from each value
                 the router returns to a node. Read from a ``Literal[...]`` return annotation
                 when omitted.
+            sends: the nodes the router may return ``Send(node, payload)`` items for
+                (map-reduce: one run of the node per item, in the same super-step).
         """
         if source in self._routers:
             self._problems.append(f"`{source}` has more than one router.")
@@ -185,6 +272,9 @@ class StateGraph(Generic[S]):
                 label=None if route == target else route,
             )
             for route, target in mapping.items()
+        )
+        self._spec.edges.extend(
+            EdgeSpec(source=source, target=target, kind="send") for target in dict.fromkeys(sends)
         )
         return self
 
@@ -240,15 +330,28 @@ class StateGraph(Generic[S]):
         reducers, streaming = _dict_state_options(spec) if state is dict else ({}, None)
         graph: StateGraph[Any] = cls(state, name=spec.name, reducers=reducers, streaming=streaming)
         for node in spec.nodes:
+            if node.subgraph is not None:
+                child = cls.from_spec(node.subgraph, namespace=namespace)
+                graph._callables[node.id] = None
+                graph._subgraphs[node.id] = (child, node.inputs, node.outputs)
+                graph._spec.nodes.append(node.model_copy(deep=True))
+                continue
             fn = resolve(node.binding, namespace) if node.binding else None
             graph._callables[node.id] = fn
             graph._spec.nodes.append(node.model_copy(deep=True))
+            if node.retry is not None or node.timeout is not None or node.cache is not None:
+                graph._policies[node.id] = (
+                    RetryPolicy.from_spec(node.retry, namespace) if node.retry else None,
+                    node.timeout,
+                    CachePolicy.from_spec(node.cache) if node.cache else None,
+                )
         for source, binding in spec.routers.items():
             if binding is not None:
                 graph._routers[source] = resolve(binding, namespace)
             graph._spec.routers[source] = binding
         graph._spec.edges.extend(edge.model_copy(deep=True) for edge in spec.edges)
         graph._spec.metadata.update(spec.metadata)
+        graph._spec.version = spec.version
         return graph
 
     def validate(self) -> list[str]:
@@ -256,8 +359,10 @@ class StateGraph(Generic[S]):
         problems = list(self._problems)
         problems.extend(p.message for p in check_spec(self._spec))
         for name, fn in self._callables.items():
-            if fn is None and name not in self._miscalled:
+            if fn is None and name not in self._miscalled and name not in self._subgraphs:
                 problems.append(f"`{name}` has no callable.")
+        if self._subgraphs:
+            problems.extend(self._subgraph_nodes()[1])
         return problems
 
     def compile(
@@ -268,6 +373,7 @@ class StateGraph(Generic[S]):
         checkpointer: Saver | str | None = None,
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
+        cache: MemoryCache | None = None,
     ) -> CompiledGraph[S]:
         """Validate the graph and return it ready to run.
 
@@ -279,6 +385,8 @@ class StateGraph(Generic[S]):
                 Runs then take ``thread_id=...`` and each step is checkpointed.
             interrupt_before: stop threaded runs before these nodes (``"*"``: all).
             interrupt_after: stop threaded runs after these nodes (``"*"``: all).
+            cache: where nodes with a cache policy keep their results (a fresh
+                :class:`MemoryCache` per compile when omitted).
 
         Raises:
             GraphValidationError: listing every problem found.
@@ -296,10 +404,28 @@ class StateGraph(Generic[S]):
                     for e in spec.edges
                     if e.source == source and e.kind == "conditional"
                 },
+                [e.target for e in spec.edges if e.source == source and e.kind == "send"],
             )
             for source, fn in self._routers.items()
         }
-        callables = {name: fn for name, fn in self._callables.items() if fn is not None}
+        callables: dict[str, Any] = {
+            name: fn for name, fn in self._callables.items() if fn is not None
+        }
+        if self._subgraphs:
+            callables.update(self._subgraph_nodes()[0])
+            callables = {name: callables[name] for name in self._callables}  # node order
+        if self._policies:
+            store = cache if cache is not None else MemoryCache()
+            for name, (retry, timeout, policy) in self._policies.items():
+                if name in callables:
+                    callables[name] = with_policies(
+                        name,
+                        callables[name],
+                        retry=retry,
+                        timeout=timeout,
+                        cache=policy,
+                        store=store,
+                    )
         return CompiledGraph(
             spec,
             self.schema,
@@ -363,3 +489,16 @@ def _type_text(annotation: Any) -> str:
     if isinstance(annotation, type) and not typing.get_args(annotation):
         return annotation.__name__
     return repr(annotation).replace("typing.", "")
+
+
+def _check_policies(node: str, retry: Any, timeout: Any, cache: Any) -> None:
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise GraphSetupError(f"the retry of `{node}` must be a RetryPolicy, got {retry!r}")
+    if cache is not None and not isinstance(cache, CachePolicy):
+        raise GraphSetupError(f"the cache of `{node}` must be a CachePolicy, got {cache!r}")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+    ):
+        raise GraphSetupError(
+            f"the timeout of `{node}` must be a positive number of seconds, got {timeout!r}"
+        )

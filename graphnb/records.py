@@ -187,6 +187,7 @@ class CheckpointMeta(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     ran: list[str] = []
     next: list[str] = []
+    sends: list[list[Any]] = []  # [[node, payload], ...]: the next step's Send instances
     joins: dict[str, list[str]] = {}
     interrupts: list[StoredInterrupt] = []
     resumes: dict[str, list[Any]] = {}

@@ -19,8 +19,10 @@ __all__ = [
     "EdgeSpec",
     "FieldSpec",
     "GraphSpec",
+    "CacheSpec",
     "NodeSpec",
     "Position",
+    "RetrySpec",
     "StateSpec",
 ]
 
@@ -29,11 +31,15 @@ START = "__start__"
 END = "__end__"
 """The virtual node a run ends at."""
 
-SPEC_VERSION: Literal[1] = 1
+SPEC_VERSION: Literal[2] = 2
+"""The newest spec version: 2 adds subgraph nodes (``NodeSpec.subgraph``). A spec is
+written as version 1 unless it has a subgraph, so graphs without one stay readable by
+older graphnb versions; both versions load."""
 
-EdgeKind = Literal["direct", "conditional", "join"]
+EdgeKind = Literal["direct", "conditional", "join", "send"]
 """``direct``: always taken. ``conditional``: taken when the source's router picks its route.
 ``join``: all join edges into one target form one join; the target runs once all sources ran.
+``send``: the source's router may ``Send`` items to the target, one run of it per item.
 """
 
 
@@ -49,6 +55,35 @@ class Position(_Spec):
     y: float
 
 
+def _unset(value: Any) -> bool:
+    return value is None
+
+
+class RetrySpec(_Spec):
+    """A node's retry policy, as data; see :class:`graphnb.RetryPolicy`."""
+
+    max_attempts: int = Field(default=3, ge=1, description="Attempts in all, the first included.")
+    initial_interval: float = Field(default=0.5, ge=0, description="Seconds before the 2nd.")
+    backoff_factor: float = Field(default=2.0, ge=1, description="Each wait is this times longer.")
+    max_interval: float = Field(default=128.0, ge=0, description="The longest wait, in seconds.")
+    jitter: bool = Field(default=True, description="Randomise each wait by up to its half.")
+    retry_on: list[str] | None = Field(
+        default=None,
+        description="Bindings of the exception classes (or one predicate) that retry; "
+        "None: any exception but programming errors.",
+    )
+
+
+class CacheSpec(_Spec):
+    """A node's cache policy, as data; see :class:`graphnb.CachePolicy`."""
+
+    ttl: float | None = Field(default=None, gt=0, description="Seconds a result is kept.")
+    version: str = Field(default="", description="Part of the key: change it to drop results.")
+    fields: list[str] | None = Field(
+        default=None, description="The input fields the key is made of; None: all of them."
+    )
+
+
 class NodeSpec(_Spec):
     """A node of the graph."""
 
@@ -59,6 +94,21 @@ class NodeSpec(_Spec):
     )
     position: Position | None = Field(default=None, description="Canvas position.")
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    # Policies are left out of the JSON when unset, so specs without them read as before.
+    retry: RetrySpec | None = Field(default=None, exclude_if=_unset)
+    timeout: float | None = Field(
+        default=None, gt=0, exclude_if=_unset, description="Seconds the node may run."
+    )
+    cache: CacheSpec | None = Field(default=None, exclude_if=_unset)
+    subgraph: GraphSpec | None = Field(
+        default=None, exclude_if=_unset, description="The child graph this node runs."
+    )
+    inputs: dict[str, str] | None = Field(
+        default=None, exclude_if=_unset, description="Subgraph: parent field -> child field."
+    )
+    outputs: dict[str, str] | None = Field(
+        default=None, exclude_if=_unset, description="Subgraph: child field -> parent field."
+    )
 
 
 class EdgeSpec(_Spec):
@@ -96,7 +146,7 @@ class StateSpec(_Spec):
 class GraphSpec(_Spec):
     """A whole graph: nodes, edges, routers, the state, metadata."""
 
-    version: Literal[1] = SPEC_VERSION
+    version: Literal[1, 2] = 1
     name: str = "graph"
     nodes: list[NodeSpec] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)

@@ -84,7 +84,7 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
             problems.append(
                 Problem("unknown-node", f"`{source}` has a router but is not a node.", (source,))
             )
-    conditional_sources = {e.source for e in spec.edges if e.kind == "conditional"}
+    conditional_sources = {e.source for e in spec.edges if e.kind in ("conditional", "send")}
     for source in spec.routers:
         if source not in conditional_sources:
             problems.append(

@@ -168,13 +168,22 @@ class Threads(Generic[S]):
 
         They are merged when the step completes on resume; those nodes do not run again.
         """
+        return self._decoded(position, position.meta.pending, "pending writes")
+
+    def sends(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+        """The Send items the next step runs (target node, payload), decoded."""
+        return self._decoded(position, position.meta.sends, "sends")
+
+    def _decoded(
+        self, position: Position, entries: list[list[Any]], what: str
+    ) -> list[tuple[str, dict[str, Any]]]:
         row = position.row
         try:
-            stored = _WRITES.validate_python(position.meta.pending)
+            stored = _WRITES.validate_python(entries)
         except ValidationError:
             raise CheckpointLoadError(
                 f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} has malformed "
-                "pending writes: expected [[node, {field: value}], ...]",
+                f"{what}: expected [[node, {{field: value}}], ...]",
                 thread_id=row.thread_id,
                 checkpoint_id=row.checkpoint_id,
             ) from None
@@ -198,7 +207,8 @@ class Threads(Generic[S]):
         row, meta = position.row, position.meta
         return StateSnapshot(
             values=self.schema.view(position.values),
-            next=tuple(meta.next),
+            # a pending map-reduce step names its Send targets among the next nodes
+            next=tuple(dict.fromkeys([*meta.next, *(str(e[0]) for e in meta.sends if e)])),
             thread_id=row.thread_id,
             checkpoint_id=row.checkpoint_id,
             parent_id=row.parent_id,
@@ -310,6 +320,7 @@ class ThreadWriter:
         writes: Sequence[tuple[str, Mapping[str, Any]]],
         next: Sequence[str],
         values: Mapping[str, Any],
+        sends: Sequence[tuple[str, Mapping[str, Any]]] = (),
         joins: Mapping[str, Sequence[str]] | None = None,
         interrupts: Sequence[Interrupt] = (),
         resumes: Mapping[str, Sequence[Any]] | None = None,
@@ -340,6 +351,8 @@ class ThreadWriter:
         snap_text = _json_text(snap, self.thread_id) if snap is not None else None
         self._sizes = (size, len(snap_text) if snap_text is not None else 0)
         meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
+        if sends:
+            meta["sends"] = [[node, encode_update(schema, payload)] for node, payload in sends]
         if joins:
             meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
         if interrupts:

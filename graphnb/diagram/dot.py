@@ -32,6 +32,9 @@ def render_dot(diagram: Diagram) -> str:
         '    edge [fontname="Helvetica", fontsize=10];',
     ]
     for node in diagram.nodes:
+        if node.child is not None:
+            lines.extend(_cluster(node, node.id, "    "))
+            continue
         lines.append(f"    {_q(node.id)} [{_node_attrs(node, machine)}];")
     names = {node.id for node in diagram.nodes}
     bars: dict[str, str] = {}
@@ -49,6 +52,8 @@ def render_dot(diagram: Diagram) -> str:
         attrs = []
         if edge.kind == "conditional":
             attrs.append("style=dashed")
+        elif edge.kind == "send":  # one run per Send item: dashed, with a doubled head
+            attrs.append("style=dashed, arrowhead=normalnormal")
         if edge.label:
             attrs.append(f"label={_q(edge.label)}")
         target = edge.target
@@ -61,6 +66,37 @@ def render_dot(diagram: Diagram) -> str:
         lines.append(f"    {_q(bar)} -> {_q(target)};")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _cluster(node: DiagramNode, path: str, indent: str) -> list[str]:
+    """A subgraph node as ``cluster_<path>``: the node itself, then its child graph.
+
+    Inner ids are the path joined with ``/`` (``research/search``); joins inside are drawn
+    as plain edges, and the node points at its child's start with a dotted arrow.
+    """
+    assert node.child is not None
+    child, inner = node.child, indent + "    "
+    lines = [
+        f"{indent}subgraph {_q('cluster_' + path)} {{",
+        f"{inner}label={_q(node.id)}; style=rounded;",
+        f"{inner}{_q(path)} [{_node_attrs(node, False)}];",
+    ]
+    for item in child.nodes:
+        name = f"{path}/{item.id}"
+        if item.child is not None:
+            lines.extend(_cluster(item, name, inner))
+        else:
+            lines.append(f"{inner}{_q(name)} [{_node_attrs(item, False)}];")
+    for edge in child.edges:
+        style = " [style=dashed]" if edge.kind in ("conditional", "send") else ""
+        lines.append(
+            f"{inner}{_q(path + '/' + edge.source)} -> {_q(path + '/' + edge.target)}{style};"
+        )
+    starts = [item.id for item in child.nodes if item.kind == "start"]
+    if starts:
+        lines.append(f"{inner}{_q(path)} -> {_q(path + '/' + starts[0])} [style=dotted];")
+    lines.append(f"{indent}}}")
+    return lines
 
 
 def _node_attrs(node: DiagramNode, machine: bool) -> str:

@@ -56,14 +56,16 @@ def extract(obj: Any) -> Diagram:
     for node in defined.values():
         if node.id in (START, END):
             continue
+        marks = _policy_marks(node)
         nodes.append(
             DiagramNode(
                 node.id,
-                node.label or node.id,
+                (node.label or node.id) + (f"\n[{marks}]" if marks else ""),
                 "node",
-                _tooltip(node),
+                _tooltip(node) + (f"\n{marks}" if marks else ""),
                 initial=node.id == initial,
                 final=node.id in finals,
+                child=extract(node.subgraph) if node.subgraph is not None else None,
             )
         )
     missing = [n for n in dict.fromkeys(used) if n not in defined and n not in (START, END)]
@@ -73,6 +75,18 @@ def extract(obj: Any) -> Diagram:
 
     edges = tuple(_edge(index, edge, machine) for index, edge in enumerate(spec.edges))
     return Diagram(spec.name, "machine" if machine else "graph", tuple(nodes), edges)
+
+
+def _policy_marks(node: NodeSpec) -> str:
+    """A node's policies in a few words, e.g. ``retry 3, timeout 5s, cache``."""
+    marks = []
+    if node.retry is not None:
+        marks.append(f"retry {node.retry.max_attempts}")
+    if node.timeout is not None:
+        marks.append(f"timeout {node.timeout:g}s")
+    if node.cache is not None:
+        marks.append("cache" if node.cache.ttl is None else f"cache {node.cache.ttl:g}s")
+    return ", ".join(marks)
 
 
 def _tooltip(node: NodeSpec) -> str:
@@ -88,6 +102,8 @@ def _edge(index: int, edge: EdgeSpec, machine: bool) -> DiagramEdge:
     label = edge.label
     if label is None and edge.kind == "conditional" and edge.route not in (None, edge.target):
         label = edge.route
+    if label is None and edge.kind == "send":
+        label = "Send"
     # A machine's transitions are all picked by events: drawn solid, as in UML, not as the
     # dashed router edges of a graph.
     kind = "direct" if machine and edge.kind == "conditional" else edge.kind

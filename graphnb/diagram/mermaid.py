@@ -52,16 +52,24 @@ def render_mermaid(diagram: Diagram) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _flowchart(diagram: Diagram, ids: dict[str, str]) -> list[str]:
+def _flowchart(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> list[str]:
     lines = []
     for node in diagram.nodes:
         text = _text(node.label)
+        if node.child is not None:  # a subgraph node: a cluster holding the child graph
+            inner = {
+                key: f"{ids[node.id]}__{value}" for key, value in _ids(node.child.nodes).items()
+            }
+            lines.append(f'{indent}subgraph {ids[node.id]}["{text}"]')
+            lines.extend(_flowchart(node.child, inner, indent + "    "))
+            lines.append(f"{indent}end")
+            continue
         shape = f'(["{text}"])' if node.kind in ("start", "end") else f'["{text}"]'
-        lines.append(f"    {ids[node.id]}{shape}")
+        lines.append(f"{indent}{ids[node.id]}{shape}")
     for edge in diagram.edges:
-        arrow = {"direct": "-->", "conditional": "-.->", "join": "==>"}[edge.kind]
+        arrow = {"direct": "-->", "conditional": "-.->", "join": "==>", "send": "-.->"}[edge.kind]
         label = f'|"{_text(edge.label)}"|' if edge.label else ""
-        lines.append(f"    {ids[edge.source]} {arrow}{label} {ids[edge.target]}")
+        lines.append(f"{indent}{ids[edge.source]} {arrow}{label} {ids[edge.target]}")
     if any(node.kind == "missing" for node in diagram.nodes):
         lines.append("    classDef missing stroke-dasharray: 4 4")
         missing = ",".join(ids[n.id] for n in diagram.nodes if n.kind == "missing")

@@ -33,6 +33,7 @@ class DiagramNode:
         tooltip: the full description shown on hover (label, binding, ...).
         initial: a machine's initial state.
         final: one of a machine's final states.
+        child: a subgraph node's own diagram (Mermaid and DOT draw it as a cluster).
     """
 
     id: str
@@ -41,6 +42,7 @@ class DiagramNode:
     tooltip: str = ""
     initial: bool = False
     final: bool = False
+    child: Diagram | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,8 @@ class DiagramEdge:
         index: the edge's position in ``spec.edges``.
         source: the source node's id.
         target: the target node's id.
-        kind: ``direct``, ``conditional`` (drawn dashed) or ``join`` (drawn into a join bar).
+        kind: ``direct``, ``conditional`` (drawn dashed), ``join`` (drawn into a join bar)
+            or ``send`` (a map-reduce edge, drawn dotted and thick, labelled ``Send``).
         label: the text on the arrow (a route, or a machine's ``EVENT [guard]``), if any.
         internal: a machine's internal transition (a self-loop that does not exit).
     """

@@ -32,6 +32,7 @@ NODE_CHARS = 28
 LABEL_CHARS = 24
 """Longest edge label drawn in full."""
 
+_SEND_STYLE = ".gnb-send path{stroke-dasharray:2 3;stroke-width:2.2}"
 _STYLE = (
     ".gnb{--gnb-fg:var(--jp-content-font-color1,#1f2328);"
     "--gnb-line:var(--jp-content-font-color2,#6e7781);"
@@ -130,7 +131,10 @@ class _Svg:
             f'aria-label="{_esc(self.diagram.kind + " " + self.diagram.name)}">'
         )
         out.append(f"<title>{_esc(self.diagram.name)}</title>")
-        out.append(f"<style>{_STYLE}</style>")
+        style = _STYLE
+        if any(edge.kind == "send" for edge in self.diagram.edges):
+            style += _SEND_STYLE  # only then: drawings without Sends stay byte for byte
+        out.append(f"<style>{style}</style>")
         out.append(_MARKERS)
         out.append('<g class="gnb-edges">')
         for route in self.layout.routes:

@@ -410,6 +410,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = ...,
         interrupt_before: Sequence[str] | str | None = ...,
         interrupt_after: Sequence[str] | str | None = ...,
+        subgraphs: bool = ...,
     ) -> Iterator[Any]: ...
 
     @overload
@@ -424,6 +425,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = ...,
         interrupt_before: Sequence[str] | str | None = ...,
         interrupt_after: Sequence[str] | str | None = ...,
+        subgraphs: bool = ...,
     ) -> Iterator[tuple[StreamMode, Any]]: ...
 
     def stream(
@@ -437,13 +439,16 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        subgraphs: bool = False,
     ) -> Iterator[Any]:
         """Run the graph, yielding what ``mode`` selects as it happens.
 
         With one mode, yields that mode's items; with a list of modes, yields
         ``(mode, item)`` pairs. See :data:`~graphnb.StreamMode`. The thread options are
         those of :meth:`invoke`; a threaded run that stops for a human yields an
-        :class:`~graphnb.Interrupted` event last.
+        :class:`~graphnb.Interrupted` event last. With ``subgraphs=True``, the events of
+        nodes inside subgraph nodes are streamed too, each with its ``namespace``
+        (``updates`` then keys them by their path joined with ``/``).
         """
         modes = _check_modes(mode)
         run = self._run(
@@ -451,6 +456,7 @@ class CompiledGraph(Generic[S]):
         )
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
+        run.subgraphs = subgraphs
         for event in self._select_events(
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
         ):
@@ -467,6 +473,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        subgraphs: bool = False,
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
         modes = _check_modes(mode)
@@ -475,6 +482,7 @@ class CompiledGraph(Generic[S]):
         )
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
+        run.subgraphs = subgraphs
         async for event in self._select_aevents(
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
         ):
@@ -560,7 +568,8 @@ def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:
             selected.append(("values", event.state))
     elif isinstance(event, NodeFinished):
         if "updates" in modes:
-            selected.append(("updates", {event.node: event.update}))
+            key = "/".join(event.path) if event.namespace else event.node
+            selected.append(("updates", {key: event.update}))
     elif isinstance(event, Chunk):
         if "chunks" in modes:
             selected.append(("chunks", event))

@@ -21,6 +21,8 @@ class RunContext:
         step: the current super-step (0 for the first nodes).
         node: the node being run.
         data: user data given to the run (``invoke(..., context={...})``).
+        instance: which of the node's ``Send`` instances is running; ``None`` for a
+            plain run.
     """
 
     run_id: str
@@ -29,11 +31,17 @@ class RunContext:
     node: str
     data: Mapping[str, Any] = field(default_factory=dict)
     _emit: Callable[[Chunk], None] | None = field(default=None, repr=False)
+    instance: int | None = None
 
     def write(self, value: Any) -> None:
         """Stream a custom chunk now; it reaches ``stream(mode="custom")`` consumers."""
         if self._emit is not None:
-            self._emit(Chunk(self.step, self.node, None, value))
+            self._emit(Chunk(self.step, self.node, None, value, self.instance))
+
+    def _event(self, event: Any) -> None:
+        """Stream an engine event on the node's behalf (retries, cache hits)."""
+        if self._emit is not None:
+            self._emit(event)
 
     def interrupt(self, value: Any = None) -> Any:
         """Stop a threaded run for a human; see :func:`graphnb.interrupt`."""

@@ -33,6 +33,7 @@ from ..spec import START
 from .events import Event, Interrupted, StepFinished
 from .loop import Call, Loop, Step, drive_async, drive_sync
 from .run import Run
+from .send import instance_key, parse_key, position
 from .store import CheckpointWriter
 from .tracing import trace_writer
 
@@ -65,22 +66,28 @@ class ThreadedRun(Run[S]):
     # merged when the step completes, and those nodes do not run again.
     done: dict[str, Update] = {}
     interrupted: list[Interrupt] = []
+    by_key: Mapping[str, Node] = {}  # the step's tasks by instance key, while resuming one
 
     def begin_step(self, tasks: list[Node]) -> list[Node]:
         """The step's nodes that still have to run."""
         self.interrupted = []
         done = self.done
-        return [node for node in tasks if node.name not in done] if done else tasks
+        if not done:
+            return tasks
+        self.by_key = {instance_key(node): node for node in tasks}
+        return [node for node in tasks if instance_key(node) not in done]
 
     def end_step(self, results: list[tuple[Node, Update]]) -> list[tuple[Node, Update]]:
         """The whole step's results: those stored before an interrupt, then this run's."""
         done = self.done
         if not done:
             return results
-        nodes = self.graph.nodes
-        merged = [(nodes[name], update) for name, update in done.items()] + results
+        by_key, nodes = self.by_key, self.graph.nodes
+        merged = [
+            (by_key.get(key) or nodes[parse_key(key)], update) for key, update in done.items()
+        ] + results
         self.done = {}
-        return sorted(merged, key=lambda pair: pair[0].index)
+        return sorted(merged, key=lambda pair: position(pair[0]))
 
     def check_limit(self) -> None:
         """Count the recursion limit from the step this run started at."""
@@ -93,7 +100,8 @@ class ThreadedRun(Run[S]):
 
     def node_sync(self, node: Node) -> Generator[Event, None, Update]:
         """Run a node with its answers to ``interrupt()`` at hand."""
-        token = asking(node.name, self.resumes.get(node.name, ()))
+        key = instance_key(node)
+        token = asking(key, self.resumes.get(key, ()))
         try:
             return (yield from super().node_sync(node))
         except GraphInterrupt as signal:
@@ -105,7 +113,8 @@ class ThreadedRun(Run[S]):
 
     async def node_async(self, node: Node, emit: Any) -> Update:
         """Async :meth:`node_sync`."""
-        token = asking(node.name, self.resumes.get(node.name, ()))
+        key = instance_key(node)
+        token = asking(key, self.resumes.get(key, ()))
         try:
             return await super().node_async(node, emit)
         except GraphInterrupt as signal:
@@ -168,8 +177,9 @@ def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: boo
     named = {"start_at": list(meta.start_at or ())}
     if resuming:
         named["next"] = list(meta.next)
-        named["pending"] = [str(entry[0]) for entry in meta.pending if entry]
-        named["interrupts"] = [i.node for i in meta.interrupts]
+        named["pending"] = [parse_key(str(entry[0])) for entry in meta.pending if entry]
+        named["interrupts"] = [parse_key(i.node) for i in meta.interrupts]
+        named["sends"] = [str(entry[0]) for entry in meta.sends if entry]
     for part, nodes in named.items():
         unknown = [node for node in nodes if node not in graph.nodes]
         if unknown:
@@ -186,6 +196,8 @@ def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: boo
 def _resume_from(graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position) -> None:
     _check_nodes(graph, position, resuming=True)
     run.done = dict(graph.threads.pending(position))
+    if position.meta.sends:  # a map-reduce step was next: its instances run again
+        run.sends = graph.threads.sends(position)
     run.values = dict(position.values)
     run.first_step = run.step = position.row.step + 1
     index = {target: i for i, (_, target) in enumerate(run.graph.joins)}
@@ -216,7 +228,12 @@ def _answers(position: Position, resume: Any, thread_id: str) -> dict[str, tuple
 
 
 def _names(nodes: list[Node]) -> list[str]:
-    return [node.name for node in nodes]
+    # A Send instance is stored with its payload (_sends), not as a name to run again.
+    return [node.name for node in nodes if node.instance is None]
+
+
+def _sends(nodes: list[Node]) -> list[tuple[str, Update]]:
+    return [(node.name, node.payload or {}) for node in nodes if node.instance is not None]
 
 
 def _joins(run: Run[Any]) -> dict[str, set[str]]:
@@ -245,9 +262,10 @@ def _step_row(
     return {
         "step": run.step,
         "source": "loop",
-        "ran": [node.name for node, _ in results],
-        "writes": [(node.name, update) for node, update in results if update],
+        "ran": [instance_key(node) for node, _ in results],
+        "writes": [(instance_key(node), update) for node, update in results if update],
         "next": _names(tasks),
+        "sends": _sends(tasks),
         "values": run.values,
         "joins": _joins(run),
         "interrupts": stops,
@@ -258,18 +276,23 @@ def _interrupt_row(
     run: ThreadedRun[Any], tasks: list[Node], results: list[tuple[Node, Update]]
 ) -> dict[str, Any]:
     stopped = {i.node for i in run.interrupted}
-    nodes = run.graph.nodes
+    order = {instance_key(node): i for i, node in enumerate(tasks)}
     return {
         "step": run.step - 1,
         "source": "interrupt",
         "ran": [],
         "writes": [],
         "next": _names(tasks),
+        "sends": _sends(tasks),
         "values": run.values,
         "joins": _joins(run),
-        "interrupts": sorted(run.interrupted, key=lambda i: nodes[i.node].index),
+        "interrupts": sorted(run.interrupted, key=lambda i: order.get(i.node, 0)),
         "resumes": run.resumes,
-        "pending": [(node.name, update) for node, update in results if node.name not in stopped],
+        "pending": [
+            (instance_key(node), update)
+            for node, update in results
+            if instance_key(node) not in stopped
+        ],
     }
 
 
@@ -282,6 +305,7 @@ def _input_row(
         "ran": [],
         "writes": [(INPUT, plan.update)] if plan.update else [],
         "next": _names(tasks),
+        "sends": _sends(tasks),
         "values": run.values,
         "joins": _joins(run),
         "interrupts": stops,

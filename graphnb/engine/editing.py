@@ -92,6 +92,7 @@ def update_state(
         interrupts = position.interrupts if position is not None else ()
         resumes = dict(meta.resumes) if meta is not None else {}
         pending = threads.pending(position) if position is not None else []
+        sends = threads.sends(position) if position is not None else []
     else:
         run: ThreadedRun[Any] = graph._run(  # type: ignore[assignment]
             events=False, context=None, recursion_limit=None, thread_id=thread_id
@@ -100,7 +101,9 @@ def update_state(
         if meta is not None:
             index = {target: i for i, (_, target) in enumerate(graph.joins)}
             run.joins = {index[t]: set(s) for t, s in meta.joins.items() if t in index}
-        next_nodes = [n.name for n in run.next_tasks([graph.nodes[as_node]])]
+        tasks = run.next_tasks([graph.nodes[as_node]])
+        next_nodes = [n.name for n in tasks if n.instance is None]
+        sends = [(n.name, n.payload or {}) for n in tasks if n.instance is not None]
         joins = {graph.joins[i][1]: sorted(seen) for i, seen in run.joins.items() if seen}
         interrupts, resumes, pending = (), {}, []
     row = writer.put(
@@ -109,6 +112,7 @@ def update_state(
         ran=[as_node] if as_node else [],
         writes=[(node, update)] if update else [],
         next=next_nodes,
+        sends=sends,
         values=merged,
         joins=joins,
         interrupts=interrupts,

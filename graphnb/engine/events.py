@@ -9,11 +9,13 @@ if TYPE_CHECKING:
     from ..records import Interrupt
 
 __all__ = [
+    "CacheHit",
     "Chunk",
     "Event",
     "Interrupted",
     "NodeFailed",
     "NodeFinished",
+    "NodeRetrying",
     "NodeStarted",
     "StepFinished",
     "StreamMode",
@@ -40,6 +42,15 @@ class NodeStarted:
     kind: ClassVar[Literal["node_started"]] = "node_started"
     step: int
     node: str
+    instance: int | None = None
+    """Which of the node's ``Send`` instances this is (0, 1, ...); ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +62,15 @@ class NodeFinished:
     node: str
     update: dict[str, Any]
     duration: float
+    instance: int | None = None
+    """Which of the node's ``Send`` instances this is; ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +82,15 @@ class Chunk:
     node: str
     field: str | None
     value: Any
+    instance: int | None = None
+    """Which of the node's ``Send`` instances streamed it; ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +115,61 @@ class NodeFailed:
     step: int
     node: str
     error: BaseException = field(repr=False)
+    instance: int | None = None
+    """Which of the node's ``Send`` instances failed; ``None`` for a plain run."""
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
     @property
     def message(self) -> str:
         """The error's text."""
         return str(self.error)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRetrying:
+    """A node's attempt failed and its retry policy runs it again after ``delay`` seconds.
+
+    ``attempt`` is the failed attempt's number (1 for the first run).
+    """
+
+    kind: ClassVar[Literal["node_retrying"]] = "node_retrying"
+    step: int
+    node: str
+    attempt: int
+    delay: float
+    error: BaseException = field(repr=False)
+    instance: int | None = None
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheHit:
+    """A node's result came from its cache; the node did not run (``key``: the cache key)."""
+
+    kind: ClassVar[Literal["cache_hit"]] = "cache_hit"
+    step: int
+    node: str
+    key: str
+    instance: int | None = None
+    namespace: tuple[str, ...] = ()
+    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,4 +189,13 @@ class Interrupted:
     checkpoint_id: str
 
 
-Event: TypeAlias = NodeStarted | NodeFinished | Chunk | StepFinished[Any] | NodeFailed | Interrupted
+Event: TypeAlias = (
+    NodeStarted
+    | NodeFinished
+    | Chunk
+    | StepFinished[Any]
+    | NodeFailed
+    | Interrupted
+    | NodeRetrying
+    | CacheHit
+)

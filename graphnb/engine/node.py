@@ -99,9 +99,13 @@ class Node:
         "call",
         "fn",
         "index",
+        "input",
+        "instance",
         "is_async",
         "is_async_gen",
         "name",
+        "payload",
+        "subgraph",
         "takes_context",
     )
 
@@ -114,32 +118,64 @@ class Node:
         self.is_async = inspect.iscoroutinefunction(target)
         self.is_async_gen = inspect.isasyncgenfunction(target)
         self.takes_context = _wants_context(fn)
+        # Set on the instances a router's Send makes (graphnb.engine.send): the instance's
+        # number among its node's, its input values and the payload's checked writes.
+        self.instance: int | None = None
+        self.input: dict[str, Any] | None = None
+        self.payload: dict[str, Any] | None = None
+        # A graph run as this node (graphnb.engine.subgraph.Subgraph), else None.
+        self.subgraph: Any = fn if getattr(fn, "is_subgraph", False) else None
+
+    def instance_of(self, number: int, values: dict[str, Any], payload: dict[str, Any]) -> Node:
+        """A copy of this node that runs on ``values`` as the ``number``-th Send instance."""
+        copy = Node.__new__(Node)
+        for slot in Node.__slots__:
+            setattr(copy, slot, getattr(self, slot))
+        copy.instance, copy.input, copy.payload = number, values, payload
+        return copy
 
     def __repr__(self) -> str:
+        if self.instance is not None:
+            return f"Node({self.name!r}, instance={self.instance})"
         return f"Node({self.name!r})"
 
 
 class Router:
     """A router: picks the next node(s) from the state after its source ran."""
 
-    __slots__ = ("call", "fn", "is_async", "routes", "source", "takes_context")
+    __slots__ = ("call", "fn", "is_async", "routes", "sends", "source", "takes_context")
 
-    def __init__(self, source: str, fn: Callable[..., Any], routes: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        source: str,
+        fn: Callable[..., Any],
+        routes: Mapping[str, str],
+        sends: Collection[str] = (),
+    ) -> None:
         self.source = source
         self.fn = fn
         self.call = _caller(fn)
         self.routes = dict(routes)
+        self.sends = frozenset(sends)
         self.is_async = inspect.iscoroutinefunction(_unwrap(fn))
         self.takes_context = _wants_context(fn)
 
-    def targets(self, chosen: Any) -> tuple[list[str], Any]:
-        """Map a router's return value to target nodes; returns ``(targets, bad value)``."""
+    def targets(self, chosen: Any) -> tuple[list[Any], Any]:
+        """Map a router's return value to targets; returns ``(targets, bad value)``.
+
+        A target is a node name, or a ``Send`` (kept as it is) to a declared send target.
+        """
         picks: Collection[Any] = (
             chosen if isinstance(chosen, (list, tuple, set, frozenset)) else [chosen]
         )
         targets = []
         for pick in picks:
-            target = self.routes.get(pick) if isinstance(pick, str) else None
+            if isinstance(pick, str):
+                target = self.routes.get(pick)
+            elif getattr(pick, "node", None) in self.sends and hasattr(pick, "payload"):
+                target = pick  # a Send: engine.send imports this module, so duck-typed
+            else:
+                target = None
             if target is None:
                 return [], pick
             targets.append(target)

@@ -34,6 +34,7 @@ from ..state import GraphState
 from .context import RunContext
 from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
+from .send import check_payload, distinct, instance_key, instances, order
 
 if TYPE_CHECKING:
     import asyncio
@@ -99,6 +100,12 @@ class Run(Generic[S]):
         self.values: dict[str, Any] = {}
         self.step = 0
         self.joins: dict[int, set[str]] = {}
+        # Map-reduce (graphnb.engine.send): Sends the routers made for the next step, and
+        # whether the step being routed ran Send instances.
+        self.sends: list[tuple[str, dict[str, Any]]] = []
+        self.fanned = False
+        # Whether events from inside subgraph nodes reach this run's stream.
+        self.subgraphs = False
 
     # -- start -------------------------------------------------------------------------
 
@@ -172,7 +179,7 @@ class Run(Generic[S]):
     def merge(self, results: list[tuple[Node, Update]]) -> None:
         """Apply a step's updates in node order; all of them or none."""
         schema = self.schema
-        writers: dict[str, str] = {}
+        writers: dict[str, Node] = {}
         values = dict(self.values)
         for node, update in results:
             for name in update:
@@ -180,15 +187,16 @@ class Run(Generic[S]):
                 exclusive = field.reducer.exclusive if field is not None else True
                 if exclusive:
                     if name in writers:
+                        first, second = instance_key(writers[name]), instance_key(node)
                         raise ConflictingUpdateError(
-                            f"nodes `{writers[name]}` and `{node.name}` both wrote field "
+                            f"nodes `{first}` and `{second}` both wrote field "
                             f"{name!r} in step {self.step}; it keeps one value per step "
                             "(give it a reducer such as append to combine writes)",
                             field=name,
-                            nodes=(writers[name], node.name),
+                            nodes=(first, second),
                             step=self.step,
                         )
-                    writers[name] = node.name
+                    writers[name] = node
             try:
                 schema.apply(values, update)
             except WriteError as error:
@@ -203,6 +211,8 @@ class Run(Generic[S]):
 
     def next_tasks(self, finished: list[Node]) -> list[Node]:
         """Nodes triggered by the nodes that just finished (sync routers)."""
+        if self.fanned:
+            finished, self.fanned = distinct(finished), False
         triggered: list[str] = []
         for node in finished:
             triggered.extend(
@@ -212,6 +222,8 @@ class Run(Generic[S]):
 
     async def anext_tasks(self, finished: list[Node]) -> list[Node]:
         """Nodes triggered by the nodes that just finished (routers may be async)."""
+        if self.fanned:
+            finished, self.fanned = distinct(finished), False
         triggered: list[str] = []
         for node in finished:
             triggered.extend(self.graph.successors.get(node.name, ()))
@@ -241,12 +253,20 @@ class Run(Generic[S]):
         return fired
 
     def _order(self, names: list[str]) -> list[Node]:
+        if self.sends:
+            return self._with_sends(names)
         nodes = self.graph.nodes
         if len(names) == 1:
             name = names[0]
             return [] if name == END else [nodes[name]]
         unique = {name for name in names if name != END}
         return sorted((nodes[name] for name in unique), key=_by_index)
+
+    def _with_sends(self, names: list[str]) -> list[Node]:
+        sends, self.sends = self.sends, []
+        self.fanned = True
+        made = instances(self.schema, self.graph.nodes, sends)
+        return order(self._order(names), made)
 
     def _route_sync(self, source: str) -> list[str]:
         router = self.graph.routers[source]
@@ -291,11 +311,26 @@ class Run(Generic[S]):
                 step=self.step,
                 route=chosen,
             )
+        if router.sends:
+            return self._split(router, targets)
         return targets
 
-    def context(self, node: str, emit: Callable[[Chunk], None] | None) -> RunContext:
+    def _split(self, router: Router, targets: list[Any]) -> list[str]:
+        """Keep a router's plain targets; queue its Sends for the next step's tasks."""
+        plain = []
+        for target in targets:
+            if isinstance(target, str):
+                plain.append(target)
+            else:
+                payload = check_payload(self.schema, router.source, self.step, target)
+                self.sends.append((target.node, payload))
+        return plain
+
+    def context(
+        self, node: str, emit: Callable[[Chunk], None] | None, instance: int | None = None
+    ) -> RunContext:
         """The run context handed to a node or router."""
-        return RunContext(self.run_id, self.thread_id, self.step, node, self.data, emit)
+        return RunContext(self.run_id, self.thread_id, self.step, node, self.data, emit, instance)
 
     def state(self) -> S:
         """The current state as the user's type (a private copy)."""
@@ -313,15 +348,21 @@ class Run(Generic[S]):
         pending: list[Event] = []
         started = time.perf_counter()
         if self.starts:
-            yield NodeStarted(step, node.name)
-        before = self.values
+            yield NodeStarted(step, node.name, node.instance)
+        before = self.values if node.input is None else node.input
         view = self.schema.view(before)
         try:
             args = (
-                (view, self.context(node.name, pending.append)) if node.takes_context else (view,)
+                (view, self.context(node.name, pending.append, node.instance))
+                if node.takes_context
+                else (view,)
             )
             if node.is_async or node.is_async_gen:
                 result = _run_coroutine(self._call_async(node, args, pending.append))
+            elif node.subgraph is not None:  # a whole run of a child graph (engine.subgraph)
+                if pending and self.events:
+                    yield from _flush(pending)
+                result = yield from node.subgraph.run_sync(self, node, before)
             else:
                 result = node.call(*args)
             if pending and self.events:
@@ -333,12 +374,14 @@ class Run(Generic[S]):
         except Exception as error:
             failure = self.node_error(node, error)
             if self.events:
-                yield NodeFailed(step, node.name, failure)
+                yield NodeFailed(step, node.name, failure, node.instance)
             raise failure from (None if failure is error else error)
         if self.events:
             if pending:
                 yield from _flush(pending)
-            yield NodeFinished(step, node.name, update, time.perf_counter() - started)
+            yield NodeFinished(
+                step, node.name, update, time.perf_counter() - started, node.instance
+            )
         return update
 
     async def node_async(self, node: Node, emit: Callable[[Event], None]) -> Update:
@@ -347,11 +390,15 @@ class Run(Generic[S]):
         started = time.perf_counter()
         events = self.events
         if self.starts:
-            emit(NodeStarted(step, node.name))
-        before = self.values
+            emit(NodeStarted(step, node.name, node.instance))
+        before = self.values if node.input is None else node.input
         view = self.schema.view(before)
         try:
-            args = (view, self.context(node.name, emit)) if node.takes_context else (view,)
+            args = (
+                (view, self.context(node.name, emit, node.instance))
+                if node.takes_context
+                else (view,)
+            )
             result = await self._call_async(node, args, emit)
             if isinstance(result, Streamed) or _is_stream(result):
                 update = await self._drain_async(node, result, emit)
@@ -360,10 +407,12 @@ class Run(Generic[S]):
         except Exception as error:
             failure = self.node_error(node, error)
             if events:
-                emit(NodeFailed(step, node.name, failure))
+                emit(NodeFailed(step, node.name, failure, node.instance))
             raise failure from (None if failure is error else error)
         if events:
-            emit(NodeFinished(step, node.name, update, time.perf_counter() - started))
+            emit(
+                NodeFinished(step, node.name, update, time.perf_counter() - started, node.instance)
+            )
         return update
 
     async def _call_async(
@@ -446,7 +495,7 @@ class Run(Generic[S]):
             if events:
                 if pending:
                     yield from _flush(pending)
-                yield Chunk(self.step, node.name, name, chunk)
+                yield Chunk(self.step, node.name, name, chunk, node.instance)
         return self._stream_update(name, streamed, collected)
 
     async def _drain_async(self, node: Node, result: Any, emit: Callable[[Event], None]) -> Update:
@@ -459,7 +508,7 @@ class Run(Generic[S]):
             async for chunk in chunks:
                 collected.append(chunk)
                 if events:
-                    emit(Chunk(self.step, node.name, name, chunk))
+                    emit(Chunk(self.step, node.name, name, chunk, node.instance))
         else:
             iterator = iter(chunks)
             while True:
@@ -471,7 +520,7 @@ class Run(Generic[S]):
                     break
                 collected.append(chunk)
                 if events:
-                    emit(Chunk(self.step, node.name, name, chunk))
+                    emit(Chunk(self.step, node.name, name, chunk, node.instance))
                 await asyncio.sleep(0)  # let the loop (and a Stop) in between chunks
         return self._stream_update(name, streamed, collected)
 

@@ -85,6 +85,7 @@ class CheckpointWriter(Protocol):
         writes: Sequence[tuple[str, Mapping[str, Any]]],
         next: Sequence[str],
         values: Mapping[str, Any],
+        sends: Sequence[tuple[str, Mapping[str, Any]]] = (),
         joins: Mapping[str, Sequence[str]] | None = None,
         interrupts: Sequence[Interrupt] = (),
         resumes: Mapping[str, Sequence[Any]] | None = None,
@@ -102,6 +103,7 @@ class CheckpointWriter(Protocol):
         writes: Sequence[tuple[str, Mapping[str, Any]]],
         next: Sequence[str],
         values: Mapping[str, Any],
+        sends: Sequence[tuple[str, Mapping[str, Any]]] = (),
         joins: Mapping[str, Sequence[str]] | None = None,
         interrupts: Sequence[Interrupt] = (),
         resumes: Mapping[str, Sequence[Any]] | None = None,
@@ -126,6 +128,9 @@ class ThreadStore(Protocol[S]):
 
     def pending(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
         """Updates of the nodes that finished in an interrupted step, decoded."""
+
+    def sends(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+        """The Send items the next step runs (target node, payload), decoded."""
 
     def snapshot(self, position: Position) -> StateSnapshot[S]:
         """The user's view of a loaded checkpoint."""

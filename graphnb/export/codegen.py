@@ -76,6 +76,7 @@ def builder_function(
     markers: Mapping[str, str],
     name: str,
     local: str = "graph",
+    policies: Mapping[str, list[str]] | None = None,
 ) -> str:
     """The ``build_graph()`` function replaying the graph's construction.
 
@@ -91,6 +92,7 @@ def builder_function(
         name: the function's name.
         local: the builder's variable in the function; it must not be a name the
             callables' expressions use, which it would shadow.
+        policies: each node's policy arguments (``retry=RetryPolicy(...)`` ...).
     """
 
     def endpoint(node: str) -> str:
@@ -114,6 +116,7 @@ def builder_function(
             call.append(f"label={string_literal(node.label)}")
         if node.position is not None:
             call.append(f"position=({_float(node.position.x)}, {_float(node.position.y)})")
+        call.extend((policies or {}).get(node.id, ()))  # retry=..., timeout=..., cache=...
         lines.append(call_text(f"    {local}.add_node", call))
     joined: set[str] = set()
     routed: set[str] = set()
@@ -127,7 +130,7 @@ def builder_function(
             sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
             listed = ", ".join(endpoint(source) for source in sources)
             lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
-        elif edge.kind == "conditional" and edge.source not in routed:
+        elif edge.kind in ("conditional", "send") and edge.source not in routed:
             routed.add(edge.source)
             lines.append(_conditional(edge, spec.edges, routers, endpoint, local))
     lines.append(f"    return {local}\n")
@@ -153,9 +156,11 @@ def _conditional(
             )
             + "}"
         )
-    return call_text(
-        f"    {local}.add_conditional_edges", [endpoint(first.source), router, mapping]
-    )
+    arguments = [endpoint(first.source), router, mapping]
+    sends = [e.target for e in edges if e.kind == "send" and e.source == first.source]
+    if sends:
+        arguments.append("sends=[" + ", ".join(endpoint(target) for target in sends) + "]")
+    return call_text(f"    {local}.add_conditional_edges", arguments)
 
 
 def call_text(head: str, arguments: list[str], width: int = 88) -> str:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..binding import resolve
 from ..reducers import Reducer, add, append, merge, replace
-from ..spec import END, START
+from ..spec import END, START, GraphSpec
 from .codegen import (
     builder_function,
     call_text,
@@ -91,52 +92,13 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         namespace = obj.namespace
     resolver = Resolver(namespace)
     spec = parts.spec
-    state = _state_expression(parts, resolver)
-    nodes = {}
-    for node in spec.nodes:
-        fn = parts.callables.get(node.id)
-        if fn is None:
-            resolver.problems.append(ExportProblem(f"node {node.id!r}", "it has no callable"))
-            continue
-        nodes[node.id] = resolver.reference(fn, f"node {node.id!r}")
-    routers = {}
-    for source, router in parts.routers.items():
-        if router is None:
-            resolver.problems.append(ExportProblem(f"router of {source!r}", "it has no callable"))
-            continue
-        routers[source] = resolver.reference(router, f"router of {source!r}")
-    reducers = {
-        key: _reducer_expression(reducer, key, resolver) for key, reducer in parts.reducers.items()
-    }
+    children: list[str] = []
+    build_name, graph_name, builder, state = _builder(obj, parts, resolver, namespace, children)
     if resolver.problems:
         raise ExportError(resolver.problems, graph=spec.name)
-    import graphnb
-
-    state_graph = resolver.scaffold("StateGraph", "graphnb", "StateGraph", graphnb.StateGraph)
-    ends = {endpoint for edge in spec.edges for endpoint in (edge.source, edge.target)}
-    markers = {
-        marker: resolver.scaffold(marker.strip("_").upper(), "graphnb", name, marker)
-        for marker, name in ((START, "START"), (END, "END"))
-        if marker in ends or marker in parts.routers
-    }
+    builder = "\n\n\n".join([*children, builder])  # child graphs are built first
     run_cli = resolver.scaffold("run_cli", "graphnb.export", "run_cli", _run_cli())
-    build_name = resolver.fresh("build_graph")
-    graph_name = resolver.fresh("graph")
     main_name = resolver.fresh("main")
-    builder = builder_function(
-        spec,
-        parts,
-        state=state,
-        nodes=nodes,
-        routers=routers,
-        reducers=reducers,
-        state_graph=state_graph,
-        markers=markers,
-        name=build_name,
-        # No definition or import has the compiled graph's name; inside the function it
-        # may shadow only that global, which the function does not read.
-        local=graph_name,
-    )
     options = [
         f"{key}=[{', '.join(map(string_literal, value))}]"
         if isinstance(value, list)
@@ -164,6 +126,104 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         run_cli=run_cli,
         example=example_input(spec),
     )
+
+
+def _builder(
+    obj: Any,
+    parts: GraphParts,
+    resolver: Resolver,
+    namespace: Mapping[str, Any] | None,
+    children: list[str],
+    prefix: str = "",
+) -> tuple[str, str, str, str | None]:
+    """The ``build_...()`` function of one graph: ``(name, local, source, state)``.
+
+    A subgraph node's child gets its own builder first (appended to ``children``), and
+    the node is added as ``add_node(name, build_child(), inputs=..., outputs=...)``.
+    """
+    spec = parts.spec
+    state = _state_expression(parts, resolver)
+    nodes: dict[str, str | None] = {}
+    extra: dict[str, list[str]] = {}
+    for node in spec.nodes:
+        fn = parts.callables.get(node.id)
+        if node.subgraph is not None:
+            child = _child_of(obj, node.id, node.subgraph)
+            child_parts = graph_parts(child, namespace)
+            child_name, _, child_source, _ = _builder(
+                child, child_parts, resolver, namespace, children, f"{prefix}{node.id}_"
+            )
+            children.append(child_source)
+            nodes[node.id] = f"{child_name}()"
+            mapping = []
+            if node.inputs is not None:
+                mapping.append(f"inputs={node.inputs!r}")
+            if node.outputs is not None:
+                mapping.append(f"outputs={node.outputs!r}")
+            extra[node.id] = mapping
+            continue
+        if fn is None:
+            resolver.problems.append(ExportProblem(f"node {node.id!r}", "it has no callable"))
+            continue
+        nodes[node.id] = resolver.reference(fn, f"node {node.id!r}")
+    routers = {}
+    for source, router in parts.routers.items():
+        if router is None:
+            resolver.problems.append(ExportProblem(f"router of {source!r}", "it has no callable"))
+            continue
+        routers[source] = resolver.reference(router, f"router of {source!r}")
+    reducers = {
+        key: _reducer_expression(reducer, key, resolver) for key, reducer in parts.reducers.items()
+    }
+    if resolver.problems:
+        return "", "", "", state
+    import graphnb
+
+    state_graph = resolver.scaffold("StateGraph", "graphnb", "StateGraph", graphnb.StateGraph)
+    ends = {endpoint for edge in spec.edges for endpoint in (edge.source, edge.target)}
+    markers = {
+        marker: resolver.scaffold(marker.strip("_").upper(), "graphnb", name, marker)
+        for marker, name in ((START, "START"), (END, "END"))
+        if marker in ends or marker in parts.routers
+    }
+    policies = _policy_arguments(spec, resolver)
+    for node_id, arguments in extra.items():
+        policies.setdefault(node_id, []).extend(arguments)
+    build_name = resolver.fresh(f"build_{_identifier(prefix)}graph")
+    local = resolver.fresh(f"{_identifier(prefix)}graph")
+    builder = builder_function(
+        spec,
+        parts,
+        state=state,
+        nodes=nodes,
+        routers=routers,
+        reducers=reducers,
+        state_graph=state_graph,
+        markers=markers,
+        policies=policies,
+        name=build_name,
+        # No definition or import has the compiled graph's name; inside the function it
+        # may shadow only that global, which the function does not read.
+        local=local,
+    )
+    return build_name, local, builder, state
+
+
+def _identifier(text: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+
+
+def _child_of(obj: Any, node: str, spec: GraphSpec) -> Any:
+    """The child graph of a subgraph node: the object itself when ``obj`` holds it."""
+    subgraphs = getattr(obj, "_subgraphs", None)
+    if isinstance(subgraphs, dict) and node in subgraphs:
+        return subgraphs[node][0]
+    nodes = getattr(obj, "nodes", None)
+    if isinstance(nodes, dict) and node in nodes:
+        bound = getattr(nodes[node], "subgraph", None)
+        if bound is not None:
+            return bound.child
+    return spec
 
 
 def to_module(
@@ -262,3 +322,40 @@ def _run_cli() -> Any:
     from .script import run_cli
 
     return run_cli
+
+
+def _policy_arguments(spec: GraphSpec, resolver: Resolver) -> dict[str, list[str]]:
+    """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=CachePolicy(...)`` per node."""
+    import builtins
+
+    import graphnb
+
+    out: dict[str, list[str]] = {}
+    for node in spec.nodes:
+        arguments = []
+        if node.retry is not None:
+            retry = resolver.scaffold("RetryPolicy", "graphnb", "RetryPolicy", graphnb.RetryPolicy)
+            fields = node.retry.model_dump(exclude_defaults=True, exclude={"retry_on"})
+            items = [f"{key}={value!r}" for key, value in fields.items()]
+            if node.retry.retry_on is not None:
+                names = [
+                    binding
+                    if isinstance(getattr(builtins, binding, None), type)
+                    else resolver.reference(resolve(binding), f"retry_on of {node.id!r}")
+                    for binding in node.retry.retry_on
+                ]
+                listed = ", ".join(str(name) for name in names)
+                items.append(f"retry_on={names[0]}" if len(names) == 1 else f"retry_on=({listed},)")
+            arguments.append(f"retry={retry}({', '.join(items)})")
+        if node.timeout is not None:
+            arguments.append(f"timeout={node.timeout!r}")
+        if node.cache is not None:
+            cache = resolver.scaffold("CachePolicy", "graphnb", "CachePolicy", graphnb.CachePolicy)
+            fields = node.cache.model_dump(exclude_defaults=True)
+            if "fields" in fields:
+                fields["fields"] = tuple(fields["fields"])
+            items = [f"{key}={value!r}" for key, value in fields.items()]
+            arguments.append(f"cache={cache}({', '.join(items)})")
+        if arguments:
+            out[node.id] = arguments
+    return out

@@ -65,7 +65,10 @@ def graph_parts(obj: Any, namespace: Mapping[str, Any] | None = None) -> GraphPa
     if isinstance(obj, StateGraph):
         return _from_schema(obj.spec, obj.schema, obj.callables, dict(obj.routers))
     if isinstance(obj, CompiledGraph):
-        callables = {name: node.fn for name, node in obj.nodes.items()}
+        # a node with policies runs a wrapper; the export names the user's callable
+        callables = {
+            name: getattr(node.fn, "graphnb_node", node.fn) for name, node in obj.nodes.items()
+        }
         routers = {source: router.fn for source, router in obj.routers.items()}
         parts = _from_schema(obj.spec, obj.schema, callables, routers)
         parts.compile_options = _compile_options(obj)

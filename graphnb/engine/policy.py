@@ -1,0 +1,408 @@
+"""Per-node policies: retry, timeout and cache.
+
+``add_node(name, fn, retry=RetryPolicy(...), timeout=5.0, cache=CachePolicy(...))``. At
+compile time a node with a policy has its callable wrapped by :func:`with_policies`; the
+run loop does not know about policies at all, so a graph without any pays nothing.
+
+- **retry**: a failed attempt that the policy retries is streamed as
+  :class:`~graphnb.NodeRetrying` and run again after a backoff (exponential, capped,
+  with jitter). By default every exception retries but programming errors
+  (``TypeError``, ``KeyError``, ``AttributeError``, validation errors ...), which would
+  fail again the same way.
+- **timeout**: an attempt that overruns fails with :class:`~graphnb.NodeTimeout` naming
+  the node and the limit. An async node is cancelled. A sync node cannot be stopped from
+  outside in Python: it runs on a helper thread, which is left to finish on its own, and
+  its result is discarded.
+- **cache**: the result is kept in memory under a key made of the node's name, the
+  policy's ``version`` and the values of its input fields; a later call with the same
+  key within ``ttl`` seconds returns a copy of it without running the node, streamed as
+  :class:`~graphnb.CacheHit`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+import hashlib
+import inspect
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..binding import binding_of, resolve
+from ..errors import GraphnbError, GraphSetupError, NodeTimeout
+from ..spec import CacheSpec, RetrySpec
+from .events import CacheHit, NodeRetrying
+from .node import _caller, _unwrap, _wants_context
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .context import RunContext
+
+__all__ = [
+    "CachePolicy",
+    "MemoryCache",
+    "RetryPolicy",
+    "is_programming_error",
+    "with_policies",
+]
+
+RetryOn = type[BaseException] | tuple[type[BaseException], ...] | Callable[[BaseException], bool]
+
+
+def is_programming_error(error: BaseException) -> bool:
+    """Whether ``error`` is a bug rather than bad luck: retrying would fail the same way."""
+    from pydantic import ValidationError
+
+    from ..schema import WriteError
+
+    programming = (
+        TypeError,
+        KeyError,
+        AttributeError,
+        NameError,
+        IndexError,
+        AssertionError,
+        NotImplementedError,
+        SyntaxError,
+        ValidationError,
+        WriteError,
+    )
+    if isinstance(error, NodeTimeout):
+        return False
+    return isinstance(error, (*programming, GraphnbError))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Run a failing node again.
+
+    Args:
+        max_attempts: attempts in all, the first included.
+        initial_interval: seconds to wait before the second attempt.
+        backoff_factor: each wait is this many times the one before.
+        max_interval: the longest wait.
+        jitter: wait a random time between half the computed wait and all of it, so that
+            many clients failing together do not retry together.
+        retry_on: the exception class(es) that retry, or a predicate on the exception;
+            by default any exception but programming errors (see
+            :func:`is_programming_error`).
+        seed: seeds the jitter, for reproducible waits (tests).
+    """
+
+    max_attempts: int = 3
+    initial_interval: float = 0.5
+    backoff_factor: float = 2.0
+    max_interval: float = 128.0
+    jitter: bool = True
+    retry_on: RetryOn | None = None
+    seed: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _checked(self)  # the same checks as a spec's: a bad value fails where it is written
+
+    def retries(self, error: BaseException) -> bool:
+        """Whether ``error`` is worth another attempt under this policy."""
+        chosen = self.retry_on
+        if chosen is None:
+            return not is_programming_error(error)
+        if isinstance(chosen, tuple) or (
+            isinstance(chosen, type) and issubclass(chosen, BaseException)
+        ):
+            return isinstance(error, chosen)
+        predicate: Callable[[BaseException], bool] = chosen  # type: ignore[assignment]
+        return bool(predicate(error))
+
+    def delays(self) -> Callable[[int], float]:
+        """The wait after failed attempt ``n`` (1-based), jittered from this policy's seed."""
+        rng = random.Random(self.seed)
+
+        def delay(attempt: int) -> float:
+            wait = min(
+                self.max_interval, self.initial_interval * self.backoff_factor ** (attempt - 1)
+            )
+            return wait * (0.5 + rng.random() / 2) if self.jitter else wait
+
+        return delay
+
+    def to_spec(self) -> RetrySpec:
+        """The policy as spec data; ``retry_on`` as bindings."""
+        chosen = self.retry_on
+        retry_on: list[str] | None = None
+        if chosen is not None:
+            items: Sequence[Any] = chosen if isinstance(chosen, tuple) else (chosen,)
+            retry_on = [binding_of(item) or repr(item) for item in items]
+        return RetrySpec(
+            max_attempts=self.max_attempts,
+            initial_interval=self.initial_interval,
+            backoff_factor=self.backoff_factor,
+            max_interval=self.max_interval,
+            jitter=self.jitter,
+            retry_on=retry_on,
+        )
+
+    @classmethod
+    def from_spec(cls, spec: RetrySpec, namespace: Mapping[str, Any] | None = None) -> RetryPolicy:
+        """The policy a spec describes, resolving ``retry_on`` bindings."""
+        retry_on: RetryOn | None = None
+        if spec.retry_on is not None:
+            found = tuple(_resolve_builtin(binding, namespace) for binding in spec.retry_on)
+            retry_on = found[0] if len(found) == 1 else found
+        return cls(
+            spec.max_attempts,
+            spec.initial_interval,
+            spec.backoff_factor,
+            spec.max_interval,
+            spec.jitter,
+            retry_on,
+        )
+
+
+def _checked(policy: RetryPolicy | CachePolicy) -> None:
+    from pydantic import ValidationError
+
+    try:
+        policy.to_spec()
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise ValueError(
+            f"{type(policy).__name__}: {where} {problem['msg'].lower()}, got {problem['input']!r}"
+        ) from None
+
+
+def _resolve_builtin(binding: str, namespace: Mapping[str, Any] | None) -> Any:
+    import builtins
+
+    if namespace is None and hasattr(builtins, binding):  # "ConnectionError", "OSError" ...
+        return getattr(builtins, binding)
+    return resolve(binding, {**vars(builtins), **(namespace or {})})
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    """Keep a node's results, keyed by its input, and reuse them.
+
+    Args:
+        ttl: seconds a result is kept; ``None``: as long as the compiled graph lives.
+        version: part of the key; change it when the node's code changes.
+        fields: the input fields the key is made of; ``None``: all of the state's.
+    """
+
+    ttl: float | None = None
+    version: str = ""
+    fields: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        _checked(self)
+
+    def to_spec(self) -> CacheSpec:
+        """The policy as spec data."""
+        return CacheSpec(
+            ttl=self.ttl,
+            version=self.version,
+            fields=None if self.fields is None else list(self.fields),
+        )
+
+    @classmethod
+    def from_spec(cls, spec: CacheSpec) -> CachePolicy:
+        """The policy a spec describes."""
+        return cls(spec.ttl, spec.version, None if spec.fields is None else tuple(spec.fields))
+
+
+class MemoryCache:
+    """Node results in memory, each until its policy's time-to-live runs out.
+
+    Args:
+        clock: the time source in seconds (``time.monotonic``); tests pass their own.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._items: dict[str, tuple[float | None, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        """``(True, a copy of the value)`` when ``key`` is cached and fresh."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return False, None
+            expires, value = item
+            if expires is not None and self.clock() >= expires:
+                del self._items[key]
+                return False, None
+        return True, copy.deepcopy(value)
+
+    def put(self, key: str, value: Any, ttl: float | None) -> None:
+        """Keep ``value`` under ``key`` for ``ttl`` seconds (``None``: no limit)."""
+        expires = None if ttl is None else self.clock() + ttl
+        with self._lock:
+            self._items[key] = (expires, copy.deepcopy(value))
+
+    def clear(self) -> None:
+        """Forget every result."""
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def cache_key(node: str, policy: CachePolicy, state: Any) -> str:
+    """The key of a node's result: its name, the policy's version and its input values."""
+    if isinstance(state, dict):
+        values = state
+    elif hasattr(state, "model_dump"):
+        values = state.model_dump(mode="json")
+    else:
+        values = dict(state)
+    if policy.fields is not None:
+        values = {name: values.get(name) for name in policy.fields}
+    text = json.dumps([node, policy.version, values], sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def with_policies(
+    name: str,
+    fn: Callable[..., Any],
+    *,
+    retry: RetryPolicy | None,
+    timeout: float | None,
+    cache: CachePolicy | None,
+    store: MemoryCache,
+) -> Callable[..., Any]:
+    """``fn`` wrapped to apply its policies; called as ``(state, context)``."""
+    target = _unwrap(fn)
+    if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+        raise GraphSetupError(
+            f"`{name}` streams (it is a generator): retry, timeout and cache apply to nodes "
+            "that return their update"
+        )
+    call = _caller(fn)
+    wants_context = _wants_context(fn)
+
+    def attempt_args(state: Any, context: RunContext) -> tuple[Any, ...]:
+        return (state, context) if wants_context else (state,)
+
+    if inspect.iscoroutinefunction(target):
+
+        async def policed_async(state: Any, context: RunContext) -> Any:
+            import asyncio
+
+            key = cache_key(name, cache, state) if cache is not None else ""
+            if cache is not None:
+                hit, value = store.get(key)
+                if hit:
+                    context._event(CacheHit(context.step, name, key, context.instance))
+                    return value
+            delay = retry.delays() if retry is not None else None
+            attempt = 1
+            while True:
+                try:
+                    pending = call(*attempt_args(state, context))
+                    if timeout is None:
+                        result = await pending
+                    else:
+                        try:
+                            result = await asyncio.wait_for(pending, timeout)
+                        except TimeoutError:
+                            raise _timeout(name, context, timeout) from None
+                    break
+                except Exception as error:
+                    if retry is None or attempt >= retry.max_attempts or not retry.retries(error):
+                        raise
+                    assert delay is not None
+                    wait = delay(attempt)
+                    context._event(
+                        NodeRetrying(context.step, name, attempt, wait, error, context.instance)
+                    )
+                    await asyncio.sleep(wait)
+                    attempt += 1
+            if cache is not None:
+                store.put(key, result, cache.ttl)
+            return result
+
+        policed_async.graphnb_node = fn  # type: ignore[attr-defined]
+        return policed_async
+
+    def policed(state: Any, context: RunContext) -> Any:
+        key = cache_key(name, cache, state) if cache is not None else ""
+        if cache is not None:
+            hit, value = store.get(key)
+            if hit:
+                context._event(CacheHit(context.step, name, key, context.instance))
+                return value
+        delay = retry.delays() if retry is not None else None
+        attempt = 1
+        while True:
+            try:
+                args = attempt_args(state, context)
+                if timeout is None:
+                    result = call(*args)
+                else:
+                    result = _call_with_timeout(name, call, args, timeout, context)
+                break
+            except Exception as error:
+                if retry is None or attempt >= retry.max_attempts or not retry.retries(error):
+                    raise
+                assert delay is not None
+                wait = delay(attempt)
+                context._event(
+                    NodeRetrying(context.step, name, attempt, wait, error, context.instance)
+                )
+                time.sleep(wait)
+                attempt += 1
+        if cache is not None:
+            store.put(key, result, cache.ttl)
+        return result
+
+    policed.graphnb_node = fn  # type: ignore[attr-defined]  # what exports name
+    return policed
+
+
+def _timeout(name: str, context: RunContext, limit: float) -> NodeTimeout:
+    return NodeTimeout(
+        f"node `{name}` ran longer than its timeout of {limit:g} s at step {context.step}",
+        node=name,
+        step=context.step,
+        limit=limit,
+    )
+
+
+def _call_with_timeout(
+    name: str,
+    call: Callable[..., Any],
+    args: tuple[Any, ...],
+    limit: float,
+    context: RunContext,
+) -> Any:
+    """Run a sync node on a helper thread and stop waiting for it after ``limit`` seconds.
+
+    Python cannot stop a thread: one that overruns is left to finish, its result unused.
+    The thread runs in a copy of this context, so ``interrupt()`` works inside it.
+    """
+    box: list[tuple[bool, Any]] = []
+    finished = threading.Event()
+    run_in = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            box.append((True, run_in.run(call, *args)))
+        except BaseException as error:  # re-raised in the caller's thread
+            box.append((False, error))
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, name=f"graphnb-timeout-{name}", daemon=True).start()
+    if not finished.wait(limit):
+        raise _timeout(name, context, limit)
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value

@@ -1,0 +1,122 @@
+"""Map-reduce: a router's ``Send(node, payload)`` runs ``node`` once per item.
+
+A router may return :class:`Send` items (alone, in a list, or mixed with plain route
+values). Each becomes an *instance* of its target node in the next super-step: the
+target's callable, run on the payload as its input state (the state's defaults with the
+payload written over them) instead of the graph's state. The instances of one step run
+concurrently like any other nodes of the step, and their updates merge through the
+fields' reducers in node order, a node's instances in the order the router listed them.
+
+A plain step pays one attribute test for all this (``Run.sends`` is empty); everything
+else lives here and runs only when a router sent something.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RouteError
+from ..schema import WriteError
+from ..state import GraphState
+from .node import Node
+
+if TYPE_CHECKING:
+    from ..schema import StateSchema
+
+__all__ = ["Send", "distinct", "instance_key", "instances", "order", "parse_key", "position"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Send:
+    """Run ``node`` on its own input state ``payload``, as one item of a map-reduce.
+
+    Args:
+        node: the target node; declare it on the router with
+            ``add_conditional_edges(..., sends=[node])``.
+        payload: the instance's input: a mapping of field names (or aliases) to values,
+            or a state instance. Fields it leaves out have their defaults.
+    """
+
+    node: str
+    payload: Any = None
+
+    def __repr__(self) -> str:
+        return f"Send({self.node!r}, {self.payload!r})"
+
+
+def instance_key(node: Node) -> str:
+    """The name a step's task is recorded under: ``node`` or ``node[index]``."""
+    return node.name if node.instance is None else f"{node.name}[{node.instance}]"
+
+
+def parse_key(key: str) -> str:
+    """The node name of a task key written by :func:`instance_key`."""
+    if key.endswith("]") and "[" in key:
+        return key[: key.rindex("[")]
+    return key
+
+
+def check_payload(schema: StateSchema[Any], source: str, step: int, send: Send) -> dict[str, Any]:
+    """A Send's payload as checked writes; a RouteError naming the router if it is not one."""
+    payload = send.payload
+    if payload is None:
+        return {}
+    if isinstance(payload, GraphState):
+        payload = schema.values_of(payload)
+    if not isinstance(payload, Mapping):
+        raise RouteError(
+            f"the router of `{source}` sent {payload!r} to `{send.node}` at step {step}; a "
+            f"Send payload is a mapping of {schema.label} fields or a {schema.label}",
+            node=source,
+            step=step,
+            route=send,
+        )
+    try:
+        return schema.check_writes(payload)
+    except WriteError as error:
+        raise RouteError(
+            f"the router of `{source}` sent an invalid payload to `{send.node}` at step "
+            f"{step}: {error}",
+            node=source,
+            step=step,
+            route=send,
+        ) from None
+
+
+def instances(
+    schema: StateSchema[Any],
+    nodes: Mapping[str, Node],
+    sends: list[tuple[str, dict[str, Any]]],
+) -> list[Node]:
+    """One instance per ``(target, checked payload)``, numbered per target in item order."""
+    counts: dict[str, int] = {}
+    made = []
+    for target, writes in sends:
+        number = counts.get(target, 0)
+        counts[target] = number + 1
+        values = schema.defaults()
+        schema.apply(values, writes)
+        made.append(nodes[target].instance_of(number, values, writes))
+    return made
+
+
+def order(plain: list[Node], made: list[Node]) -> list[Node]:
+    """A step's tasks: node order, a plain run of a node before its instances."""
+    tasks = plain + made
+    tasks.sort(key=position)  # stable: instances keep their item order
+    return tasks
+
+
+def position(node: Node) -> tuple[int, int]:
+    """Where a task sorts in its step: node order, then instance order."""
+    return (node.index, -1 if node.instance is None else node.instance)
+
+
+def distinct(finished: list[Node]) -> list[Node]:
+    """The finished nodes once each, for routing: instances of a node route once."""
+    seen: dict[str, Node] = {}
+    for node in finished:
+        seen.setdefault(node.name, node)
+    return list(seen.values())
