@@ -15,5 +15,6 @@ from __future__ import annotations
 
 from .exercise import Exercise
 from .result import CheckResult, Point
+from .stepper import Frame, NodeWrite, Stepper
 
-__all__ = ["CheckResult", "Exercise", "Point"]
+__all__ = ["CheckResult", "Exercise", "Frame", "NodeWrite", "Point", "Stepper"]
