@@ -267,7 +267,7 @@ def _frame_html(frame: Frame) -> str:
         f'<div style="display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start">'
         f'<div style="max-width:420px">{frame.svg}</div><div>'
         + (
-            f"<p>Each node read the state before the step and</p><ul>{writes}</ul>"
+            f"<p>Each node read the state before the step, then:</p><ul>{writes}</ul>"
             if writes
             else ""
         )
