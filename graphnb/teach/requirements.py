@@ -269,7 +269,7 @@ def _failure(input: Any, error: BaseException) -> tuple[str, tuple[str, ...]]:
     node = getattr(error, "node", None)
     where = f" in node `{node}`" if isinstance(node, str) else ""
     cause = error.__cause__ if error.__cause__ is not None else error
-    return f"{_run_text(input)}, the graph failed{where}: {describe_error(cause)}", (
+    return f"{_run_text(input)}, the graph failed{where}: {describe_error(cause).rstrip('.')}", (
         (node,) if isinstance(node, str) else ()
     )
 

@@ -20,11 +20,13 @@ __all__ = ["Subject", "as_map", "describe_error"]
 
 
 def describe_error(error: BaseException) -> str:
-    """One line naming what went wrong: the error's type and its message, never a traceback."""
-    text = str(error).strip().splitlines()
-    first = text[0] if text else ""
-    rest = f" (and {len(text) - 1} more lines)" if len(text) > 1 else ""
-    return f"{type(error).__name__}: {first}{rest}" if first else type(error).__name__
+    """One line naming what went wrong: the error's type and its message, never a traceback.
+
+    A message of several lines (a list of problems) is joined into one sentence.
+    """
+    lines = [line.strip().removeprefix("- ") for line in str(error).splitlines()]
+    text = " ".join(line for line in lines if line)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def as_map(state: Any) -> dict[str, Any]:
@@ -77,7 +79,8 @@ class Subject:
     @property
     def why_not(self) -> str:
         """Why :meth:`compiled` gave None."""
-        return self.problem or f"the graph does not compile: {self._compile_error}"
+        why = self.problem or f"the graph does not compile: {self._compile_error}"
+        return why.rstrip(".")
 
     def _compile(self) -> CompiledGraph[Any]:
         # Every run gets its own in-memory thread store, so checks that need a thread
