@@ -20,11 +20,7 @@ graph = 2
 
 def test_marked_blocks_become_blanks_at_their_indentation() -> None:
     assert strip_solutions(SOLUTION) == (
-        "def greet(state):\n"
-        "    ...  # YOUR CODE HERE\n"
-        "\n"
-        "graph = 1\n"
-        "...  # YOUR CODE HERE"
+        "def greet(state):\n    ...  # YOUR CODE HERE\n\ngraph = 1\n...  # YOUR CODE HERE"
     )
     namespace: dict[str, object] = {}
     exec(strip_solutions(SOLUTION), namespace)  # still valid Python
