@@ -13,8 +13,18 @@ Example:
 
 from __future__ import annotations
 
+from .attempt import Broken, attempt
 from .exercise import Exercise
 from .result import CheckResult, Point
 from .stepper import Frame, NodeWrite, Stepper
 
-__all__ = ["CheckResult", "Exercise", "Frame", "NodeWrite", "Point", "Stepper"]
+__all__ = [
+    "Broken",
+    "CheckResult",
+    "Exercise",
+    "Frame",
+    "NodeWrite",
+    "Point",
+    "Stepper",
+    "attempt",
+]

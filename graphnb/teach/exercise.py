@@ -97,6 +97,10 @@ class Exercise:
         subject = Subject(graph)
         points: list[Point] = []
         for requirement in self.requirements:
+            if subject.problem is not None:  # nothing to look at: one message says why
+                message = f"Nothing to check yet: {subject.problem}."
+                points.append(Point(requirement.description, False, message))
+                continue
             try:
                 points.extend(requirement.check(subject))
             except Exception as error:  # a check must never hand the learner a traceback

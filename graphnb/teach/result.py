@@ -67,7 +67,7 @@ class CheckResult:
             return f"{self.title}: all {total} checks passed."
         missed = self.failures
         lines = [f"{self.title}: {total - len(missed)} of {total} checks passed."]
-        lines += [f"- {point.message}" for point in missed]
+        lines += [f"- {message}" for message in dict.fromkeys(p.message for p in missed)]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -84,16 +84,19 @@ class CheckResult:
         else:
             colour = "#b35900"
             head = f"{escape(self.title)}: {total - len(missed)} of {total} checks passed."
-        items = "".join(
-            f'<li style="margin:2px 0">'
-            f'<span style="color:{"#1a7f37" if p.passed else "#b35900"}">'
-            f"{'&#10004;' if p.passed else '&#10008;'}</span> "
-            f"{escape(p.requirement) if p.passed else escape(p.message)}</li>"
-            for p in self.points
-        )
+        items, shown = [], set()
+        for p in self.points:
+            if not p.passed and p.message in shown:
+                continue  # one cause (a graph that is not there) is said once
+            shown.add(p.message)
+            colour_, mark = ("#1a7f37", "&#10004;") if p.passed else ("#b35900", "&#10008;")
+            text = escape(p.requirement if p.passed else p.message)
+            items.append(
+                f'<li style="margin:2px 0"><span style="color:{colour_}">{mark}</span> {text}</li>'
+            )
         return (
             f'<div class="graphnb-check" style="border-left:4px solid {colour};'
             f'padding:4px 10px;font-family:sans-serif;font-size:13px">'
             f'<div style="color:{colour};font-weight:600">{head}</div>'
-            f'<ul style="list-style:none;padding-left:4px;margin:4px 0">{items}</ul></div>'
+            f'<ul style="list-style:none;padding-left:4px;margin:4px 0">{"".join(items)}</ul></div>'
         )

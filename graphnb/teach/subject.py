@@ -25,7 +25,8 @@ def describe_error(error: BaseException) -> str:
     A message of several lines (a list of problems) is joined into one sentence.
     """
     lines = [line.strip().removeprefix("- ") for line in str(error).splitlines()]
-    text = " ".join(line for line in lines if line)
+    head, *rest = [line for line in lines if line] or [""]
+    text = f"{head} {'; '.join(rest)}" if rest else head
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
@@ -55,6 +56,10 @@ class Subject:
         self.problem: str | None = None
         self._compiled: CompiledGraph[Any] | None = None
         self._compile_error: str | None = None
+        why = getattr(obj, "why", None)
+        if type(obj).__name__ == "Broken" and isinstance(why, str):  # from attempt()
+            self.problem = f"it could not be built: {why}"
+            return
         try:
             spec = obj if isinstance(obj, GraphSpec) else getattr(obj, "spec", None)
         except Exception as error:  # a builder property may fail on a broken drawing
@@ -99,6 +104,11 @@ class Subject:
             )
         if isinstance(obj, StateGraph):
             return obj.compile(checkpointer="memory://")
+        if callable(getattr(obj, "fire", None)):  # a state machine: its graph needs handlers
+            raise GraphnbError(
+                "a state machine is checked for its shape only; to run it, check "
+                "machine.to_graph(state, handlers)"
+            )
         to_graph = getattr(obj, "to_graph", None)
         if callable(to_graph):
             graph = to_graph()

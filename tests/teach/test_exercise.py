@@ -143,14 +143,31 @@ def test_interrupts_checks_the_run_stops_at_the_node() -> None:
     assert exercise.check(silent.compile(interrupt_before="review")).passed
 
 
-def test_something_that_is_not_a_graph_gets_a_sentence() -> None:
+def test_something_that_is_not_a_graph_gets_one_sentence() -> None:
     result = Exercise("X").has_nodes("a").final_state({}, {"a": 1}).check(42)
-    assert [p.message for p in result.failures] == [
-        "has the nodes `a`: a `int` is not a graph: pass the StateGraph you built, its compiled "
-        "graph, or the builder.",
-        "Run on {}: a `int` is not a graph: pass the StateGraph you built, its compiled graph, "
-        "or the builder.",
-    ]
+    why = (
+        "Nothing to check yet: a `int` is not a graph: pass the StateGraph you built, its "
+        "compiled graph, or the builder."
+    )
+    assert [p.message for p in result.failures] == [why, why]
+    assert str(result) == f"X: 0 of 2 checks passed.\n- {why}"
+    assert result._repr_html_().count("Nothing to check yet") == 1
+
+
+def test_what_attempt_could_not_build_is_named_not_raised() -> None:
+    from graphnb.teach import Broken, attempt
+
+    broken = attempt(lambda: int("seven"))
+    assert isinstance(broken, Broken)
+    assert attempt(lambda: broken.to_graph()).why == (
+        "AttributeError: it was not built (ValueError: invalid literal for int() with base 10: "
+        "'seven')"
+    )
+    (message,) = {p.message for p in Exercise("Y").has_nodes("a").check(broken).points}
+    assert message == (
+        "Nothing to check yet: it could not be built: ValueError: invalid literal for int() "
+        "with base 10: 'seven'."
+    )
 
 
 def test_a_failing_check_is_an_assertion_error_with_the_friendly_message() -> None:
