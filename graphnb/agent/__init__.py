@@ -8,7 +8,7 @@ step is recorded in a trace log. See ``docs/agent.md``.
 
 from __future__ import annotations
 
-from .batch import BatchPolicy, run_tool_calls
+from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, run_tool_calls
 from .context import AgentContext, current_context, use_context
 from .errors import (
     MalformedToolCall,
@@ -21,6 +21,15 @@ from .errors import (
     ScriptExhausted,
     ToolDefinitionError,
     ToolRateLimited,
+)
+from .events import (
+    AbandonedEvent,
+    AgentEvent,
+    RetryEvent,
+    TokenEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TransitionEvent,
 )
 from .messages import Message, ModelReply, ToolCall, call
 from .model import ChatModel, TokenSink
@@ -36,8 +45,11 @@ from .trace import PhaseStats, TraceLog, TraceRecord
 
 __all__ = [
     "DEFAULT_FALLBACK",
+    "DEFAULT_TOOL_THREADS",
     "REACT_MACHINE",
+    "AbandonedEvent",
     "AgentContext",
+    "AgentEvent",
     "AgentFailure",
     "AgentResult",
     "AgentRunState",
@@ -64,21 +76,26 @@ __all__ = [
     "ReactEvent",
     "ReactState",
     "RetryDecision",
+    "RetryEvent",
     "RetryPolicy",
     "RoundLimitExceeded",
     "ScriptExhausted",
     "ScriptedModel",
     "Success",
     "Timeout",
+    "TokenEvent",
     "TokenSink",
     "Tool",
     "ToolCall",
+    "ToolCallEvent",
     "ToolDefinitionError",
     "ToolRateLimited",
     "ToolResult",
+    "ToolResultEvent",
     "Toolset",
     "TraceLog",
     "TraceRecord",
+    "TransitionEvent",
     "call",
     "classify_error",
     "current_context",

@@ -6,6 +6,12 @@ edges. So an agent run streams the engine's events (tokens and tool activity arr
 custom :class:`~graphnb.Chunk` events, state changes as ``NodeFinished`` updates) and
 persists like any graph run.
 
+There is one implementation, and it is async: every phase is a coroutine, sync and async
+hooks and tools go through the same code (``_maybe_await``, worker threads), and the sync
+entry point :meth:`ReActAgent.run` is derived from :meth:`ReActAgent.arun` with
+``asyncio.run``. So there is no sync twin differing only in ``await`` to keep in step;
+keep it that way (a sync ``stream`` would be a thin driver over ``astream``, never a copy).
+
 Example:
     >>> from graphnb.agent import ReActAgent, ScriptedModel, call
     >>> def weather(city: str) -> str:
@@ -29,15 +35,23 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from pydantic_core import to_jsonable_python
 
 from ..engine.context import RunContext
 from ..engine.events import StreamMode
-from .batch import BatchPolicy, run_tool_calls
+from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, check_max_threads, run_tool_calls
 from .context import AgentContext, use_context
 from .errors import RoundLimitExceeded
+from .events import (
+    AbandonedEvent,
+    RetryEvent,
+    TokenEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TransitionEvent,
+)
 from .messages import Message, ToolCall
 from .model import ChatModel
 from .react import REACT_MACHINE, ReactEvent, ReactState
@@ -138,6 +152,8 @@ class ReActAgent:
         batch_policy: ``"collect"`` or ``"all_or_nothing"`` for each batch of tool calls.
         call_timeout: seconds one tool call may take.
         batch_deadline: seconds one batch of tool calls may take.
+        max_tool_threads: threads one batch's sync tools may run in at once (each batch
+            gets its own, one per sync call up to this bound).
         timeouts: per-phase timeouts.
         fallback_answer: the friendly answer after a RESET.
         respond: formats the model's answer in RESPONDING (sync or async).
@@ -160,6 +176,7 @@ class ReActAgent:
         batch_policy: BatchPolicy = "collect",
         call_timeout: float | None = 30.0,
         batch_deadline: float | None = 60.0,
+        max_tool_threads: int = DEFAULT_TOOL_THREADS,
         timeouts: PhaseTimeouts | None = None,
         fallback_answer: str = DEFAULT_FALLBACK,
         respond: Callable[[str], str | Awaitable[str]] | None = None,
@@ -172,6 +189,7 @@ class ReActAgent:
             raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
         _check_seconds("call_timeout", call_timeout)
         _check_seconds("batch_deadline", batch_deadline)
+        check_max_threads("max_tool_threads", max_tool_threads)
         if batch_policy not in ("collect", "all_or_nothing"):
             raise ValueError(
                 f"batch_policy must be 'collect' or 'all_or_nothing', got {batch_policy!r}"
@@ -191,6 +209,7 @@ class ReActAgent:
         self.batch_policy: BatchPolicy = batch_policy
         self.call_timeout = call_timeout
         self.batch_deadline = batch_deadline
+        self.max_tool_threads = max_tool_threads
         self.timeouts = timeouts or PhaseTimeouts()
         self.fallback_answer = fallback_answer
         self.respond = respond
@@ -361,12 +380,9 @@ class ReActAgent:
         if state.event is not None:
             scope.trace.add("transition", f"{state.phase} -> {phase.name}", event=state.event)
             context.write(
-                {
-                    "type": "transition",
-                    "source": state.phase,
-                    "target": phase.name,
-                    "event": state.event,
-                }
+                TransitionEvent(
+                    type="transition", source=state.phase, target=phase.name, event=state.event
+                )
             )
         return scope
 
@@ -384,6 +400,7 @@ class ReActAgent:
         info: ErrorInfo,
         *,
         timeout: bool = False,
+        streamed: str = "",
     ) -> dict[str, Any]:
         attempt = state.attempts + 1
         failure = AgentFailure(
@@ -394,6 +411,7 @@ class ReActAgent:
             retryable=info.retryable,
             retry_after=info.retry_after,
             attempt=attempt,
+            streamed=streamed,
         )
         return {
             "failure": failure,
@@ -408,12 +426,20 @@ class ReActAgent:
         error: Exception,
         limit: asyncio.Timeout,
         seconds: float | None,
+        streamed: str = "",
     ) -> dict[str, Any]:
-        """The update of a phase that raised: TIMEOUT when its own time limit expired."""
+        """The update of a phase that raised.
+
+        TIMEOUT has one meaning, "did not answer in time", whichever timer said so: the
+        phase's own limit, or one below it (``OpenAIChatModel(timeout=...)`` raises
+        ``ModelTimeout``, a ``TimeoutError``). Any other exception fires ERROR.
+        """
         if isinstance(error, TimeoutError) and limit.expired():
             info = ErrorInfo("timeout", True, f"{phase.name} took longer than {seconds}s")
-            return self._fail(state, phase, info, timeout=True)
-        return self._fail(state, phase, self.retry.classify(error))
+            return self._fail(state, phase, info, timeout=True, streamed=streamed)
+        info = self.retry.classify(error)
+        timeout = isinstance(error, TimeoutError)
+        return self._fail(state, phase, info, timeout=timeout, streamed=streamed)
 
     # -- the phases ------------------------------------------------------------------------
 
@@ -442,8 +468,11 @@ class ReActAgent:
                 messages.insert(0, Message(role="system", content=self.system_prompt))
             offered = self.tools.visible(_S.THINKING)
 
+            streamed: list[str] = []
+
             def token(text: str) -> None:
-                context.write({"type": "token", "text": text})
+                streamed.append(text)
+                context.write(TokenEvent(type="token", text=text))
 
             seconds = self.timeouts.thinking
             limit = asyncio.timeout(seconds)
@@ -455,7 +484,9 @@ class ReActAgent:
                                 messages, tools=offered, on_token=token
                             )
                 except Exception as error:
-                    update = self._raised(state, _S.THINKING, error, limit, seconds)
+                    update = self._raised(
+                        state, _S.THINKING, error, limit, seconds, "".join(streamed)
+                    )
                     note.update(ok=False, error=update["failure"].kind)
                     return update
                 note.update(tool_calls=len(reply.tool_calls))
@@ -478,12 +509,9 @@ class ReActAgent:
         with trace.span("phase", _S.TOOL_CALLING.name, calls=len(state.pending)):
             for call in state.pending:
                 context.write(
-                    {
-                        "type": "tool_call",
-                        "id": call.id,
-                        "name": call.name,
-                        "arguments": call.arguments,
-                    }
+                    ToolCallEvent(
+                        type="tool_call", id=call.id, name=call.name, arguments=call.arguments
+                    )
                 )
 
             def record(call: ToolCall, result: ToolResult) -> None:
@@ -498,13 +526,13 @@ class ReActAgent:
                     result=type(result).__name__,
                 )
                 context.write(
-                    {
-                        "type": "tool_result",
-                        "id": call.id,
-                        "name": call.name,
-                        "status": type(result).__name__.lower(),
-                        "content": _observation(result),
-                    }
+                    ToolResultEvent(
+                        type="tool_result",
+                        id=call.id,
+                        name=call.name,
+                        status=_STATUS[type(result)],
+                        content=_observation(result),
+                    )
                 )
 
             allowed = {t.name for t in self.tools.visible(_S.TOOL_CALLING)}
@@ -518,9 +546,13 @@ class ReActAgent:
                         deadline=self.batch_deadline,
                         allowed=allowed,
                         on_result=record,
+                        max_threads=self.max_tool_threads,
                     )
             except Exception as error:
-                return self._fail(state, _S.TOOL_CALLING, self.retry.classify(error))
+                info = self.retry.classify(error)
+                return self._fail(
+                    state, _S.TOOL_CALLING, info, timeout=isinstance(error, TimeoutError)
+                )
             if self.batch_policy == "all_or_nothing":
                 failed = next((r for r in results if not isinstance(r, Success)), None)
                 if failed is not None:
@@ -613,15 +645,25 @@ class ReActAgent:
                 reason=decision.reason,
             )
             context.write(
-                {
-                    "type": "retry",
-                    "phase": failure.phase,
-                    "retry": decision.retry,
-                    "delay": decision.delay,
-                    "reason": decision.reason,
-                    "attempt": failure.attempt,
-                }
+                RetryEvent(
+                    type="retry",
+                    phase=failure.phase,
+                    retry=decision.retry,
+                    delay=decision.delay,
+                    reason=decision.reason,
+                    attempt=failure.attempt,
+                )
             )
+            if failure.streamed:
+                # Tokens already shown are not the answer: say so, and what replaces them.
+                context.write(
+                    AbandonedEvent(
+                        type="abandoned",
+                        phase=failure.phase,
+                        text=failure.streamed,
+                        replacement="" if decision.retry else self.fallback_answer,
+                    )
+                )
             recorded = failure.model_copy(update={"decision": verdict})
             if decision.retry:
                 if decision.delay > 0:
@@ -708,6 +750,13 @@ def _observation(result: ToolResult) -> str:
         case _:
             assert_never(result)
 
+
+_STATUS: dict[type[ToolResult], Literal["success", "failure", "timeout", "ratelimited"]] = {
+    Success: "success",
+    Failure: "failure",
+    Timeout: "timeout",
+    RateLimited: "ratelimited",
+}
 
 _NOT_RETRYABLE = frozenset({"invalid-arguments", "unknown-tool", "not-allowed"})
 

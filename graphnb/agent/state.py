@@ -29,6 +29,8 @@ class AgentFailure(BaseModel):
         retry_after: seconds the other side asked to wait, if it said.
         attempt: failed attempts of this phase in a row, this one included.
         decision: what FAILED decided and why, once it has.
+        streamed: the text the phase had streamed before it failed (withdrawn by an
+            ``abandoned`` event; never part of the answer).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -41,6 +43,7 @@ class AgentFailure(BaseModel):
     retry_after: float | None = None
     attempt: int = 1
     decision: str | None = None
+    streamed: str = ""
 
 
 class AgentRunState(GraphState):

@@ -25,11 +25,14 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import re
 import typing
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, overload
@@ -136,17 +139,24 @@ class Tool:
         checked = self.arguments.model_validate(dict(arguments))
         return {name: getattr(checked, name) for name in type(checked).model_fields}
 
-    async def invoke(self, arguments: Mapping[str, Any]) -> Any:
+    async def invoke(
+        self, arguments: Mapping[str, Any], *, executor: Executor | None = None
+    ) -> Any:
         """Validate ``arguments`` and call the function.
 
-        A sync function runs in a worker thread (with the caller's context variables);
-        Python cannot interrupt a thread, so a timed-out sync call finishes in the
-        background while its result is discarded. Prefer async tools for slow I/O.
+        A sync function runs in a worker thread of ``executor`` (the event loop's default
+        one when omitted), with the caller's context variables; Python cannot interrupt a
+        thread, so a timed-out sync call finishes in the background while its result is
+        discarded. Prefer async tools for slow I/O.
         """
         values = self.validate(arguments)
         if self.is_async:
             return await self.fn(**values)
-        return await asyncio.to_thread(self.fn, **values)
+        if executor is None:
+            return await asyncio.to_thread(self.fn, **values)
+        # What asyncio.to_thread does, on the given executor.
+        run = functools.partial(contextvars.copy_context().run, self.fn, **values)
+        return await asyncio.get_running_loop().run_in_executor(executor, run)
 
     def openai_schema(self) -> dict[str, Any]:
         """The tool as an OpenAI ``tools`` entry."""

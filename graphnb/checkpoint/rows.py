@@ -49,8 +49,10 @@ def storable_text(value: object, longest: int) -> bool:
     NUL cannot be stored in PostgreSQL's text, and a lone surrogate cannot be encoded for
     SQLite's or MySQL's driver: such a key would work in one saver and fail in another.
     """
-    if not isinstance(value, str) or not 0 < len(value) <= longest or "\x00" in value:
+    if type(value) is not str or not 0 < len(value) <= longest or "\x00" in value:
         return False
+    if value.isascii():  # the common case: no surrogate possible, no encoding needed
+        return True
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -80,10 +82,10 @@ def check_row(row: StoredCheckpoint) -> None:
         value = getattr(row, name)
         if optional and value is None:
             continue
-        if not isinstance(value, int) or isinstance(value, bool) or not -bound <= value < bound:
+        if type(value) is not int or not -bound <= value < bound:  # bool is no int here
             _refuse(row, name, value, f"an int between {-bound} and {bound - 1}")
     stamp = row.created_at
-    if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or not math.isfinite(stamp):
+    if type(stamp) not in (float, int) or not math.isfinite(stamp):
         _refuse(row, "created_at", stamp, "a finite number (Unix time)")
 
 

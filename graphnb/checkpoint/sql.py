@@ -56,6 +56,8 @@ SCHEMA_VERSION = 2
    JSON is kept as written on PostgreSQL (``json``, not ``jsonb``) and MySQL (text).
 """
 
+_JSON_COLUMNS = ("meta", "writes", "snapshot")
+
 _PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}\Z")
 
 _COLUMNS = (
@@ -175,7 +177,10 @@ class SqlSaver(BaseSaver):
                 # answer leaves that answer on the wire: reused, the connection would hand
                 # it to the next call, possibly another thread's. Keep it only when the
                 # driver says it is idle again.
-                if not self._usable_after(conn, error):
+                if self._usable_after(conn, error):
+                    with suppress(Exception):
+                        cursor.close()
+                else:
                     self._discard(conn)
                 raise
             else:
@@ -282,20 +287,28 @@ class SqlSaver(BaseSaver):
             "delete": f"DELETE FROM {table} WHERE thread_id = {p}",
         }
 
-    def _insert_error(self, error: Exception, row: StoredCheckpoint) -> Exception:
+    def _insert_error(
+        self, error: Exception, row: StoredCheckpoint, texts: Sequence[str | None]
+    ) -> Exception:
         """What a failed insert means to the caller."""
         if self._is_duplicate(error):
             return CheckpointConflictError.taken(row.thread_id, row.seq)
         if self._is_bad_data(error):
+            # The ids and numbers were checked before sending, and the JSON is Python's
+            # own: what a database still refuses is a row too large, so name its largest part.
+            sizes = {name: len(text or "") for name, text in zip(_JSON_COLUMNS, texts, strict=True)}
+            largest = max(sizes, key=sizes.__getitem__)
             return UnstorableValueError(
-                f"the database refused a checkpoint of thread {row.thread_id!r}: {error}",
-                field="checkpoint",
+                f"the database refused a checkpoint of thread {row.thread_id!r} ({error}); its "
+                f"largest part is its {largest} ({sizes[largest]:,} characters of JSON)",
+                field=largest,
                 thread_id=row.thread_id,
             )
         return error
 
     def _put(self, row: StoredCheckpoint) -> Plan[None]:
         check_row(row)
+        texts = row_json(row)
         params = (
             row.thread_id,
             row.seq,
@@ -306,12 +319,12 @@ class SqlSaver(BaseSaver):
             row.step,
             row.source,
             float(row.created_at),
-            *row_json(row),
+            *texts,
         )
         try:
             yield Statement(self._queries["insert"], params)
         except Exception as error:
-            mapped = self._insert_error(error, row)
+            mapped = self._insert_error(error, row, texts)
             if mapped is error:
                 raise
             raise mapped from None

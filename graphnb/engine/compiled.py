@@ -23,6 +23,7 @@ from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, Strea
 from .node import Node, Router
 from .run import Run, step_async, step_sync
 from .store import Saver, ThreadStore, open_store
+from .tracing import trace_aevents, trace_events
 
 if TYPE_CHECKING:
     from ..human import Command
@@ -375,11 +376,11 @@ class CompiledGraph(Generic[S]):
         interrupt_after: Sequence[str] | str | None,
     ) -> Iterator[Event]:
         if thread_id is None and self._threads is None and checkpoint_id is None:
-            return self._events(run, input)
+            return trace_events(run, self._events(run, input))
         options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
         from .driver import thread_events
 
-        return thread_events(self, run, input, options)  # type: ignore[arg-type]
+        return trace_events(run, thread_events(self, run, input, options))  # type: ignore[arg-type]
 
     def _select_aevents(
         self,
@@ -391,11 +392,11 @@ class CompiledGraph(Generic[S]):
         interrupt_after: Sequence[str] | str | None,
     ) -> AsyncIterator[Event]:
         if thread_id is None and self._threads is None and checkpoint_id is None:
-            return self._aevents(run, input)
+            return trace_aevents(run, self._aevents(run, input))
         options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
         from .driver import athread_events
 
-        return athread_events(self, run, input, options)  # type: ignore[arg-type]
+        return trace_aevents(run, athread_events(self, run, input, options))  # type: ignore[arg-type]
 
     @overload
     def stream(

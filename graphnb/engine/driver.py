@@ -34,6 +34,7 @@ from .events import Event, Interrupted, StepFinished
 from .loop import Call, Loop, Step, drive_async, drive_sync
 from .run import Run
 from .store import CheckpointWriter
+from .tracing import trace_writer
 
 if TYPE_CHECKING:
     from .compiled import CompiledGraph
@@ -306,7 +307,9 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
     threads = graph.threads
     where = (options.thread_id, options.checkpoint_id)
     position = yield Call(threads.load, threads.aload, where)
-    writer = threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    writer = trace_writer(
+        run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+    )
     plan = _plan(graph, run, position, given)
     if plan.tasks is not None:
         tasks = run._order(plan.tasks)

@@ -71,6 +71,8 @@ def thread_pool() -> ThreadPoolExecutor:
 class Run(Generic[S]):
     """The moving parts of one run: values, step counter, join progress."""
 
+    tracing: Any = None  # the run's open spans while it is traced (see .tracing)
+
     def __init__(
         self,
         graph: CompiledGraph[S],

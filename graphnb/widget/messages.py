@@ -24,6 +24,7 @@ __all__ = [
     "CLIENT_TYPES",
     "CallableInfo",
     "ChunksMessage",
+    "ChunksReplacedMessage",
     "ClientMessage",
     "ExportExistsMessage",
     "ExportRequest",
@@ -287,6 +288,19 @@ class ChunksMessage(TypedDict):
     text: str
 
 
+class ChunksReplacedMessage(TypedDict):
+    """Streamed text from ``offset`` on is now ``text`` (text before ``offset`` stays).
+
+    Sent when the run withdraws text it streamed (an agent's ``abandoned`` event).
+    """
+
+    type: Literal["chunks_replaced"]
+    run: str
+    node: str
+    offset: int
+    text: str
+
+
 class ExportExistsMessage(TypedDict):
     """The reply to an :class:`ExportRequest` whose file exists: ask before replacing it."""
 
@@ -304,4 +318,6 @@ class InspectedMessage(TypedDict):
     error: str | None
 
 
-ServerMessage: TypeAlias = ChunksMessage | ExportExistsMessage | InspectedMessage
+ServerMessage: TypeAlias = (
+    ChunksMessage | ChunksReplacedMessage | ExportExistsMessage | InspectedMessage
+)

@@ -5,7 +5,10 @@ front end's messages (Stop cancels the task); the builder hands it a graph whose
 off that loop (see :mod:`graphnb.widget.offload`). What the run panel shows is kept in a
 :class:`~graphnb.widget.messages.RunState` that is published as a whole, at most every
 ``interval`` seconds; streamed text goes out as small ``chunks`` messages, batched at the
-same pace, never one message per chunk.
+same pace, never one message per chunk. Streamed text is a streaming field's chunks, or
+custom writes ``{"type": "token", "text": ...}`` (an agent's tokens); a custom write
+``{"type": "abandoned", "text": ..., "replacement": ...}`` withdraws streamed text (see
+docs/agent.md), which a ``chunks_replaced`` message tells the front end.
 """
 
 from __future__ import annotations
@@ -17,11 +20,20 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
 from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
-from .messages import ChunksMessage, NodeRun, RunError, RunState, ServerMessage, StepRecord
+from .messages import (
+    ChunksMessage,
+    ChunksReplacedMessage,
+    NodeRun,
+    RunError,
+    RunState,
+    ServerMessage,
+    StepRecord,
+)
 from .offload import NodeExit
 
 __all__ = ["RunController", "idle_run"]
@@ -47,6 +59,11 @@ def idle_run(nodes: list[str] | tuple[str, ...] = ()) -> RunState:
 
 
 def _jsonable(value: Any) -> Any:
+    model = type(value)
+    if isinstance(value, BaseModel) and not model.__pydantic_complete__:
+        # A GraphState defers building its serializer (defer_build), and a state the engine
+        # made without validating (an agent's) has not built it yet.
+        model.model_rebuild()
     return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
 
 
@@ -207,11 +224,14 @@ class RunController:
         state = self.state
         nodes = state["nodes"]
         if isinstance(event, Chunk):
+            value = event.value
             if event.field is not None:
-                if self._pending and event.node != self._pending_node:
-                    self._flush_chunks()
-                self._pending_node = event.node
-                self._pending.append(str(event.value))
+                self._stream(event.node, str(value))
+            elif isinstance(value, Mapping) and isinstance(value.get("text"), str):
+                if value.get("type") == "token":
+                    self._stream(event.node, value["text"])
+                elif value.get("type") == "abandoned":
+                    self._withdraw(event.node, value["text"], str(value.get("replacement", "")))
             return
         if isinstance(event, NodeStarted):
             nodes.setdefault(event.node, NodeRun(status="idle", duration=None, runs=0))
@@ -276,6 +296,31 @@ class RunController:
         self._timer = None
         if self.running and (self._dirty or self._pending):
             self._publish_now()
+
+    def _stream(self, node: str, text: str) -> None:
+        if self._pending and node != self._pending_node:
+            self._flush_chunks()
+        self._pending_node = node
+        self._pending.append(text)
+
+    def _withdraw(self, node: str, text: str, replacement: str) -> None:
+        """Replace the last occurrence of ``text`` in the streamed text (else append)."""
+        self._flush_chunks()
+        shown = self.state["chunks"]
+        start = shown.rfind(text) if text else -1
+        end = start + len(text)
+        if start < 0:
+            start = end = len(shown)
+        self.state["chunks"] = shown[:start] + replacement + shown[end:]
+        run = self.state["id"] or ""
+        tail = self.state["chunks"][start:]
+        self._send(
+            ChunksReplacedMessage(
+                type="chunks_replaced", run=run, node=node, offset=start, text=tail
+            )
+        )
+        self.messages_sent += 1
+        self._dirty = True
 
     def _flush_chunks(self) -> None:
         if not self._pending:

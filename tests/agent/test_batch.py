@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -269,3 +271,56 @@ def test_on_result_sees_every_result_including_cancelled_ones() -> None:
 def test_unknown_policy_is_refused() -> None:
     with pytest.raises(ValueError, match="policy must be"):
         run(run_tool_calls([], Toolset(), policy="some"))  # type: ignore[arg-type]
+
+
+def test_a_batch_of_100_sync_tools_runs_every_call_at_once() -> None:
+    # Each call waits until all 100 are running: with too few threads the barrier breaks.
+    barrier = threading.Barrier(100, timeout=5)
+
+    def meet(i: int) -> int:
+        """Wait for the other calls."""
+        barrier.wait()
+        return i
+
+    results = run(run_tool_calls([call("meet", i=i) for i in range(100)], Toolset([meet])))
+    assert [r.value for r in results if isinstance(r, Success)] == list(range(100))
+
+
+def test_sync_tool_threads_are_bounded_by_max_threads() -> None:
+    lock = threading.Lock()
+    running = [0]
+    peak = [0]
+
+    def work() -> None:
+        """Count the calls running at once."""
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.03)
+        with lock:
+            running[0] -= 1
+
+    results = run(run_tool_calls([call("work")] * 12, Toolset([work]), max_threads=4))
+    assert all(isinstance(r, Success) for r in results)
+    assert peak[0] == 4
+
+
+def test_a_batch_leaves_no_tool_thread_behind() -> None:
+    def quick() -> str:
+        """Answer at once."""
+        return threading.current_thread().name
+
+    results = run(run_tool_calls([call("quick")] * 3, Toolset([quick])))
+    names = {r.value for r in results if isinstance(r, Success)}
+    assert names
+    assert all(name.startswith("graphnb-tool") for name in names)
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and any(t.name in names for t in threading.enumerate()):
+        time.sleep(0.01)
+    assert not [t.name for t in threading.enumerate() if t.name in names]
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5])
+def test_max_threads_must_be_a_positive_int(value: Any) -> None:
+    with pytest.raises(ValueError, match=f"max_threads must be a positive int, got {value}"):
+        run(run_tool_calls([], Toolset(), max_threads=value))

@@ -21,6 +21,7 @@ from graphnb.agent import (
     ModelTimeout,
     ModelUnavailable,
     OpenAIChatModel,
+    PhaseTimeouts,
     ReActAgent,
     RetryPolicy,
     Tool,
@@ -232,6 +233,77 @@ def test_a_stream_that_stalls_midway_times_out_after_its_first_tokens(fake_opena
             fake_openai.base_url, lambda m: m.complete(USER, on_token=tokens.append), timeout=0.3
         )
     assert tokens == ["Half an ans"]
+
+
+@pytest.mark.parametrize("reply", ["hang", "stall"])
+@pytest.mark.parametrize(
+    ("client_timeout", "phase_timeout"),
+    [(0.2, 30.0), (30.0, 0.2)],
+    ids=["client-timer-first", "phase-timer-first"],
+)
+def test_a_model_that_does_not_answer_in_time_fires_timeout_whichever_timer_fires(
+    fake_openai: Any, reply: str, client_timeout: float, phase_timeout: float
+) -> None:
+    fake_openai.play(fake_openai.hang() if reply == "hang" else fake_openai.stall("Half an"))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        agent = ReActAgent(
+            model,
+            retry=RetryPolicy(max_attempts=1),
+            timeouts=PhaseTimeouts(thinking=phase_timeout),
+        )
+        return await agent.arun("hi")
+
+    started = time.perf_counter()
+    result = with_model(fake_openai.base_url, body, timeout=client_timeout)
+    assert time.perf_counter() - started < 5
+    assert result.status == "failed"
+    assert result.failure is not None
+    assert (result.failure.phase, result.failure.event, result.failure.kind) == (
+        "THINKING",
+        "TIMEOUT",
+        "timeout",
+    )
+    assert ("THINKING", "FAILED", "TIMEOUT") in [
+        (*r.name.split(" -> "), r.detail["event"]) for r in result.trace.of("transition")
+    ]
+
+
+def on_screen(events: list[dict[str, Any]]) -> str:
+    """What a display that shows tokens as they stream, and honours withdrawals, shows."""
+    text = ""
+    for event in events:
+        if event["type"] == "token":
+            text += event["text"]
+        elif event["type"] == "abandoned":
+            assert text.endswith(event["text"]), (text, event)
+            text = text[: len(text) - len(event["text"])] + event["replacement"]
+    return text
+
+
+@pytest.mark.parametrize(
+    ("attempts", "answer"), [(1, DEFAULT_FALLBACK), (2, "Fine now.")], ids=["reset", "retry"]
+)
+def test_tokens_streamed_before_a_stall_are_withdrawn_from_the_stream(
+    fake_openai: Any, attempts: int, answer: str
+) -> None:
+    fake_openai.play(fake_openai.stall("Half an ans"), fake_openai.text("Fine now."))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        agent = ReActAgent(model, retry=RetryPolicy(max_attempts=attempts, base_delay=0.01))
+        return [event async for event in agent.astream("hi", mode="custom")]
+
+    events = with_model(fake_openai.base_url, body, timeout=0.3)
+    abandoned = [e for e in events if e["type"] == "abandoned"]
+    assert abandoned == [
+        {
+            "type": "abandoned",
+            "phase": "THINKING",
+            "text": "Half an ans",
+            "replacement": "" if attempts > 1 else DEFAULT_FALLBACK,
+        }
+    ]
+    assert on_screen(events) == answer
 
 
 def test_retry_after_ms_is_preferred_when_sent(fake_openai: Any) -> None:

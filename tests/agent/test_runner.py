@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from typing import Any
 
@@ -373,11 +374,81 @@ def test_tools_given_to_a_state_the_machine_lacks_are_refused() -> None:
         ({"batch_deadline": -1}, "batch_deadline must be a positive number of seconds"),
         ({"max_rounds": 0}, "max_rounds must be at least 1, got 0"),
         ({"batch_policy": "some"}, "batch_policy must be 'collect' or 'all_or_nothing'"),
+        ({"max_tool_threads": 0}, "max_tool_threads must be a positive int, got 0"),
     ],
 )
 def test_nonsense_options_are_refused_naming_them(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ReActAgent(ScriptedModel([]), **options)
+
+
+def test_one_round_runs_100_sync_tools_at_once() -> None:
+    barrier = threading.Barrier(100, timeout=5)
+
+    def meet(i: int) -> int:
+        """Wait for the other calls."""
+        barrier.wait()
+        return i
+
+    model = ScriptedModel([[call("meet", i=i) for i in range(100)], "Met."])
+    result = ReActAgent(model, [meet]).run("go")
+    assert result.answer == "Met."
+    assert [r.ok for r in result.trace.of("tool_call")] == [True] * 100
+
+
+def test_max_tool_threads_bounds_a_round() -> None:
+    names: set[str] = set()
+
+    def where() -> None:
+        """Note the thread."""
+        time.sleep(0.02)
+        names.add(threading.current_thread().name)
+
+    model = ScriptedModel([[call("where")] * 9, "Done."])
+    result = ReActAgent(model, [where], max_tool_threads=3).run("go")
+    assert result.answer == "Done."
+    assert len(names) == 3
+
+
+class _BreaksAfter:
+    """A model that streams ``text`` and then fails with ``error``."""
+
+    name = "breaks-after"
+
+    def __init__(self, text: str, error: Exception) -> None:
+        self.text, self.error = text, error
+
+    async def complete(self, messages: Any, *, tools: Any = (), on_token: Any = None) -> Any:
+        for word in self.text.split(" "):
+            on_token(word + " ")
+        raise self.error
+
+
+def test_a_failed_phase_records_what_it_streamed_and_the_stream_withdraws_it() -> None:
+    error = ModelServerError("boom", model="m", status=502)
+    agent = ReActAgent(_BreaksAfter("It is", error), retry=RetryPolicy(max_attempts=1))
+
+    async def collect() -> list[Any]:
+        return [e async for e in agent.astream("hi", mode="custom")]
+
+    events = asyncio.run(collect())
+    kinds = [e["type"] for e in events if e["type"] != "transition"]
+    assert kinds == ["token", "token", "retry", "abandoned"]
+    assert events[-2]["type"] == "abandoned"  # before the RESET's transition
+    assert events[-2]["text"] == "It is "
+    result = agent.run("hi")
+    assert result.failure is not None
+    assert result.failure.streamed == "It is "
+
+
+def test_a_failure_before_any_token_withdraws_nothing() -> None:
+    model = ScriptedModel([ModelServerError("boom", model="m", status=502)])
+    agent = ReActAgent(model, retry=RetryPolicy(max_attempts=1))
+
+    async def collect() -> list[Any]:
+        return [e async for e in agent.astream("hi", mode="custom")]
+
+    assert "abandoned" not in [e["type"] for e in asyncio.run(collect())]
 
 
 def test_phase_timeouts_must_be_positive() -> None:

@@ -138,3 +138,77 @@ def _check_both_threads(saver: SqlSaver, store: Any, kind: str, point: int) -> N
     assert len(saver.history("alice")) == count + 1, where
     saver.delete_thread("alice")
     grow(store, "alice", 2)
+
+
+@pytest.mark.db
+@pytest.mark.parametrize("operation", ["aput", "aload"])
+def test_a_cancelled_async_call_leaves_the_postgres_saver_usable(
+    operation: str, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from psycopg import waiting
+
+    saver = make_saver("postgres", tmp_path)
+    assert isinstance(saver, PostgresSaver)
+    store = threads(saver)
+    interrupter = _Interrupter()
+    real_wait = waiting.wait_async
+
+    async def wait(gen: Any, fileno: int, *args: Any, **kwargs: Any) -> Any:
+        def proxy() -> Any:
+            try:
+                state = next(gen)
+                while True:
+                    try:
+                        interrupter.tick()
+                    except KeyboardInterrupt:
+                        raise asyncio.CancelledError from None  # as task.cancel() lands
+                    state = gen.send((yield state))
+            except StopIteration as stop:
+                return stop.value
+
+        return await real_wait(proxy(), fileno, *args, **kwargs)
+
+    async def scenario() -> int:
+        grow(store, "alice", 2)
+        grow(store, "bob", 3)
+        points = 0
+        while True:
+            interrupter.at, interrupter.count, interrupter.fired = points + 1, 0, False
+            before = len(await saver.ahistory("alice"))
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(waiting, "wait_async", wait)
+                try:
+                    if operation == "aput":
+                        writer = store.writer("alice", await store.aload("alice"), metadata=None)
+                        update = {"messages": [f"m{before}"], "count": before + 1}
+                        await writer.aput(
+                            step=before,
+                            source="loop",
+                            ran=["a"],
+                            writes=[("a", update)],
+                            next=["a"],
+                            values={"messages": [f"m{i}" for i in range(before + 1)]},
+                        )
+                    else:
+                        await store.aload("bob")
+                except asyncio.CancelledError:
+                    assert interrupter.fired
+            if not interrupter.fired:
+                return points
+            points += 1
+            bob = await store.aload("bob")
+            assert bob is not None
+            assert bob.values["messages"] == ["m0", "m1", "m2"], points
+            alice = await store.aload("alice")
+            assert alice is not None
+            count = len(await saver.ahistory("alice"))
+            assert alice.values["messages"] == [f"m{i}" for i in range(count)], points
+            assert await saver.athreads() == ["alice", "bob"]
+
+    try:
+        assert asyncio.run(scenario()) >= 1
+    finally:
+        asyncio.run(saver.aclose())
+        drop_tables(saver)

@@ -342,7 +342,7 @@ def test_interrupt_outside_a_threaded_run_explains_itself() -> None:
 
 def test_the_recursion_limit_counts_from_where_a_run_resumes() -> None:
     app = chain("a", "b", "c").compile(checkpointer=MemorySaver(), interrupt_after="*")
-    app.invoke({}, thread_id="t", recursion_limit=1)
+    app.invoke({}, thread_id="t", recursion_limit=1)  # input None only resumes
     for _ in range(2):
         app.invoke(None, thread_id="t", recursion_limit=1)
     assert app.get_state("t").values.visits == ["a", "b", "c"]

@@ -1,7 +1,8 @@
-// The streamed text of a run, put together from `chunks` messages (deltas at an offset)
-// and the run_state trait's snapshot (the fallback when a message was missed).
+// The streamed text of a run, put together from `chunks` messages (deltas at an offset),
+// `chunks_replaced` messages (text the run withdrew, e.g. an agent's abandoned tokens) and
+// the run_state trait's snapshot (the fallback when a message was missed).
 
-import type { ChunksMessage } from "./protocol";
+import type { ChunksMessage, ChunksReplacedMessage } from "./protocol";
 
 export type Chunks = { run: string | null; text: string };
 
@@ -11,6 +12,12 @@ export function applyChunks(local: Chunks, message: ChunksMessage): Chunks {
   const end = message.offset + message.text.length;
   if (message.offset > local.text.length || end <= local.text.length) return local;
   return { run: message.run, text: local.text + message.text.slice(local.text.length - message.offset) };
+}
+
+/** A replacement: the text from its offset on is now its text; the text before stays. */
+export function applyReplaced(local: Chunks, message: ChunksReplacedMessage): Chunks {
+  if (local.run !== message.run || message.offset > local.text.length) return local;
+  return { run: message.run, text: local.text.slice(0, message.offset) + message.text };
 }
 
 /** The trait's snapshot wins when it is of another run or holds more text. */

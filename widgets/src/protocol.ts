@@ -151,6 +151,8 @@ export type ClientMessage =
 // -- Python -> front end ------------------------------------------------------------------
 
 export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string };
+/** The streamed text from `offset` on is now `text`: the run withdrew text it streamed. */
+export type ChunksReplacedMessage = { type: "chunks_replaced"; run: string; node: string; offset: number; text: string };
 export type InspectedMessage = {
   type: "inspected";
   request: number;
@@ -162,4 +164,4 @@ export type InspectedMessage = {
 /** The export's file exists: ask before replacing it. */
 export type ExportExistsMessage = { type: "export_exists"; path: string };
 
-export type ServerMessage = ChunksMessage | ExportExistsMessage | InspectedMessage;
+export type ServerMessage = ChunksMessage | ChunksReplacedMessage | ExportExistsMessage | InspectedMessage;

@@ -1,8 +1,8 @@
 // Messages from Python: streamed chunk deltas and the trait's snapshot, put together.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyChunks, applySnapshot } from "../src/chunks";
-import type { ChunksMessage } from "../src/protocol";
+import { applyChunks, applyReplaced, applySnapshot } from "../src/chunks";
+import type { ChunksMessage, ChunksReplacedMessage } from "../src/protocol";
 
 const chunk = (run: string, offset: number, text: string): ChunksMessage => ({ type: "chunks", run, node: "draft", offset, text });
 
@@ -36,4 +36,27 @@ test("a shorter snapshot of the same run keeps the longer local text", () => {
   const local = { run: "r1" as string | null, text: "one two" };
   assert.equal(applySnapshot(local, "r1", "one"), local);
   assert.deepEqual(applySnapshot(local, "r2", ""), { run: "r2", text: "" });
+});
+
+const replaced = (run: string, offset: number, text: string): ChunksReplacedMessage => ({
+  type: "chunks_replaced",
+  run,
+  node: "FAILED",
+  offset,
+  text,
+});
+
+test("a replacement withdraws the text from its offset on", () => {
+  let local = { run: "r1" as string | null, text: "Plan: Half an " };
+  local = applyReplaced(local, replaced("r1", 6, "Sorry."));
+  assert.deepEqual(local, { run: "r1", text: "Plan: Sorry." });
+  local = applyReplaced(local, replaced("r1", 6, ""));
+  local = applyChunks(local, chunk("r1", 6, "Sunny."));
+  assert.equal(local.text, "Plan: Sunny.");
+});
+
+test("a replacement of another run or past a gap changes nothing", () => {
+  const local = { run: "r1" as string | null, text: "Half" };
+  assert.equal(applyReplaced(local, replaced("r2", 0, "x")), local);
+  assert.equal(applyReplaced(local, replaced("r1", 9, "x")), local);
 });
