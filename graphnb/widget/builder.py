@@ -146,6 +146,7 @@ class Builder(anywidget.AnyWidget):
         self._state_type: type[Any] | None = None
         self._notice_source = ""  # which action the notice is about
         self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
+        self._pinned: list[dict[str, Any]] = []  # an exercise's missed points, see pin_problems
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
         spec = self._open(source)
@@ -361,6 +362,7 @@ class Builder(anywidget.AnyWidget):
     def _spec_changed(self, change: dict[str, Any]) -> None:
         if not hasattr(self, "_runner"):  # still in __init__
             return
+        self._pinned = []  # an exercise's points were about the drawing before this edit
         self._validate()
         old, new = change["old"], change["new"]
         if old is None or [n.id for n in old.nodes] != [n.id for n in new.nodes]:
@@ -388,7 +390,15 @@ class Builder(anywidget.AnyWidget):
             _, why = ns.try_lookup(spec.state.binding, scope)
             if why is not None:
                 found.append(ProblemInfo(code="unresolved", message=why, nodes=[]))
-        self.problems = [dict(problem) for problem in found]
+        self.problems = [dict(problem) for problem in found] + self._pinned
+
+    def pin_problems(self, problems: list[dict[str, Any]]) -> None:
+        """Pin more problems on the canvas (an exercise's missed points) until the next edit.
+
+        Each is a dict with ``code``, ``message`` and ``nodes``, as :attr:`problems` holds.
+        """
+        self._pinned = [dict(problem) for problem in problems]
+        self._validate()
 
     def use_model(self, binding: str | None) -> None:
         """Run the graph on the state model ``binding`` names (``None``: a dict state).

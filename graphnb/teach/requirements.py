@@ -1,0 +1,378 @@
+"""The things an exercise can ask of a graph, each answering with friendly points."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..spec import END, START, GraphSpec
+from .result import Point
+from .subject import Subject, as_map, describe_error
+
+__all__ = [
+    "FinalState",
+    "HasEdges",
+    "HasField",
+    "HasNodes",
+    "HasPath",
+    "Interrupts",
+    "NoDeadEnds",
+    "Requirement",
+    "Streams",
+]
+
+_threads = itertools.count()
+
+
+def _name(node: str) -> str:
+    return {START: "START", END: "END"}.get(node, f"`{node}`")
+
+
+def _names(nodes: Sequence[str]) -> str:
+    return ", ".join(_name(node) for node in nodes) or "none"
+
+
+class Requirement(Protocol):
+    """One thing an exercise asks: described for the learner, checked on a subject."""
+
+    @property
+    def description(self) -> str:
+        """What is asked, in a sentence."""
+        ...
+
+    def check(self, subject: Subject) -> list[Point]:
+        """The points this requirement gives ``subject``; never raises."""
+        ...
+
+
+def _spec_or_point(description: str, subject: Subject) -> GraphSpec | Point:
+    if subject.spec is None:
+        return Point(description, False, f"{description}: {subject.why_not}.")
+    return subject.spec
+
+
+def _successors(spec: GraphSpec) -> dict[str, set[str]]:
+    onward: dict[str, set[str]] = {}
+    for edge in spec.edges:
+        onward.setdefault(edge.source, set()).add(edge.target)
+    return onward
+
+
+def _reachable(spec: GraphSpec, start: str) -> set[str]:
+    onward = _successors(spec)
+    seen, todo = {start}, [start]
+    while todo:
+        for target in onward.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+@dataclass(frozen=True, slots=True)
+class HasNodes:
+    """The graph has nodes with these names."""
+
+    names: tuple[str, ...]
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return f"has the nodes {_names(self.names)}"
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        spec = _spec_or_point(self.description, subject)
+        if isinstance(spec, Point):
+            return [spec]
+        present = [node.id for node in spec.nodes]
+        points = []
+        for name in self.names:
+            if name in present:
+                points.append(Point(f"has a node `{name}`", True, nodes=(name,)))
+            else:
+                points.append(
+                    Point(
+                        f"has a node `{name}`",
+                        False,
+                        f"Add a node named `{name}` (the graph has {_names(present)}).",
+                    )
+                )
+        return points
+
+
+@dataclass(frozen=True, slots=True)
+class HasEdges:
+    """The graph has these edges (of any kind: direct, conditional or join)."""
+
+    pairs: tuple[tuple[str, str], ...]
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return "has the edges " + ", ".join(f"{_name(a)} → {_name(b)}" for a, b in self.pairs)
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        spec = _spec_or_point(self.description, subject)
+        if isinstance(spec, Point):
+            return [spec]
+        onward = _successors(spec)
+        points = []
+        for source, target in self.pairs:
+            asked = f"has an edge {_name(source)} → {_name(target)}"
+            pinned = tuple(n for n in (source, target) if n not in (START, END))
+            if target in onward.get(source, ()):
+                points.append(Point(asked, True, nodes=pinned))
+                continue
+            now = sorted(onward.get(source, ()))
+            where = (
+                f"{_name(source)} leads to {_names(now)} now"
+                if now
+                else f"nothing leaves {_name(source)} yet"
+            )
+            points.append(
+                Point(
+                    asked,
+                    False,
+                    f"Draw an edge from {_name(source)} to {_name(target)} ({where}).",
+                    pinned,
+                )
+            )
+        return points
+
+
+@dataclass(frozen=True, slots=True)
+class HasPath:
+    """A run can go from START to END through these nodes, in this order."""
+
+    through: tuple[str, ...]
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return "has a path " + " → ".join(_name(n) for n in (START, *self.through, END))
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        spec = _spec_or_point(self.description, subject)
+        if isinstance(spec, Point):
+            return [spec]
+        stops = (START, *self.through, END)
+        for here, there in itertools.pairwise(stops):
+            if there not in _reachable(spec, here):
+                pinned = tuple(n for n in (here, there) if n not in (START, END))
+                return [
+                    Point(
+                        self.description,
+                        False,
+                        f"A run cannot get from {_name(here)} to {_name(there)}: "
+                        f"add edges so the path {' → '.join(_name(n) for n in stops)} exists.",
+                        pinned,
+                    )
+                ]
+        return [Point(self.description, True)]
+
+
+@dataclass(frozen=True, slots=True)
+class NoDeadEnds:
+    """Every node a run can reach has a way on to END."""
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return "has no dead ends"
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        spec = _spec_or_point(self.description, subject)
+        if isinstance(spec, Point):
+            return [spec]
+        onward = _successors(spec)
+        points = []
+        for node in (node.id for node in spec.nodes):
+            if not onward.get(node):
+                points.append(
+                    Point(
+                        self.description,
+                        False,
+                        f"`{node}` is a dead end: nothing leaves it. Add an edge from "
+                        f"`{node}` to the next node, or to END.",
+                        (node,),
+                    )
+                )
+            elif END not in _reachable(spec, node):
+                points.append(
+                    Point(
+                        self.description,
+                        False,
+                        f"From `{node}` a run can never reach END: it goes round in circles. "
+                        "Add a way out (an edge or a route to END).",
+                        (node,),
+                    )
+                )
+        return points or [Point(self.description, True)]
+
+
+@dataclass(frozen=True, slots=True)
+class HasField:
+    """The state model has this field, with this type, reducer and streaming flag if given."""
+
+    name: str
+    type: str | None = None
+    reducer: str | None = None
+    streaming: bool | None = None
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        parts = [f"the state has a field `{self.name}`"]
+        if self.type is not None:
+            parts.append(f"of type `{self.type}`")
+        if self.reducer is not None:
+            parts.append(f"with the `{self.reducer}` reducer")
+        if self.streaming:
+            parts.append("that streams")
+        return " ".join(parts)
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        spec = _spec_or_point(self.description, subject)
+        if isinstance(spec, Point):
+            return [spec]
+        fields = {f.name: f for f in spec.state.fields}
+        found = fields.get(self.name)
+        if found is None:
+            if spec.state.kind == "dict":
+                why = "the graph runs on a plain dict; give it a state model (a GraphState)"
+            else:
+                why = f"the state `{spec.state.binding}` has {_names(sorted(fields))}"
+            return [
+                Point(self.description, False, f"Add a field `{self.name}` to the state: {why}.")
+            ]
+        wrong = []
+        if self.type is not None and found.type.replace(" ", "") != self.type.replace(" ", ""):
+            wrong.append(f"its type is `{found.type}`, expected `{self.type}`")
+        if self.reducer is not None and found.reducer != self.reducer:
+            wrong.append(
+                f"its reducer is `{found.reducer}`, expected `{self.reducer}` "
+                f"(Annotated[..., StateField(reducer={self.reducer})])"
+            )
+        if self.streaming is not None and found.streaming != self.streaming:
+            wrong.append(
+                "it does not stream (StateField(streaming=True))"
+                if self.streaming
+                else "it streams, and should not"
+            )
+        if wrong:
+            return [Point(self.description, False, f"Field `{self.name}`: " + "; ".join(wrong))]
+        return [Point(self.description, True)]
+
+
+def _run_text(input: Any) -> str:
+    return f"Run on {input!r}"
+
+
+def _failure(input: Any, error: BaseException) -> tuple[str, tuple[str, ...]]:
+    node = getattr(error, "node", None)
+    where = f" in node `{node}`" if isinstance(node, str) else ""
+    cause = error.__cause__ if error.__cause__ is not None else error
+    return f"{_run_text(input)}, the graph failed{where}: {describe_error(cause).rstrip('.')}", (
+        (node,) if isinstance(node, str) else ()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FinalState:
+    """Run on ``input``, the final state has these field values (other fields are free)."""
+
+    input: Any
+    expected: Mapping[str, Any]
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return f"run on {self.input!r}, ends with {dict(self.expected)!r}"
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        app = subject.compiled()
+        if app is None:
+            return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
+        try:
+            state = as_map(app.invoke(self.input, thread_id=f"teach-{next(_threads)}"))
+        except Exception as error:
+            message, nodes = _failure(self.input, error)
+            return [Point(self.description, False, message + ".", nodes)]
+        wrong = []
+        for name, value in self.expected.items():
+            if name not in state:
+                wrong.append(f"there is no field `{name}`")
+            elif state[name] != value:
+                wrong.append(f"`{name}` ended as {state[name]!r}, expected {value!r}")
+        if wrong:
+            return [Point(self.description, False, f"{_run_text(self.input)}, " + "; ".join(wrong))]
+        return [Point(self.description, True)]
+
+
+@dataclass(frozen=True, slots=True)
+class Streams:
+    """Run on ``input``, the field ``name`` arrives in pieces (chunks) as it is written."""
+
+    name: str
+    input: Any
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return f"streams `{self.name}` when run on {self.input!r}"
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        app = subject.compiled()
+        if app is None:
+            return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
+        try:
+            events = list(app.stream(self.input, thread_id=f"teach-{next(_threads)}"))
+        except Exception as error:
+            message, nodes = _failure(self.input, error)
+            return [Point(self.description, False, message + ".", nodes)]
+        chunks = [e for e in events if getattr(e, "kind", "") == "chunk" and e.field == self.name]
+        if chunks:
+            return [Point(self.description, True, nodes=(chunks[0].node,))]
+        return [
+            Point(
+                self.description,
+                False,
+                f"{_run_text(self.input)}, no piece of `{self.name}` was streamed: mark the "
+                "field StateField(streaming=True) and have a node yield its pieces.",
+            )
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupts:
+    """Run on ``input`` in a thread, the run stops at ``node`` to wait for a human."""
+
+    node: str
+    input: Any
+
+    @property
+    def description(self) -> str:  # noqa: D102
+        return f"stops at `{self.node}` for a human when run on {self.input!r}"
+
+    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
+        app = subject.compiled()
+        if app is None:
+            return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
+        try:
+            events = list(app.stream(self.input, thread_id=f"teach-{next(_threads)}"))
+        except Exception as error:
+            message, nodes = _failure(self.input, error)
+            return [Point(self.description, False, message + ".", nodes)]
+        stopped = [
+            stop.node
+            for event in events
+            if getattr(event, "kind", "") == "interrupted"
+            for stop in event.interrupts
+        ]
+        if self.node in stopped:
+            return [Point(self.description, True, nodes=(self.node,))]
+        where = f" (it stopped at {_names(stopped)})" if stopped else ""
+        return [
+            Point(
+                self.description,
+                False,
+                f"{_run_text(self.input)}, the run did not stop at `{self.node}`{where}: call "
+                f"interrupt(...) inside `{self.node}`.",
+                (self.node,),
+            )
+        ]

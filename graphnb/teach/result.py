@@ -1,0 +1,102 @@
+"""What a check found: one point per requirement met or missed, shown to the learner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+__all__ = ["CheckResult", "Point"]
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One thing the exercise asks, and whether the learner's graph does it.
+
+    Attributes:
+        requirement: what the exercise asks, as the teacher wrote it.
+        passed: whether the graph does it.
+        message: for a missed point, what is missing and where, and how to fix it.
+        nodes: the nodes the point is about, to pin it on the canvas.
+    """
+
+    requirement: str
+    passed: bool
+    message: str = ""
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The outcome of :meth:`Exercise.check`: truthy when every point passed.
+
+    Use :meth:`assert_passed` (or ``assert result``) in an nbgrader or otter-grader test:
+    a missed point raises ``AssertionError`` carrying the friendly message.
+    """
+
+    title: str
+    points: tuple[Point, ...]
+
+    @property
+    def passed(self) -> bool:
+        """Whether every point passed."""
+        return all(point.passed for point in self.points)
+
+    @property
+    def failures(self) -> tuple[Point, ...]:
+        """The points missed, in the order the exercise lists them."""
+        return tuple(point for point in self.points if not point.passed)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def assert_passed(self) -> None:
+        """Raise ``AssertionError`` with every missed point's message unless all passed."""
+        if not self.passed:
+            raise AssertionError(str(self))
+
+    def problems(self) -> list[dict[str, object]]:
+        """The missed points as the builder's problems, pinned on the nodes they name."""
+        return [
+            {"code": "exercise", "message": point.message, "nodes": list(point.nodes)}
+            for point in self.failures
+        ]
+
+    def __str__(self) -> str:
+        total = len(self.points)
+        if self.passed:
+            return f"{self.title}: all {total} checks passed."
+        missed = self.failures
+        lines = [f"{self.title}: {total - len(missed)} of {total} checks passed."]
+        lines += [f"- {message}" for message in dict.fromkeys(p.message for p in missed)]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(str(self))  # type: ignore[attr-defined]
+
+    def _repr_html_(self) -> str:
+        total = len(self.points)
+        missed = self.failures
+        if self.passed:
+            colour, head = "#1a7f37", f"&#10004; {escape(self.title)}: all {total} checks passed."
+        else:
+            colour = "#b35900"
+            head = f"{escape(self.title)}: {total - len(missed)} of {total} checks passed."
+        items, shown = [], set()
+        for p in self.points:
+            if not p.passed and p.message in shown:
+                continue  # one cause (a graph that is not there) is said once
+            shown.add(p.message)
+            colour_, mark = ("#1a7f37", "&#10004;") if p.passed else ("#b35900", "&#10008;")
+            text = escape(p.requirement if p.passed else p.message)
+            items.append(
+                f'<li style="margin:2px 0"><span style="color:{colour_}">{mark}</span> {text}</li>'
+            )
+        return (
+            f'<div class="graphnb-check" style="border-left:4px solid {colour};'
+            f'padding:4px 10px;font-family:sans-serif;font-size:13px">'
+            f'<div style="color:{colour};font-weight:600">{head}</div>'
+            f'<ul style="list-style:none;padding-left:4px;margin:4px 0">{"".join(items)}</ul></div>'
+        )
