@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .engine import batch as _batch
 from .engine import display as _display
 from .engine import store as _store
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
@@ -51,6 +52,7 @@ from .state import GraphState, StateField
 
 if TYPE_CHECKING:
     from .checkpoint.threads import Threads
+    from .engine.batch import Recipe as _Recipe
     from .human import Command, interrupt
     from .records import Interrupt, StateSnapshot
     from .schema import StateSchema
@@ -83,7 +85,18 @@ def _draw(spec: _GraphSpec) -> dict[str, str]:
     return mimebundle(spec)
 
 
+def _rebuild(recipe: _Recipe) -> CompiledGraph[Any]:
+    return StateGraph.from_spec(recipe.spec_json).compile(
+        recursion_limit=recipe.recursion_limit,
+        max_concurrency=recipe.max_concurrency,
+        checkpointer=recipe.checkpointer,
+        interrupt_before=list(recipe.interrupt_before),
+        interrupt_after=list(recipe.interrupt_after),
+    )
+
+
 _store.install_opener(_open_threads)
+_batch.install_builder(_rebuild)
 _display.install_renderer(_draw)
 
 

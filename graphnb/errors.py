@@ -29,6 +29,21 @@ __all__ = [
 class GraphnbError(Exception):
     """Base class of every error graphnb raises on purpose."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Subclasses take their context as keyword-only arguments, which pickle's default
+        # (calling the class with ``args``) cannot pass: rebuild from the message and the
+        # attributes instead, so an error raised on a batch's worker arrives as itself.
+        return (_unpickle_error, (type(self), self.args, dict(self.__dict__)))
+
+
+def _unpickle_error(
+    kind: type[GraphnbError], args: tuple[Any, ...], attributes: dict[str, Any]
+) -> GraphnbError:
+    error = kind.__new__(kind)
+    Exception.__init__(error, *args)
+    error.__dict__.update(attributes)
+    return error
+
 
 class GraphSetupError(GraphnbError, TypeError):
     """A graph, a state model or a binding is defined wrongly."""

@@ -11,7 +11,8 @@ in a worker thread (``asyncio.to_thread``), which suits drivers that are sync on
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
 from typing import Any, Self, TypeVar
 
 from ..records import Loaded, StoredCheckpoint
@@ -57,6 +58,48 @@ class BaseSaver(ABC):
     @abstractmethod
     def delete_thread(self, thread_id: str) -> int:
         """Delete every checkpoint of the thread; returns how many there were."""
+
+    def prune(
+        self,
+        *,
+        older_than: float | timedelta | None = None,
+        keep_last: int | None = None,
+        thread_ids: Iterable[str] | None = None,
+        batch_size: int = 500,
+    ) -> int:
+        """Remove old checkpoints; every kept one still loads exactly as before.
+
+        A checkpoint goes when it is older than ``older_than`` (seconds or a timedelta)
+        and not among its thread's ``keep_last`` newest, unless a kept checkpoint is
+        rebuilt from it (see :mod:`graphnb.checkpoint.prune`). A thread's newest
+        checkpoint always stays.
+
+        Args:
+            older_than: only checkpoints written longer ago than this may go.
+            keep_last: keep each thread's newest this many checkpoints.
+            thread_ids: prune these threads only (default: every thread).
+            batch_size: rows one delete statement removes at most.
+
+        Returns:
+            How many checkpoints were removed.
+
+        Raises:
+            ValueError: neither ``older_than`` nor ``keep_last`` is given, or one is out
+                of range.
+        """
+        from .prune import prune
+
+        return prune(
+            self,
+            older_than=older_than,
+            keep_last=keep_last,
+            thread_ids=thread_ids,
+            batch_size=batch_size,
+        )
+
+    def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
+        """Delete these checkpoints of one thread; returns how many there were."""
+        raise NotImplementedError(f"{type(self).__name__} cannot delete single checkpoints")
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections; the saver reconnects if used again."""

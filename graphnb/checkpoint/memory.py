@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
@@ -77,6 +78,19 @@ class MemorySaver(BaseSaver):
         with self._lock:
             self._seqs.pop(thread_id, None)
             return len(self._threads.pop(thread_id, {}))
+
+    def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
+        """See :meth:`BaseSaver._delete_seqs`."""
+        with self._lock:
+            rows = self._threads.get(thread_id, {})
+            ids = self._seqs.get(thread_id, {})
+            removed = 0
+            for seq in seqs:
+                stored = rows.pop(seq, None)
+                if stored is not None:
+                    ids.pop(stored[0].checkpoint_id, None)
+                    removed += 1
+            return removed
 
 
 def _copy(stored: _Row) -> StoredCheckpoint:

@@ -385,6 +385,18 @@ class SqlSaver(BaseSaver):
 
     # -- reading rows ------------------------------------------------------------------
 
+    def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
+        """See :meth:`BaseSaver._delete_seqs`: one statement, for pruning's batches."""
+        if not seqs:
+            return 0
+        marks = ", ".join([self.param] * len(seqs))
+        sql = f"DELETE FROM {self.table} WHERE thread_id = {self.param} AND seq IN ({marks})"
+
+        def plan() -> Plan[int]:
+            return int((yield Statement(sql, (thread_id, *map(int, seqs)), "count")))
+
+        return self._run(plan())
+
     def _rows(self, found: Sequence[Sequence[Any]]) -> list[StoredCheckpoint]:
         return [self._row(item) for item in found]
 

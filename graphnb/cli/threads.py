@@ -7,6 +7,12 @@
 - ``graphnb threads --db URL THREAD --seed JSON --graph FILE[:GRAPH]``: put initial
   values into a new thread before its first run (the graph's state model checks them).
 
+- ``graphnb threads prune --db URL --keep-last N --older-than AGE``: remove old
+  checkpoints of every thread (``--thread ID``, repeatable: of those only), keeping the
+  newest N of each and every checkpoint a kept one is rebuilt from; ``AGE`` is seconds or
+  a number with ``s``, ``m``, ``h`` or ``d``. A thread named ``prune`` still shows its
+  history when no pruning option is given.
+
 ``--json`` prints machine-readable JSON instead of text.
 """
 
@@ -38,6 +44,8 @@ __all__ = ["register"]
 
 def threads(args: argparse.Namespace) -> int:
     """Handle ``graphnb threads``."""
+    if args.thread == "prune" and (args.keep_last is not None or args.older_than is not None):
+        return reporting(lambda: _prune(args), db=args.db)
     if args.seed is not None:
         return reporting(lambda: _seed(args), db=args.db)
     if args.thread is None:
@@ -166,6 +174,48 @@ def _seed(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _age(text: str) -> float:
+    """Seconds of ``--older-than``: ``90``, ``90s``, ``15m``, ``12h``, ``7d``."""
+    number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS else (text, "s")
+    try:
+        seconds = float(number) * _UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--older-than takes seconds or a number with s, m, h or d (7d), got {text!r}"
+        ) from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError(f"--older-than must not be negative, got {text!r}")
+    return seconds
+
+
+def _prune(args: argparse.Namespace) -> int:
+    with _saver(args.db) as saver:
+        removed = saver.prune(
+            older_than=args.older_than,
+            keep_last=args.keep_last,
+            thread_ids=args.only or None,
+            batch_size=args.batch_size,
+        )
+    if args.json:
+        print(json_text({"removed": removed}))
+    else:
+        print(f"removed {removed} checkpoint{'s' if removed != 1 else ''}")
+    return EXIT_OK
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
 def register(subparsers: Any) -> None:
     """Add ``threads`` to the command line."""
     command = subparsers.add_parser(
@@ -188,4 +238,17 @@ def register(subparsers: Any) -> None:
         "--start-at", metavar="NODE", action="append", help="where the seeded thread starts"
     )
     command.add_argument("--json", action="store_true", help="print JSON instead of text")
+    prune = command.add_argument_group("pruning (graphnb threads prune --db URL ...)")
+    prune.add_argument(
+        "--keep-last", type=_positive, metavar="N", help="keep each thread's newest N checkpoints"
+    )
+    prune.add_argument(
+        "--older-than", type=_age, metavar="AGE", help="remove only checkpoints older (7d, 12h)"
+    )
+    prune.add_argument(
+        "--thread", dest="only", action="append", metavar="ID", help="prune this thread only"
+    )
+    prune.add_argument(
+        "--batch-size", type=_positive, default=500, metavar="N", help="rows per delete"
+    )
     command.set_defaults(handler=threads)

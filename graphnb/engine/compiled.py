@@ -26,6 +26,8 @@ from .store import Saver, ThreadStore, open_store
 from .tracing import trace_aevents, trace_events
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
     from ..human import Command
     from ..records import StateSnapshot
     from .driver import RunOptions
@@ -67,6 +69,8 @@ class CompiledGraph(Generic[S]):
         }
         self.checkpointer: Saver | None = None
         self._threads: ThreadStore[S] | None = None
+        # a URL lets a batch's workers open the same checkpointer (engine.batch)
+        self._checkpointer_url = checkpointer if isinstance(checkpointer, str) else None
         if checkpointer is not None:
             self._threads = open_store(checkpointer, schema)
             self.checkpointer = self._threads.saver
@@ -496,24 +500,72 @@ class CompiledGraph(Generic[S]):
         max_concurrency: int = 8,
         context: Mapping[str, Any] | None = None,
         return_exceptions: bool = False,
+        executor: Executor | None = None,
+        thread_ids: Sequence[str] | None = None,
     ) -> list[S | BaseException]:
-        """Run many inputs, at most ``max_concurrency`` at a time; results in input order."""
+        """Run many inputs; results (or errors) in input order.
+
+        Args:
+            inputs: one input per run.
+            max_concurrency: runs at once on the local thread pool (without ``executor``).
+            context: user data every run's nodes see as ``context.data``.
+            return_exceptions: put a failed input's error in its place in the results;
+                otherwise every input still runs to its end, then the first error (in
+                input order) is raised.
+            executor: any :class:`concurrent.futures.Executor`. A thread pool runs this
+                graph itself; any other (a Dask ``client.get_executor()``, a process
+                pool, Ray) receives the graph as its spec plus importable bindings and
+                its checkpointer as a URL, see :mod:`graphnb.engine.batch`.
+            thread_ids: one thread per input (needs a checkpointer); a rerun with the
+                same ids resumes only the inputs whose threads did not finish.
+
+        Raises:
+            BatchSetupError: the graph cannot travel to the executor's workers (names the
+                node), or a worker cannot rebuild it.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        from .batch import check_thread_ids
+
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         items = list(inputs)
+        ids = check_thread_ids(self, thread_ids, len(items))
+        futures = self._submit(items, ids, context, executor)
+        if futures is None:
+            with ThreadPoolExecutor(min(max_concurrency, max(1, len(items)))) as pool:
+                futures = self._submit(items, ids, context, pool)
+                assert futures is not None
+                return _collect([_outcome(f) for f in futures], return_exceptions)
+        return _collect([_outcome(f) for f in futures], return_exceptions)
 
-        def one(item: Any) -> S | BaseException:
-            try:
-                return self.invoke(item, context=context)
-            except Exception as error:
-                if return_exceptions:
-                    return error
-                raise
-
+    def _submit(
+        self,
+        items: list[Any],
+        ids: list[str | None],
+        context: Mapping[str, Any] | None,
+        executor: Executor | None,
+    ) -> list[Future[tuple[bool, Any]]] | None:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(min(max_concurrency, max(1, len(items)))) as pool:
-            return list(pool.map(one, items))
+        from .batch import recipe_of, run_item, run_remote
+
+        if executor is None:
+            return None
+        if isinstance(executor, ThreadPoolExecutor):
+
+            def local(item: Any, thread_id: str | None) -> tuple[bool, Any]:
+                try:
+                    return True, run_item(self, item, thread_id, context)
+                except Exception as error:
+                    return False, error
+
+            return [executor.submit(local, i, t) for i, t in zip(items, ids, strict=True)]
+        recipe = recipe_of(self)
+        return [
+            executor.submit(run_remote, recipe, i, t, context)
+            for i, t in zip(items, ids, strict=True)
+        ]
 
     async def abatch(
         self,
@@ -522,22 +574,69 @@ class CompiledGraph(Generic[S]):
         max_concurrency: int = 8,
         context: Mapping[str, Any] | None = None,
         return_exceptions: bool = False,
+        executor: Executor | None = None,
+        thread_ids: Sequence[str] | None = None,
     ) -> list[S | BaseException]:
-        """Async :meth:`batch`, bounded by a semaphore."""
+        """Async :meth:`batch`: on the event loop under a semaphore, or on ``executor``."""
         import asyncio
+
+        from .batch import check_thread_ids
 
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        items = list(inputs)
+        ids = check_thread_ids(self, thread_ids, len(items))
+        if executor is not None:
+            futures = self._submit(items, ids, context, executor)
+            assert futures is not None
+            outcomes = await asyncio.gather(
+                *(asyncio.wrap_future(f) for f in futures), return_exceptions=True
+            )
+            return _collect(
+                [(False, o) if isinstance(o, BaseException) else o for o in outcomes],
+                return_exceptions,
+            )
         gate = asyncio.Semaphore(max_concurrency)
 
-        async def one(item: Any) -> S:
+        async def one(item: Any, thread_id: str | None) -> tuple[bool, Any]:
             async with gate:
-                return await self.ainvoke(item, context=context)
+                try:
+                    return True, await self._arun_item(item, thread_id, context)
+                except Exception as error:
+                    return False, error
 
-        results = await asyncio.gather(
-            *(one(item) for item in inputs), return_exceptions=return_exceptions
-        )
-        return list(results)
+        done = await asyncio.gather(*(one(i, t) for i, t in zip(items, ids, strict=True)))
+        return _collect(list(done), return_exceptions)
+
+    async def _arun_item(
+        self, item: Any, thread_id: str | None, context: Mapping[str, Any] | None
+    ) -> S:
+        # the async twin of engine.batch.run_item
+        if thread_id is None:
+            return await self.ainvoke(item, context=context)
+        if await self.threads.aload(thread_id) is None:
+            return await self.ainvoke(item, context=context, thread_id=thread_id)
+        snapshot = await self.aget_state(thread_id)
+        if not snapshot.next or snapshot.interrupts:
+            return snapshot.values
+        return await self.ainvoke(None, context=context, thread_id=thread_id)
+
+
+def _outcome(future: Future[tuple[bool, Any]]) -> tuple[bool, Any]:
+    # the executor itself may fail an input (a Dask KilledWorker): it is that input's error
+    try:
+        return future.result()
+    except Exception as error:
+        return False, error
+
+
+def _collect(done: list[tuple[bool, Any]], return_exceptions: bool) -> list[Any]:
+    # every input has run to its end before the first error (in input order) is raised
+    if not return_exceptions:
+        for ok, value in done:
+            if not ok:
+                raise value
+    return [value for _, value in done]
 
 
 def _positive(value: int, option: str) -> int:

@@ -184,3 +184,26 @@ def test_an_interrupted_run_says_so_and_resumes_without_input(chat: Path) -> Non
     resumed = graphnb("run", "chat.py:paused", "--thread", "p", "--db", DB, "-q", cwd=chat)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout) == {"messages": ["reply 1"], "turns": 1}
+
+
+def test_threads_prune_keeps_the_newest_and_the_state(chat: Path) -> None:
+    # 30 runs: 60 checkpoints, past the snapshot written every 50, so rows can go
+    fill = (
+        "import chat; app = chat.builder.compile(checkpointer='sqlite:///threads.db')\n"
+        "for _ in range(30): app.invoke({}, thread_id='t')\napp.checkpointer.close()"
+    )
+    subprocess.run([sys.executable, "-c", fill], cwd=chat, check=True, timeout=120)
+    before = json.loads(graphnb("threads", "--db", DB, "t", "--json", cwd=chat).stdout)
+    pruned = graphnb("threads", "prune", "--db", DB, "--keep-last", "2", "--json", cwd=chat)
+    assert pruned.returncode == 0, pruned.stderr
+    removed = json.loads(pruned.stdout)["removed"]
+    assert removed > 0
+    after = json.loads(graphnb("threads", "--db", DB, "t", "--json", cwd=chat).stdout)
+    assert len(json.dumps(after)) < len(json.dumps(before))
+    again = graphnb("run", "chat.py", "--thread", "t", "--db", DB, "-q", "-i", "{}", cwd=chat)
+    assert json.loads(again.stdout)["turns"] == 31  # the thread goes on from its state
+    text = graphnb("threads", "prune", "--db", DB, "--older-than", "1d", cwd=chat)
+    assert text.stdout.strip() == "removed 0 checkpoints"
+    bad = graphnb("threads", "prune", "--db", DB, "--older-than", "soon", cwd=chat)
+    assert bad.returncode != 0
+    assert "--older-than takes seconds" in bad.stderr

@@ -1,0 +1,253 @@
+"""Batches: many inputs through one graph, on a local thread pool or any ``Executor``.
+
+On a thread pool of this process the compiled graph itself runs each input. On any other
+:class:`concurrent.futures.Executor` (a Dask ``Client.get_executor()``, a process pool, a
+Ray executor) the graph travels as a :class:`Recipe`: its spec as JSON (every node and
+router named by an importable ``module:qualname`` binding), its compile options and its
+checkpointer's URL. A worker rebuilds the graph from the recipe once per process and
+runs the inputs it is given; nothing is pickled but the recipe, the inputs and the
+results, so a lambda or a closure cannot travel and is refused before anything is sent.
+
+With ``thread_ids``, each input runs on its own thread and a rerun with the same ids
+resumes the unfinished inputs only: a finished thread returns its last state without
+running again, a thread stopped mid-run (a worker killed) continues from its last
+checkpoint, a new thread starts from the input.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..binding import resolve
+from ..errors import BindingError, GraphRuntimeError, GraphSetupError
+
+if TYPE_CHECKING:
+    from .compiled import CompiledGraph
+
+__all__ = ["BatchSetupError", "Recipe", "RemoteError", "install_builder", "recipe_of", "run_item"]
+
+
+class BatchSetupError(GraphSetupError):
+    """A graph cannot travel to workers, or a worker cannot rebuild it.
+
+    Attributes:
+        node: the node (or router source) at fault, when one is.
+    """
+
+    def __init__(self, message: str, *, node: str | None = None) -> None:
+        self.node = node
+        super().__init__(message)
+
+
+class RemoteError(GraphRuntimeError):
+    """An input's error raised on a worker that could not be sent back as itself.
+
+    Attributes:
+        type_name: the qualified name of the original exception's class.
+        thread_id: the input's thread, when it had one.
+        remote_traceback: the traceback text as the worker saw it.
+    """
+
+    def __init__(
+        self, message: str, *, type_name: str, thread_id: str | None, remote_traceback: str
+    ) -> None:
+        self.type_name = type_name
+        self.thread_id = thread_id
+        self.remote_traceback = remote_traceback
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What travels to a worker to rebuild a compiled graph there (hashable, picklable)."""
+
+    spec_json: str
+    checkpointer: str | None
+    recursion_limit: int
+    max_concurrency: int | None
+    interrupt_before: tuple[str, ...] = ()
+    interrupt_after: tuple[str, ...] = ()
+    node_bindings: tuple[tuple[str, str], ...] = field(default=())
+
+
+Builder = Callable[[Recipe], "CompiledGraph[Any]"]
+"""Rebuilds a compiled graph from a recipe (installed by the package façade)."""
+
+_builder: Builder | None = None
+_built: dict[Recipe, CompiledGraph[Any]] = {}
+_built_lock = threading.Lock()
+
+
+def install_builder(builder: Builder) -> None:
+    """Make ``builder`` rebuild graphs from recipes on workers from now on."""
+    global _builder
+    _builder = builder
+
+
+def recipe_of(graph: CompiledGraph[Any]) -> Recipe:
+    """The recipe of ``graph``, checked to be rebuildable in another process.
+
+    Raises:
+        BatchSetupError: naming the node whose callable has no importable binding (a
+            lambda, a closure, a notebook function), or the checkpointer workers cannot
+            open (a saver object without a URL, or ``memory://``).
+    """
+    spec = graph.spec
+    bindings: list[tuple[str, str]] = []
+    for node in spec.nodes:
+        fn = graph.nodes[node.id].fn if node.id in graph.nodes else None
+        bindings.append((node.id, _travelling_binding(node.id, node.binding, fn, "node")))
+    for source, binding in spec.routers.items():
+        router = graph.routers.get(source)
+        _travelling_binding(source, binding, router.fn if router else None, "router of")
+    url = _checkpointer_url(graph)
+    return Recipe(
+        spec_json=spec.to_json(indent=None),
+        checkpointer=url,
+        recursion_limit=graph.recursion_limit,
+        max_concurrency=graph.max_concurrency,
+        interrupt_before=tuple(sorted(graph.interrupt_before)),
+        interrupt_after=tuple(sorted(graph.interrupt_after)),
+        node_bindings=tuple(bindings),
+    )
+
+
+def _travelling_binding(name: str, binding: str | None, fn: Any, what: str) -> str:
+    hint = "define it at the top level of an importable module (not in a notebook)"
+    if binding is None:
+        raise BatchSetupError(
+            f"{what} {name!r} cannot travel to workers: its callable {fn!r} has no "
+            f"importable name (a lambda or a closure); {hint}",
+            node=name,
+        )
+    if ":" not in binding:
+        raise BatchSetupError(
+            f"{what} {name!r} cannot travel to workers: it is bound to the notebook name "
+            f"{binding!r}, which a worker process cannot import; {hint}",
+            node=name,
+        )
+    try:
+        found = resolve(binding)
+    except BindingError as error:
+        raise BatchSetupError(f"{what} {name!r}: {error}", node=name) from error
+    if fn is not None and found is not fn and getattr(fn, "__wrapped__", None) is not found:
+        raise BatchSetupError(
+            f"{what} {name!r} cannot travel to workers: its binding {binding!r} names "
+            f"{found!r}, not the callable the graph runs ({fn!r})",
+            node=name,
+        )
+    return binding
+
+
+def _checkpointer_url(graph: CompiledGraph[Any]) -> str | None:
+    saver = graph.checkpointer
+    if saver is None:
+        return None
+    url = getattr(graph, "_checkpointer_url", None) or getattr(saver, "url", None)
+    if url is None and getattr(saver, "path", None) not in (None, ":memory:"):
+        url = f"sqlite:///{saver.path}"  # type: ignore[attr-defined]
+    if not isinstance(url, str) or url.startswith("memory://") or url.endswith(":memory:"):
+        raise BatchSetupError(
+            f"workers cannot open the checkpointer {saver!r}: it lives in this process; "
+            "compile with a database URL every worker can reach (postgresql://..., "
+            "mysql://..., or sqlite:///file.db on a shared disk)"
+        )
+    return url
+
+
+def build(recipe: Recipe) -> CompiledGraph[Any]:
+    """The graph of ``recipe``, rebuilt once per process (workers keep it between tasks).
+
+    Raises:
+        BatchSetupError: naming the node whose binding cannot be imported here.
+    """
+    with _built_lock:
+        graph = _built.get(recipe)
+        if graph is not None:
+            return graph
+        for node, binding in recipe.node_bindings:
+            try:
+                resolve(binding)
+            except BindingError as error:
+                raise BatchSetupError(
+                    f"node {node!r} cannot be rebuilt on this worker: {error} (is its module "
+                    "installed on the workers, or on their PYTHONPATH?)",
+                    node=node,
+                ) from error
+        if _builder is None:
+            raise BatchSetupError("no graph builder is installed; import graphnb first")
+        graph = _builder(recipe)
+        _built[recipe] = graph
+        return graph
+
+
+def run_item(
+    graph: CompiledGraph[Any],
+    item: Any,
+    thread_id: str | None,
+    context: Mapping[str, Any] | None,
+) -> Any:
+    """Run one input, resuming its thread when it has one (see the module docs)."""
+    if thread_id is None:
+        return graph.invoke(item, context=context)
+    position = graph.threads.load(thread_id)
+    if position is None:
+        return graph.invoke(item, context=context, thread_id=thread_id)
+    snapshot = graph.get_state(thread_id)
+    if not snapshot.next or snapshot.interrupts:
+        return snapshot.values  # finished, or waiting for a human: nothing to run
+    return graph.invoke(None, context=context, thread_id=thread_id)
+
+
+def run_remote(
+    recipe: Recipe,
+    item: Any,
+    thread_id: str | None,
+    context: Mapping[str, Any] | None,
+) -> tuple[bool, Any]:
+    """A worker's task: ``(True, result)`` or ``(False, error)``, both picklable."""
+    try:
+        return True, run_item(build(recipe), item, thread_id, context)
+    except Exception as error:
+        return False, _sendable(error, thread_id)
+
+
+def _sendable(error: Exception, thread_id: str | None) -> Exception:
+    # an error whose class takes keyword-only context does not unpickle as itself
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        kind = type(error)
+        return RemoteError(
+            f"{kind.__name__}: {error}",
+            type_name=f"{kind.__module__}.{kind.__qualname__}",
+            thread_id=thread_id,
+            remote_traceback="".join(traceback.format_exception(error)),
+        )
+    return error
+
+
+def check_thread_ids(
+    graph: CompiledGraph[Any], thread_ids: Sequence[str] | None, count: int
+) -> list[str | None]:
+    """One thread id (or ``None``) per input.
+
+    Raises:
+        ValueError: the ids do not match the inputs one to one, or repeat.
+        ThreadRequiredError: ids are given to a graph without a checkpointer.
+    """
+    if thread_ids is None:
+        return [None] * count
+    ids = list(thread_ids)
+    if len(ids) != count:
+        raise ValueError(f"thread_ids has {len(ids)} ids for {count} inputs; give one per input")
+    if len(set(ids)) != len(ids):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        raise ValueError(f"thread_ids repeats {repeated[:5]}; each input needs its own thread")
+    graph.threads  # noqa: B018 - raises when there is no checkpointer
+    return list(ids)

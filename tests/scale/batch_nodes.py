@@ -1,0 +1,31 @@
+"""Nodes of the batch tests, in a module workers can import (by its directory on PYTHONPATH)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from graphnb import END, START, StateGraph
+
+
+def double(state: dict[str, Any]) -> dict[str, Any]:
+    """Doubles ``x``; refuses a negative one, so a batch has inputs that fail."""
+    if state["x"] < 0:
+        raise ValueError(f"negative input {state['x']}")
+    return {"x": state["x"] * 2, "path": [*state.get("path", []), "double"]}
+
+
+def slow_add(state: dict[str, Any]) -> dict[str, Any]:
+    """Adds one, after a pause long enough to kill a worker in the middle of a batch."""
+    time.sleep(state.get("pause", 0.0))
+    if os.environ.get("GRAPHNB_TEST_CRASH"):
+        raise SystemExit("crashed")  # as a worker dying after the first step's checkpoint
+    return {"x": state["x"] + 1, "path": [*state.get("path", []), "add"], "pid": os.getpid()}
+
+
+def build(checkpointer: str | None = None) -> Any:
+    """The test graph: double, then add one (slowly when asked)."""
+    graph = StateGraph(dict).add_node("double", double).add_node("add", slow_add)
+    graph.add_edge(START, "double").add_edge("double", "add").add_edge("add", END)
+    return graph.compile(checkpointer=checkpointer)

@@ -1,0 +1,51 @@
+"""Fixtures of the batch tests: the node module importable here and on worker processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).parent
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture
+def nodes(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The ``batch_nodes`` module, importable by this process and by workers it spawns.
+
+    Workers are new processes: they find the module through ``PYTHONPATH``, which they
+    inherit, not through this process's ``sys.path``.
+    """
+    monkeypatch.syspath_prepend(str(HERE))
+    path = os.environ.get("PYTHONPATH", "")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(HERE), path) if p))
+    import batch_nodes
+
+    return batch_nodes
+
+
+@pytest.fixture(scope="module")
+def dask_client() -> Iterator[Any]:
+    """A Dask client on a LocalCluster of 2 worker processes (two threads each).
+
+    LocalCluster starts its workers with multiprocessing's spawn, which hands them this
+    process's ``sys.path`` (not ``PYTHONPATH``): the node module's directory is put there
+    for as long as the cluster lives, so restarted workers find it too.
+    """
+    distributed = pytest.importorskip("distributed")
+    sys.path.insert(0, str(HERE))
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
+    )
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+        sys.path.remove(str(HERE))
