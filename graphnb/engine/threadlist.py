@@ -1,8 +1,8 @@
 """Listing a saver's threads with their status, for a threads panel.
 
-A first, generic version over the :class:`~graphnb.engine.store.Saver` protocol: it reads
-each thread's last checkpoint through ``load``, so it works on every saver today but costs
-one read per thread. Savers may later answer the same question from an index.
+It asks the saver for one page of its threads' last checkpoints (``Saver.head_page``: on
+the SQL savers one query walking a ``(created_at, thread_id)`` index from its newest end),
+and reads each one's status from its ``meta``.
 """
 
 from __future__ import annotations
@@ -52,30 +52,19 @@ def list_threads_info(
             after it in the same order.
 
     Raises:
-        ValueError: ``limit`` is not a positive int, or ``after`` is not a listed thread.
+        ValueError: ``limit`` is not a positive int, or ``after`` names no thread.
     """
     if limit is not None and (type(limit) is not int or limit < 1):
         raise ValueError(f"threads(limit=...) must be a positive int or None, got {limit!r}")
-    needle = search.casefold() if search else None
     infos: list[ThreadInfo] = []
-    for thread_id in saver.threads():
-        if needle is not None and needle not in thread_id.casefold():
-            continue
-        loaded = saver.load(thread_id)
-        if loaded is None:  # deleted between the two reads
-            continue
-        last = loaded.target
+    for last in saver.head_page(search=search, limit=limit, after=after):
         if last.meta.get("interrupts"):
             status: ThreadStatus = "interrupted"
         elif last.meta.get("next"):
             status = "pending"
         else:
             status = "finished"
-        infos.append(ThreadInfo(thread_id, last.step, status, last.created_at, last.checkpoint_id))
-    infos.sort(key=lambda info: (-info.updated_at, info.thread_id))
-    if after is not None:
-        ids = [info.thread_id for info in infos]
-        if after not in ids:
-            raise ValueError(f"threads(after=...) names no listed thread: {after!r:.80}")
-        infos = infos[ids.index(after) + 1 :]
-    return infos if limit is None else infos[:limit]
+        infos.append(
+            ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
+        )
+    return infos

@@ -45,3 +45,31 @@ def test_threads_info_searches_and_pages(saver: BaseSaver) -> None:
         app.threads_info(limit=0)
     with pytest.raises(ValueError, match="after"):
         app.threads_info(after="nope")
+
+
+def test_heads_are_each_threads_last_checkpoint(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver, interrupt_before=["b"])
+    for thread_id in ("x", "y", "z"):
+        app.invoke({}, thread_id=thread_id)
+    app.invoke(None, thread_id="y")
+    heads = {row.thread_id: row for row in saver.heads()}
+    assert sorted(heads) == saver.threads()
+    for thread_id, head in heads.items():
+        last = saver.load(thread_id)
+        assert last is not None
+        expected = last.target
+        assert (head.seq, head.checkpoint_id, head.step, head.meta, head.created_at) == (
+            expected.seq,
+            expected.checkpoint_id,
+            expected.step,
+            expected.meta,
+            expected.created_at,
+        )
+
+
+def test_search_takes_like_wildcards_literally(saver: BaseSaver) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    for thread_id in ("100%_done", "100x-done", "a!b"):
+        app.invoke({}, thread_id=thread_id)
+    assert [info.thread_id for info in app.threads_info(search="0%_")] == ["100%_done"]
+    assert [info.thread_id for info in app.threads_info(search="A!B")] == ["a!b"]
