@@ -55,6 +55,42 @@ class BaseSaver(ABC):
     def threads(self) -> list[str]:
         """The ids of every thread holding at least one checkpoint, sorted."""
 
+    def heads(self) -> list[StoredCheckpoint]:
+        """The last checkpoint of every thread, in no particular order.
+
+        What a threads listing reads. The rows may carry no ``writes`` and no ``snapshot``
+        (the SQL savers leave them out); ``meta``, ``step`` and ``created_at`` are whole.
+        This default reads each thread in turn; savers answer it in one query.
+        """
+        found = (self.load(thread_id) for thread_id in self.threads())
+        return [loaded.target for loaded in found if loaded is not None]
+
+    def head_page(
+        self, *, search: str | None = None, limit: int | None = None, after: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """One page of :meth:`heads`, newest first (``created_at``, then ``thread_id``).
+
+        Args:
+            search: keep threads whose id contains this text, ignoring case.
+            limit: at most this many rows; ``None`` for all.
+            after: the ``thread_id`` of the last row of the previous page.
+
+        Raises:
+            ValueError: ``after`` names no thread.
+        """
+        heads = self.heads()
+        if after is not None:
+            stamps = [row.created_at for row in heads if row.thread_id == after]
+            if not stamps:
+                raise ValueError(f"threads(after=...) names no listed thread: {after!r:.80}")
+            cursor = (-stamps[0], after)
+            heads = [row for row in heads if (-row.created_at, row.thread_id) > cursor]
+        if search:
+            needle = search.lower()
+            heads = [row for row in heads if needle in row.thread_id.lower()]
+        heads.sort(key=lambda row: (-row.created_at, row.thread_id))
+        return heads if limit is None else heads[:limit]
+
     @abstractmethod
     def delete_thread(self, thread_id: str) -> int:
         """Delete every checkpoint of the thread; returns how many there were."""

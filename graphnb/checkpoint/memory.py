@@ -73,6 +73,11 @@ class MemorySaver(BaseSaver):
         with self._lock:
             return sorted(thread for thread, rows in self._threads.items() if rows)
 
+    def heads(self) -> list[StoredCheckpoint]:
+        """See :meth:`BaseSaver.heads`."""
+        with self._lock:
+            return [_copy(rows[max(rows)]) for rows in self._threads.values() if rows]
+
     def delete_thread(self, thread_id: str) -> int:
         """See :meth:`BaseSaver.delete_thread`."""
         with self._lock:

@@ -261,6 +261,10 @@ class SqlSaver(BaseSaver):
             f"PRIMARY KEY (thread_id, seq), "
             f"CONSTRAINT {self.table_prefix}checkpoint_id_key UNIQUE (thread_id, checkpoint_id))"
             f"{self.table_options}",
+            # Newest threads first: a listing walks this index from its end and stops after
+            # one page, instead of reading every thread's last row.
+            f"CREATE INDEX IF NOT EXISTS {self.table_prefix}recent_idx "
+            f"ON {self.table} (created_at, thread_id)",
         ]
 
     # -- plans -------------------------------------------------------------------------
@@ -284,6 +288,14 @@ class SqlSaver(BaseSaver):
             "head": f"SELECT MAX(seq) FROM {table} WHERE thread_id = {p}",
             "history": f"SELECT {cols} FROM {table} WHERE thread_id = {p} ORDER BY seq",
             "threads": f"SELECT DISTINCT thread_id FROM {table}",
+            # The last row of every thread, found through the (thread_id, seq) primary key;
+            # writes and snapshot are left out: a listing needs none of them.
+            "heads": (
+                f"SELECT c.thread_id, c.seq, c.checkpoint_id, c.parent_id, c.parent_seq, "
+                f"c.base_seq, c.step, c.source, c.created_at, c.meta, '[]', NULL "
+                f"FROM {table} c JOIN (SELECT thread_id, MAX(seq) AS seq FROM {table} "
+                f"GROUP BY thread_id) h ON c.thread_id = h.thread_id AND c.seq = h.seq"
+            ),
             "delete": f"DELETE FROM {table} WHERE thread_id = {p}",
         }
 
@@ -356,6 +368,40 @@ class SqlSaver(BaseSaver):
         # en_US), and every saver must list ids in the same order.
         return sorted(self._text(row[0]) for row in found)
 
+    def _head_page(
+        self, search: str | None, limit: int | None, after: str | None
+    ) -> Plan[list[StoredCheckpoint]]:
+        p, table = self.param, self.table
+        later = f"SELECT 1 FROM {table} n WHERE n.thread_id = c.thread_id AND n.seq > c.seq"
+        where = [f"NOT EXISTS ({later})"]
+        params: list[Any] = []
+        if search:
+            escaped = search.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
+            where.append(f"LOWER(c.thread_id) LIKE {p} ESCAPE '!'")
+            params.append(f"%{escaped}%")
+        if after is not None:
+            found = yield Statement(
+                f"SELECT created_at FROM {table} WHERE thread_id = {p} ORDER BY seq DESC LIMIT 1",
+                (after,),
+                "all",
+            )
+            if not found:
+                raise ValueError(f"threads(after=...) names no listed thread: {after!r:.80}")
+            stamp = _float(found[0][0], "created_at")
+            where.append(f"(c.created_at < {p} OR (c.created_at = {p} AND c.thread_id > {p}))")
+            params += [stamp, stamp, after]
+        query = (
+            f"SELECT c.thread_id, c.seq, c.checkpoint_id, c.parent_id, c.parent_seq, "
+            f"c.base_seq, c.step, c.source, c.created_at, c.meta, '[]', NULL FROM {table} c "
+            f"WHERE {' AND '.join(where)} ORDER BY c.created_at DESC, c.thread_id"
+        )
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        return self._rows((yield Statement(query, tuple(params), "all")))
+
+    def _heads(self) -> Plan[list[StoredCheckpoint]]:
+        return self._rows((yield Statement(self._queries["heads"], (), "all")))
+
     def _delete(self, thread_id: str) -> Plan[int]:
         if not storable_text(thread_id, MAX_THREAD_ID):
             return 0
@@ -378,6 +424,18 @@ class SqlSaver(BaseSaver):
     def threads(self) -> list[str]:
         """See :meth:`BaseSaver.threads`."""
         return self._run(self._threads())
+
+    def heads(self) -> list[StoredCheckpoint]:
+        """See :meth:`BaseSaver.heads`: one query over the primary key."""
+        return self._run(self._heads())
+
+    def head_page(
+        self, *, search: str | None = None, limit: int | None = None, after: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """See :meth:`BaseSaver.head_page`: one page read from the ``created_at`` index."""
+        if after is not None and not storable_text(after, MAX_THREAD_ID):
+            raise ValueError(f"threads(after=...) names no listed thread: {after!r:.80}")
+        return self._run(self._head_page(search, limit, after))
 
     def delete_thread(self, thread_id: str) -> int:
         """See :meth:`BaseSaver.delete_thread`."""

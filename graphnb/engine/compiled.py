@@ -23,6 +23,7 @@ from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, Strea
 from .node import Node, Router
 from .run import Run, step_async, step_sync
 from .store import Saver, ThreadStore, open_store
+from .threadlist import ThreadInfo, list_threads_info
 from .tracing import trace_aevents, trace_events
 
 if TYPE_CHECKING:
@@ -245,6 +246,15 @@ class CompiledGraph(Generic[S]):
     def list_threads(self) -> list[str]:
         """The ids of the checkpointer's threads, sorted."""
         return self.threads.saver.threads()
+
+    def threads_info(
+        self, *, search: str | None = None, limit: int | None = None, after: str | None = None
+    ) -> list[ThreadInfo]:
+        """The checkpointer's threads newest first, with last step, status and time.
+
+        See :func:`graphnb.engine.threadlist.list_threads_info` for the arguments.
+        """
+        return list_threads_info(self.threads.saver, search=search, limit=limit, after=after)
 
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread's checkpoints; returns how many there were."""

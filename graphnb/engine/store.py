@@ -53,6 +53,14 @@ class Saver(Protocol):
     def threads(self) -> list[str]:
         """The ids of every thread holding a checkpoint, sorted."""
 
+    def heads(self) -> list[StoredCheckpoint]:
+        """The last checkpoint of every thread (writes and snapshot may be left out)."""
+
+    def head_page(
+        self, *, search: str | None = None, limit: int | None = None, after: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """Threads' last checkpoints newest first, filtered by id and paged after a thread."""
+
     def delete_thread(self, thread_id: str) -> int:
         """Delete every checkpoint of the thread; returns how many there were."""
 

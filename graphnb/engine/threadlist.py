@@ -1,0 +1,70 @@
+"""Listing a saver's threads with their status, for a threads panel.
+
+It asks the saver for one page of its threads' last checkpoints (``Saver.head_page``: on
+the SQL savers one query walking a ``(created_at, thread_id)`` index from its newest end),
+and reads each one's status from its ``meta``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .store import Saver
+
+__all__ = ["ThreadInfo", "ThreadStatus", "list_threads_info"]
+
+ThreadStatus = Literal["finished", "interrupted", "pending"]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadInfo:
+    """One thread as a threads panel shows it.
+
+    Attributes:
+        thread_id: the thread.
+        step: the super-step its last checkpoint closes.
+        status: ``"interrupted"`` when the last checkpoint holds pending interrupts,
+            ``"pending"`` when it names nodes still to run (paused, or a run that stopped
+            on an error), ``"finished"`` otherwise.
+        updated_at: Unix time of its last checkpoint.
+        checkpoint_id: the id of its last checkpoint.
+    """
+
+    thread_id: str
+    step: int
+    status: ThreadStatus
+    updated_at: float
+    checkpoint_id: str
+
+
+def list_threads_info(
+    saver: Saver, *, search: str | None = None, limit: int | None = None, after: str | None = None
+) -> list[ThreadInfo]:
+    """The saver's threads, newest first, optionally filtered and paged.
+
+    Args:
+        saver: any saver.
+        search: keep threads whose id contains this text (case-insensitive).
+        limit: at most this many records; ``None`` for all.
+        after: the ``thread_id`` of the last record of the previous page; the page starts
+            after it in the same order.
+
+    Raises:
+        ValueError: ``limit`` is not a positive int, or ``after`` names no thread.
+    """
+    if limit is not None and (type(limit) is not int or limit < 1):
+        raise ValueError(f"threads(limit=...) must be a positive int or None, got {limit!r}")
+    infos: list[ThreadInfo] = []
+    for last in saver.head_page(search=search, limit=limit, after=after):
+        if last.meta.get("interrupts"):
+            status: ThreadStatus = "interrupted"
+        elif last.meta.get("next"):
+            status = "pending"
+        else:
+            status = "finished"
+        infos.append(
+            ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
+        )
+    return infos

@@ -1,0 +1,75 @@
+"""Listing threads with status, search and keyset paging, on every saver."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from graphnb.checkpoint import BaseSaver
+
+from .test_threads import chain
+
+
+def test_threads_info_lists_newest_first_with_status(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver, interrupt_before=["b"])
+    app.invoke({}, thread_id="alpha")
+    app.invoke(None, thread_id="alpha")  # finished
+    time.sleep(0.01)
+    app.invoke({}, thread_id="beta")  # stopped before b
+    infos = app.threads_info()
+    assert [info.thread_id for info in infos] == ["beta", "alpha"]
+    beta, alpha = infos
+    assert beta.status == "interrupted"
+    assert alpha.status == "finished"
+    assert alpha.step == app.get_state("alpha").step
+    assert beta.updated_at >= alpha.updated_at
+    assert app.list_threads() == ["alpha", "beta"]  # the old listing still works
+
+
+def test_threads_info_searches_and_pages(saver: BaseSaver) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    for index in range(5):
+        app.invoke({}, thread_id=f"run-{index}")
+    app.invoke({}, thread_id="other")
+    found = app.threads_info(search="RUN-")
+    assert {info.thread_id for info in found} == {f"run-{index}" for index in range(5)}
+    pages: list[str] = []
+    after: str | None = None
+    while page := app.threads_info(search="run", limit=2, after=after):
+        assert len(page) <= 2
+        pages += [info.thread_id for info in page]
+        after = page[-1].thread_id
+    assert pages == [info.thread_id for info in found]
+    with pytest.raises(ValueError, match="limit"):
+        app.threads_info(limit=0)
+    with pytest.raises(ValueError, match="after"):
+        app.threads_info(after="nope")
+
+
+def test_heads_are_each_threads_last_checkpoint(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver, interrupt_before=["b"])
+    for thread_id in ("x", "y", "z"):
+        app.invoke({}, thread_id=thread_id)
+    app.invoke(None, thread_id="y")
+    heads = {row.thread_id: row for row in saver.heads()}
+    assert sorted(heads) == saver.threads()
+    for thread_id, head in heads.items():
+        last = saver.load(thread_id)
+        assert last is not None
+        expected = last.target
+        assert (head.seq, head.checkpoint_id, head.step, head.meta, head.created_at) == (
+            expected.seq,
+            expected.checkpoint_id,
+            expected.step,
+            expected.meta,
+            expected.created_at,
+        )
+
+
+def test_search_takes_like_wildcards_literally(saver: BaseSaver) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    for thread_id in ("100%_done", "100x-done", "a!b"):
+        app.invoke({}, thread_id=thread_id)
+    assert [info.thread_id for info in app.threads_info(search="0%_")] == ["100%_done"]
+    assert [info.thread_id for info in app.threads_info(search="A!B")] == ["a!b"]
