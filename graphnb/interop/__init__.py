@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .errors import LangGraphMissingError, Unmapped, UnmappedFeatureError
 from .langgraph_in import Imported, from_langgraph, import_langgraph, is_langgraph
+from .langgraph_out import to_langgraph_module
 
 __all__ = [
     "Imported",
@@ -19,4 +20,5 @@ __all__ = [
     "from_langgraph",
     "import_langgraph",
     "is_langgraph",
+    "to_langgraph_module",
 ]

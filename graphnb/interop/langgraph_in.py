@@ -8,13 +8,13 @@ listed by name with the reason (:class:`~graphnb.interop.Unmapped`), never dropp
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..graph import StateGraph
 from ..spec import END
+from .code import references
 from .errors import LangGraphMissingError, Unmapped, UnmappedFeatureError
 from .state import graphnb_state
 
@@ -234,24 +234,10 @@ def _is_subgraph(runnable: Any) -> bool:
 
 def _check_code(fn: Any, where: str, unmapped: list[Unmapped]) -> None:
     """Report LangGraph runtime functions that ``fn``'s code refers to."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    scope = getattr(inspect.unwrap(fn), "__globals__", {})
-    if code is None:
-        return
-    for name in _names(code):
-        value = scope.get(name)
-        key = (getattr(value, "__module__", None), getattr(value, "__name__", None))
-        reason = _RUNTIME_ONLY.get(key)  # type: ignore[arg-type]
+    for key in references(fn):
+        reason = _RUNTIME_ONLY.get(key)
         if reason is not None:
-            unmapped.append(Unmapped(key[1] or name, where, reason))
-
-
-def _names(code: Any) -> list[str]:
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if inspect.iscode(const):
-            names.extend(_names(const))
-    return sorted(set(names), key=names.index)
+            unmapped.append(Unmapped(key[1], where, reason))
 
 
 def _add_branches(
