@@ -134,11 +134,14 @@ def _check_state(parts: GraphParts, state_type: Any, problems: list[ExportProble
             )
         )
         return
-    if parts.reducers:
+    extra = sorted(
+        key for key, reducer in parts.reducers.items() if not _declared(state_type, key, reducer)
+    )
+    if extra:
         problems.append(
             ExportProblem(
                 "state",
-                f"the reducers of {sorted(parts.reducers)} are given to StateGraph(...), "
+                f"the reducers of {extra} are given to StateGraph(...), "
                 "which LangGraph does not take; declare them as Annotated[..., reducer]",
             )
         )
@@ -165,6 +168,14 @@ def _check_state(parts: GraphParts, state_type: Any, problems: list[ExportProble
                         "reducer from Annotated[..., fn] with a two-argument function",
                     )
                 )
+
+
+def _declared(state_type: Any, key: str, reducer: Any) -> bool:
+    """Whether ``reducer`` is the function the state type's own annotation names."""
+    hint = _hints(state_type).get(key)
+    metadata = getattr(hint, "__metadata__", ()) if get_origin(hint) else ()
+    merge = getattr(reducer, "_merge", reducer)
+    return any(item is merge for item in metadata)
 
 
 def _hints(state_type: Any) -> dict[str, Any]:
