@@ -23,6 +23,8 @@ def _export(args: argparse.Namespace) -> int:
     from ..export import to_module
 
     output = Path(args.output) if args.output else None
+    if args.to == "langgraph":
+        return _export_langgraph(args, output)
     if output is not None and output.suffix not in (".py", ".ipynb"):
         raise CommandError(
             f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
@@ -44,6 +46,26 @@ def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _export_langgraph(args: argparse.Namespace, output: Path | None) -> int:
+    from ..interop import to_langgraph_module
+
+    if output is not None and output.suffix != ".py":
+        raise CommandError(
+            f"cannot export to {str(output)!r}: a LangGraph export is a .py file", EXIT_USAGE
+        )
+    _, graph = load_target(args.target)
+    text = to_langgraph_module(graph)
+    if output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
+    print(f"wrote {shown(output)}", file=sys.stderr)
+    return EXIT_OK
+
+
 def register(subparsers: Any) -> None:
     """Add ``export`` to the command line."""
     command = subparsers.add_parser(
@@ -55,4 +77,11 @@ def register(subparsers: Any) -> None:
     )
     command.add_argument("target", metavar="FILE[:GRAPH]", help="a .ipynb notebook or .py file")
     command.add_argument("-o", "--output", metavar="PATH", help="the .py or .ipynb to write")
+    command.add_argument(
+        "--to",
+        choices=("graphnb", "langgraph"),
+        default="graphnb",
+        help="the API the module builds the graph with: graphnb's (default) or LangGraph's "
+        "(needs graphnb[langgraph])",
+    )
     command.set_defaults(handler=export)

@@ -1,0 +1,327 @@
+"""Read a LangGraph ``StateGraph`` (or its compiled graph) into a graphnb ``StateGraph``.
+
+Everything graphnb can run the same way is mapped: nodes with their callables, plain
+edges, joins, conditional edges with their path maps, START/END, the state schema and
+its reducers, static interrupts and the in-memory checkpointer. Everything else is
+listed by name with the reason (:class:`~graphnb.interop.Unmapped`), never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..graph import StateGraph
+from ..spec import END
+from .code import references
+from .errors import LangGraphMissingError, Unmapped, UnmappedFeatureError
+from .state import graphnb_state
+
+__all__ = ["Imported", "from_langgraph", "import_langgraph", "is_langgraph"]
+
+# LangGraph functions that only work inside LangGraph's runtime: a node or router whose
+# code calls them would fail on graphnb, so they are reported, not silently carried over.
+_RUNTIME_ONLY = {
+    ("langgraph.types", "interrupt"): "calls LangGraph's interrupt(); use graphnb.interrupt",
+    ("langgraph.types", "Send"): "returns Send packets (map-reduce); graphnb has no Send yet",
+    ("langgraph.types", "Command"): "returns a Command (update + goto); graphnb nodes return "
+    "updates and routers pick the next node",
+    ("langgraph.config", "get_config"): "reads LangGraph's run config",
+    ("langgraph.config", "get_stream_writer"): "writes to LangGraph's custom stream",
+    ("langgraph.config", "get_store"): "reads LangGraph's store",
+    ("langgraph.runtime", "get_runtime"): "reads LangGraph's runtime",
+}
+
+_NODE_OPTIONS = {
+    "retry_policy": ("RetryPolicy", "graphnb retries inside the node (graphnb.agent.retry)"),
+    "cache_policy": ("CachePolicy", "graphnb has no node cache"),
+    "defer": ("defer", "graphnb has no deferred nodes"),
+    "timeout": ("timeout", "graphnb has no per-node timeout"),
+    "is_error_handler": ("error handler", "graphnb has no error-handler nodes"),
+    "error_handler_node": ("error_handler", "graphnb has no error-handler nodes"),
+    "trace_policy": ("trace_policy", "graphnb has no trace policy"),
+    "metadata": ("node metadata", "LangGraph's node metadata is not JSON graphnb can keep"),
+}
+
+
+@dataclass(slots=True)
+class Imported:
+    """A LangGraph graph read into graphnb, with what could not be mapped.
+
+    Attributes:
+        graph: the graphnb builder.
+        unmapped: every LangGraph feature left out, with the reason.
+        compile_options: what the LangGraph graph was compiled with, as graphnb's
+            ``compile()`` arguments (``checkpointer``, ``interrupt_before`` ...).
+    """
+
+    graph: StateGraph[Any]
+    unmapped: list[Unmapped] = field(default_factory=list)
+    compile_options: dict[str, Any] = field(default_factory=dict)
+
+    def compile(self, **options: Any) -> Any:
+        """Compile the graph with the imported options (``options`` win)."""
+        return self.graph.compile(**{**self.compile_options, **options})
+
+
+def is_langgraph(obj: Any) -> bool:
+    """Whether ``obj`` is a LangGraph ``StateGraph`` or compiled state graph."""
+    module = type(obj).__module__
+    return (
+        module.startswith("langgraph.")
+        and hasattr(obj, "nodes")
+        and (hasattr(obj, "branches") or hasattr(obj, "builder"))
+    )
+
+
+def from_langgraph(graph: Any) -> StateGraph[Any]:
+    """Turn a LangGraph ``StateGraph`` (or compiled graph) into a graphnb ``StateGraph``.
+
+    Raises:
+        UnmappedFeatureError: listing every LangGraph feature graphnb cannot map; use
+            :func:`import_langgraph` to get the rest of the graph and the list instead.
+        TypeError: ``graph`` is not a LangGraph state graph.
+    """
+    imported = import_langgraph(graph)
+    if imported.unmapped:
+        raise UnmappedFeatureError(imported.unmapped, graph=imported.graph.spec.name)
+    return imported.graph
+
+
+def import_langgraph(graph: Any) -> Imported:
+    """Read a LangGraph graph without raising on unmapped features (they are listed).
+
+    Raises:
+        TypeError: ``graph`` is not a LangGraph state graph.
+    """
+    try:
+        from langgraph.graph.state import CompiledStateGraph
+        from langgraph.graph.state import StateGraph as LGStateGraph
+    except ImportError:  # pragma: no cover - the extra is installed in the test suite
+        raise LangGraphMissingError() from None
+    compiled = graph if isinstance(graph, CompiledStateGraph) else None
+    builder = graph.builder if compiled is not None else graph
+    if not isinstance(builder, LGStateGraph):
+        raise TypeError(
+            f"from_langgraph expects a LangGraph StateGraph or compiled graph, got "
+            f"{type(graph).__name__}"
+        )
+    unmapped: list[Unmapped] = []
+    name = compiled.name if compiled is not None and compiled.name != "LangGraph" else "graph"
+    state = graphnb_state(builder.state_schema, unmapped)
+    _check_schemas(builder, unmapped)
+    _check_channels(builder, unmapped)
+    result: StateGraph[Any] = StateGraph(state, name=name)
+    for node_name, node in builder.nodes.items():
+        fn = _node_callable(node_name, node, builder, unmapped)
+        result.add_node(node_name, fn if fn is not None else _unmapped_node(node_name))
+    for source, target in sorted(builder.edges):
+        result.add_edge(source, target)
+    for sources, target in sorted(builder.waiting_edges):
+        result.add_edge(list(sources), target)
+    for source, branches in sorted(builder.branches.items()):
+        _add_branches(result, source, branches, builder, unmapped)
+    # LangGraph ends a branch at a node without outgoing edges; graphnb says so with END.
+    leaving = {edge.source for edge in result.spec.edges}
+    for node_name, node in builder.nodes.items():
+        if node_name not in leaving and not node.ends:
+            result.add_edge(node_name, END)
+    options = _compile_options(compiled, unmapped) if compiled is not None else {}
+    return Imported(result, unmapped, options)
+
+
+def _check_schemas(builder: Any, unmapped: list[Unmapped]) -> None:
+    state = builder.state_schema
+    for role in ("input_schema", "output_schema"):
+        schema = getattr(builder, role, state)
+        if schema is not state:
+            unmapped.append(
+                Unmapped(
+                    role.replace("_", " "),
+                    getattr(schema, "__name__", repr(schema)),
+                    "graphnb graphs take and return their one state type",
+                )
+            )
+    if getattr(builder, "context_schema", None) is not None:
+        unmapped.append(
+            Unmapped(
+                "context_schema",
+                builder.context_schema.__name__,
+                "graphnb passes run context as a plain mapping (invoke(context=...))",
+            )
+        )
+
+
+def _check_channels(builder: Any, unmapped: list[Unmapped]) -> None:
+    from langgraph.channels.binop import BinaryOperatorAggregate
+    from langgraph.channels.last_value import LastValue
+
+    for key, channel in builder.channels.items():
+        if not isinstance(channel, LastValue | BinaryOperatorAggregate):
+            unmapped.append(
+                Unmapped(
+                    type(channel).__name__,
+                    f"field {key!r}",
+                    "graphnb fields keep a value merged by a reducer; this LangGraph "
+                    "channel behaves otherwise",
+                )
+            )
+    for key in getattr(builder, "managed", {}):
+        unmapped.append(
+            Unmapped("managed value", f"field {key!r}", "graphnb has no managed values")
+        )
+
+
+def _node_callable(
+    name: str, node: Any, builder: Any, unmapped: list[Unmapped]
+) -> Callable[..., Any] | None:
+    for option, (feature, reason) in _NODE_OPTIONS.items():
+        if getattr(node, option, None):
+            unmapped.append(Unmapped(feature, f"node {name!r}", reason))
+    if node.ends:
+        unmapped.append(
+            Unmapped("Command", f"node {name!r}", _RUNTIME_ONLY[("langgraph.types", "Command")])
+        )
+    if node.input_schema is not None and node.input_schema is not builder.state_schema:
+        unmapped.append(
+            Unmapped(
+                "node input schema",
+                f"node {name!r}",
+                f"it reads {getattr(node.input_schema, '__name__', node.input_schema)}; "
+                "graphnb nodes read the graph's state",
+            )
+        )
+    runnable = node.runnable
+    if _is_subgraph(runnable):
+        unmapped.append(
+            Unmapped(
+                "subgraph",
+                f"node {name!r}",
+                "a compiled graph as a node is not mapped yet (graphnb composition is being added)",
+            )
+        )
+        return None
+    fn = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
+    if fn is None or not callable(fn):
+        unmapped.append(
+            Unmapped(
+                type(runnable).__name__,
+                f"node {name!r}",
+                "only plain functions map to graphnb nodes, not LangChain runnables",
+            )
+        )
+        return None
+    accepts = sorted(getattr(runnable, "func_accepts", {}) or {})
+    if accepts:
+        unmapped.append(
+            Unmapped(
+                "injected " + ", ".join(accepts),
+                f"node {name!r}",
+                "graphnb calls nodes with the state (and a RunContext), not LangGraph's "
+                "config, runtime, writer or store",
+            )
+        )
+    _check_code(fn, f"node {name!r}", unmapped)
+    return fn  # type: ignore[no-any-return]
+
+
+def _is_subgraph(runnable: Any) -> bool:
+    from langgraph.pregel import Pregel
+
+    return isinstance(runnable, Pregel)
+
+
+def _check_code(fn: Any, where: str, unmapped: list[Unmapped]) -> None:
+    """Report LangGraph runtime functions that ``fn``'s code refers to."""
+    for key in references(fn):
+        reason = _RUNTIME_ONLY.get(key)
+        if reason is not None:
+            unmapped.append(Unmapped(key[1], where, reason))
+
+
+def _add_branches(
+    graph: StateGraph[Any],
+    source: str,
+    branches: Mapping[str, Any],
+    builder: Any,
+    unmapped: list[Unmapped],
+) -> None:
+    if len(branches) > 1:
+        unmapped.append(
+            Unmapped(
+                "several conditional edges",
+                f"from {source!r}",
+                f"graphnb has one router per node; {sorted(branches)} were kept as "
+                "the first one only",
+            )
+        )
+    branch_name, branch = sorted(branches.items())[0]
+    path = branch.path
+    fn = getattr(path, "func", None) or getattr(path, "afunc", None)
+    where = f"router {branch_name!r} from {source!r}"
+    if fn is None:
+        unmapped.append(
+            Unmapped(type(path).__name__, where, "only plain functions map to graphnb routers")
+        )
+        return
+    _check_code(fn, where, unmapped)
+    ends = branch.ends
+    routes: Any
+    if ends is None:
+        # LangGraph lets a router without a path map go anywhere; graphnb declares it.
+        from ..engine.node import routes_from_annotation
+
+        routes = routes_from_annotation(fn) or [*builder.nodes, END]
+    else:
+        routes = dict(ends)
+    graph.add_conditional_edges(source, fn, routes)
+
+
+def _unmapped_node(name: str) -> Callable[..., Any]:
+    def unmapped(state: Any) -> Any:
+        raise NotImplementedError(f"the LangGraph node {name!r} was not mapped to graphnb")
+
+    unmapped.__name__ = unmapped.__qualname__ = f"unmapped_{name}"
+    return unmapped
+
+
+def _compile_options(compiled: Any, unmapped: list[Unmapped]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    before = list(compiled.interrupt_before_nodes or ())
+    after = list(compiled.interrupt_after_nodes or ())
+    if before:
+        options["interrupt_before"] = "*" if before == ["*"] else before
+    if after:
+        options["interrupt_after"] = "*" if after == ["*"] else after
+    saver = compiled.checkpointer
+    if saver not in (None, False):
+        mapped = _saver(saver)
+        if mapped is None:
+            unmapped.append(
+                Unmapped(
+                    type(saver).__name__,
+                    "checkpointer",
+                    "graphnb savers keep their own tables; pass a graphnb saver to "
+                    "compile(checkpointer=...) and copy the threads with `graphnb threads "
+                    "import`",
+                )
+            )
+        else:
+            options["checkpointer"] = mapped
+    if compiled.store is not None:
+        unmapped.append(Unmapped("store", type(compiled.store).__name__, "graphnb has no store"))
+    if getattr(compiled, "cache", None) is not None:
+        unmapped.append(Unmapped("cache", type(compiled.cache).__name__, "graphnb has no cache"))
+    return options
+
+
+def _saver(saver: Any) -> Any:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    if isinstance(saver, InMemorySaver):
+        from ..checkpoint import MemorySaver
+
+        # A fresh one: LangGraph's threads are in LangGraph's format, not graphnb's.
+        return MemorySaver()
+    return None

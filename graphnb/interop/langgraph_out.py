@@ -1,0 +1,310 @@
+"""Write a module that builds a graphnb graph with LangGraph's API, from the same callables.
+
+The module imports (or holds the source of) the state type, the nodes and the routers,
+as :func:`graphnb.export.to_module` does, and replays the graph's construction on
+``langgraph.graph.StateGraph``. What LangGraph cannot express the same way is refused,
+every problem at once (:class:`~graphnb.export.ExportError`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, get_origin, get_type_hints, is_typeddict
+
+from ..export.codegen import call_text, docstring_text, import_block, string_literal
+from ..export.errors import ExportError, ExportProblem
+from ..export.formatting import format_source
+from ..export.parts import GraphParts, graph_parts
+from ..export.resolver import Resolver
+from ..reducers import replace
+from ..spec import END, START, EdgeSpec, GraphSpec
+from ..state import GraphState
+from .code import references
+from .errors import LangGraphMissingError
+from .state import original_state
+
+__all__ = ["to_langgraph_module"]
+
+# graphnb functions a node may call that have no meaning inside a LangGraph run.
+_GRAPHNB_ONLY = {
+    ("graphnb.human", "interrupt"): "calls graphnb's interrupt(); LangGraph's is "
+    "langgraph.types.interrupt",
+}
+
+
+def to_langgraph_module(
+    obj: Any, *, namespace: Mapping[str, Any] | None = None, ruff: bool | None = None
+) -> str:
+    """The source of a module building ``obj`` with LangGraph's ``StateGraph``.
+
+    Args:
+        obj: a graphnb StateGraph, CompiledGraph, GraphSpec or builder (as for
+            :func:`graphnb.export.to_module`).
+        namespace: where the graph's notebook names live, when ``obj`` does not say.
+        ruff: format the module with ruff; ``None`` formats it when ruff is installed.
+
+    Returns:
+        The module's text; the same graph always gives the same text. It defines
+        ``build_graph()`` (the LangGraph builder) and ``graph`` (compiled).
+
+    Raises:
+        ExportError: listing every callable, name or feature LangGraph cannot take.
+    """
+    try:
+        import langgraph.graph as lg
+    except ImportError:  # pragma: no cover - the extra is installed in the test suite
+        raise LangGraphMissingError() from None
+    parts = graph_parts(obj, namespace)
+    if namespace is None and isinstance(getattr(obj, "namespace", None), Mapping):
+        namespace = obj.namespace
+    spec = parts.spec
+    resolver = Resolver(namespace)
+    # LangGraph's own names first, so that a callable reading START or END (equal
+    # strings in both libraries) imports them from LangGraph too. Every graph graphnb
+    # compiles starts at START and reaches END, so both are used.
+    state_graph = resolver.scaffold("StateGraph", "langgraph.graph", "StateGraph", lg.StateGraph)
+    markers = {
+        marker: resolver.scaffold(name, "langgraph.graph", name, getattr(lg, name))
+        for marker, name in ((START, "START"), (END, "END"))
+    }
+    state_type = original_state(parts.state_type)
+    _check_state(parts, state_type, resolver.problems)
+    state = resolver.reference(state_type, "state") if state_type is not dict else None
+    nodes = {}
+    for node in spec.nodes:
+        fn = parts.callables.get(node.id)
+        who = f"node {node.id!r}"
+        if fn is None:
+            resolver.problems.append(ExportProblem(who, "it has no callable"))
+            continue
+        _check_callable(fn, who, resolver.problems)
+        nodes[node.id] = resolver.reference(fn, who)
+    routers = {}
+    for source, router in parts.routers.items():
+        who = f"router of {source!r}"
+        if router is None:
+            resolver.problems.append(ExportProblem(who, "it has no callable"))
+            continue
+        _check_callable(router, who, resolver.problems)
+        routers[source] = resolver.reference(router, who)
+    saver = _saver(obj, resolver)
+    if resolver.problems:
+        raise ExportError(resolver.problems, graph=spec.name)
+    build_name = resolver.fresh("build_graph")
+    graph_name = resolver.fresh("graph")
+    builder = _builder(spec, state or "dict", nodes, routers, state_graph, markers, build_name)
+    compile_args = []
+    if saver is not None:
+        compile_args.append(f"checkpointer={saver}()")
+    for key in ("interrupt_before", "interrupt_after"):
+        if key in parts.compile_options:
+            listed = ", ".join(map(string_literal, parts.compile_options[key]))
+            compile_args.append(f"{key}=[{listed}]")
+    if spec.name != "graph":
+        compile_args.append(f"name={string_literal(spec.name)}")
+    main = call_text(f"{graph_name} = {build_name}().compile", compile_args)
+    limit = parts.compile_options.get("recursion_limit")
+    if limit is not None:
+        main = main.rstrip("\n") + f".with_config(recursion_limit={int(limit)})\n"
+    docstring = (
+        f'"""The graph {docstring_text(repr(spec.name))}, exported by graphnb for LangGraph.\n\n'
+        f"``{build_name}()`` returns the LangGraph ``StateGraph``; ``{graph_name}`` is it "
+        "compiled.\n"
+        '"""\n'
+    )
+    blocks = [docstring]
+    if resolver.future_annotations:
+        blocks.append("from __future__ import annotations\n")
+    blocks.append(import_block(resolver.imports))
+    body = [definition.text.rstrip() + "\n" for definition in resolver.definitions]
+    body.extend([builder, main])
+    text = "\n".join(blocks) + "\n\n" + "\n\n".join(body)
+    return format_source(text) if ruff is not False else text
+
+
+def _check_state(parts: GraphParts, state_type: Any, problems: list[ExportProblem]) -> None:
+    if state_type is dict:
+        problems.append(
+            ExportProblem(
+                "state",
+                "a dict state has no fields for LangGraph's channels; use a TypedDict or "
+                "a GraphState",
+            )
+        )
+        return
+    extra = sorted(
+        key for key, reducer in parts.reducers.items() if not _declared(state_type, key, reducer)
+    )
+    if extra:
+        problems.append(
+            ExportProblem(
+                "state",
+                f"the reducers of {extra} are given to StateGraph(...), "
+                "which LangGraph does not take; declare them as Annotated[..., reducer]",
+            )
+        )
+    if parts.streaming:
+        problems.append(
+            ExportProblem(
+                f"field {parts.streaming!r}",
+                "LangGraph has no streaming field; stream with stream_mode='custom'",
+            )
+        )
+    hints = _hints(state_type)
+    for name, hint in hints.items():
+        metadata = getattr(hint, "__metadata__", ()) if get_origin(hint) else ()
+        native = [m for m in metadata if callable(m) and not isinstance(m, type) and _two_args(m)]
+        graphnb_only = [m for m in metadata if type(m).__module__.startswith("graphnb.")]
+        if graphnb_only and not native:
+            options = graphnb_only[0]
+            reducer = getattr(options, "reducer", replace)
+            if reducer is not replace or getattr(options, "streaming", False):
+                problems.append(
+                    ExportProblem(
+                        f"field {name!r}",
+                        f"its {type(options).__name__} is graphnb's; LangGraph reads a "
+                        "reducer from Annotated[..., fn] with a two-argument function",
+                    )
+                )
+
+
+def _declared(state_type: Any, key: str, reducer: Any) -> bool:
+    """Whether ``reducer`` is the function the state type's own annotation names."""
+    hint = _hints(state_type).get(key)
+    metadata = getattr(hint, "__metadata__", ()) if get_origin(hint) else ()
+    merge = getattr(reducer, "_merge", reducer)
+    return any(item is merge for item in metadata)
+
+
+def _hints(state_type: Any) -> dict[str, Any]:
+    if isinstance(state_type, type) and issubclass(state_type, GraphState):
+        return {
+            name: typing.Annotated[(info.annotation, *info.metadata)]
+            if info.metadata
+            else info.annotation
+            for name, info in state_type.model_fields.items()
+        }
+    if is_typeddict(state_type) or isinstance(state_type, type):
+        try:
+            return get_type_hints(state_type, include_extras=True)
+        except Exception:
+            return {}
+    return {}
+
+
+def _two_args(fn: Callable[..., Any]) -> bool:
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2
+
+
+def _check_callable(fn: Any, who: str, problems: list[ExportProblem]) -> None:
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    required = [
+        p
+        for p in parameters[1:]
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if required:
+        problems.append(
+            ExportProblem(
+                who,
+                f"it takes graphnb's run context ({required[0].name!r}); LangGraph calls "
+                "it with the state alone",
+            )
+        )
+    for key in references(fn):
+        reason = _GRAPHNB_ONLY.get(key)
+        if reason is not None:
+            problems.append(ExportProblem(who, reason))
+
+
+def _saver(obj: Any, resolver: Resolver) -> str | None:
+    saver = getattr(obj, "checkpointer", None)
+    if saver is None:
+        return None
+    from ..checkpoint import MemorySaver
+
+    if isinstance(saver, MemorySaver):
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        return resolver.scaffold(
+            "InMemorySaver", "langgraph.checkpoint.memory", "InMemorySaver", InMemorySaver
+        )
+    resolver.problems.append(
+        ExportProblem(
+            "checkpointer",
+            f"{type(saver).__name__} keeps graphnb's tables; compile the exported graph "
+            "with a LangGraph checkpointer yourself",
+        )
+    )
+    return None
+
+
+def _builder(
+    spec: GraphSpec,
+    state: str,
+    nodes: Mapping[str, str | None],
+    routers: Mapping[str, str | None],
+    state_graph: str,
+    markers: Mapping[str, str],
+    name: str,
+) -> str:
+    def endpoint(node: str) -> str:
+        return markers.get(node) or string_literal(node)
+
+    local = "builder"
+    lines = [
+        f"def {name}() -> {state_graph}:",
+        f'    """Build the graph {docstring_text(repr(spec.name))} with LangGraph."""',
+        f"    {local} = {state_graph}({state})",
+    ]
+    for node in spec.nodes:
+        lines.append(
+            call_text(f"    {local}.add_node", [string_literal(node.id), nodes[node.id] or "None"])
+        )
+    joined: set[str] = set()
+    routed: set[str] = set()
+    for edge in spec.edges:
+        if edge.kind == "direct":
+            lines.append(
+                call_text(f"    {local}.add_edge", [endpoint(edge.source), endpoint(edge.target)])
+            )
+        elif edge.kind == "join" and edge.target not in joined:
+            joined.add(edge.target)
+            sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
+            listed = ", ".join(endpoint(source) for source in sources)
+            lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
+        elif edge.kind == "conditional" and edge.source not in routed:
+            routed.add(edge.source)
+            lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
+    lines.append(f"    return {local}\n")
+    return "\n".join(lines)
+
+
+def _conditional(
+    source: str,
+    edges: list[EdgeSpec],
+    routers: Mapping[str, str | None],
+    endpoint: Callable[[str], str],
+    local: str,
+) -> str:
+    routes = [e for e in edges if e.kind == "conditional" and e.source == source]
+    # Always a path map: LangGraph then knows the targets, as graphnb does.
+    mapping = (
+        "{"
+        + ", ".join(f"{string_literal(e.route or e.target)}: {endpoint(e.target)}" for e in routes)
+        + "}"
+    )
+    return call_text(
+        f"    {local}.add_conditional_edges",
+        [endpoint(source), routers.get(source) or "None", mapping],
+    )

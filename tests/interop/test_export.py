@@ -1,0 +1,214 @@
+"""Writing graphnb graphs as LangGraph modules."""
+
+from __future__ import annotations
+
+import importlib.util
+import operator
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypedDict
+
+import pytest
+
+pytest.importorskip("langgraph")
+
+from langgraph.graph import END, START
+from langgraph.graph import StateGraph as LGStateGraph
+
+import graphnb
+from graphnb import GraphState, StateField
+from graphnb.checkpoint import MemorySaver
+from graphnb.export import ExportError
+from graphnb.interop import from_langgraph, to_langgraph_module
+
+
+class Counter(TypedDict):
+    items: Annotated[list[int], operator.add]
+    n: int
+
+
+def bump(state: Counter) -> dict[str, Any]:
+    return {"items": [state["n"]], "n": state["n"] + 1}
+
+
+def check(state: Counter) -> dict[str, Any]:
+    return {"items": [-1]}
+
+
+def again(state: Counter) -> Literal["again", "done"]:
+    return "again" if state["n"] < 3 else "done"
+
+
+def counter_graph() -> graphnb.StateGraph[Any]:
+    graph = graphnb.StateGraph(Counter, name="counter")
+    graph.add_node("bump", bump).add_node("check", check)
+    graph.add_edge(graphnb.START, "bump").add_edge("bump", "check")
+    graph.add_conditional_edges("check", again, {"again": "bump", "done": graphnb.END})
+    return graph
+
+
+@pytest.fixture(autouse=True)
+def _forget_modules(monkeypatch):
+    # Loaded modules register in sys.modules (get_type_hints looks their globals up there).
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+
+
+def load(text: str, path: Path) -> Any:
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_module_builds_the_same_graph_with_langgraph(tmp_path):
+    graph = counter_graph()
+    module = load(to_langgraph_module(graph), tmp_path / "counter_lg.py")
+    assert type(module.build_graph()).__module__ == "langgraph.graph.state"
+    assert module.graph.invoke({"n": 0}) == graph.compile().invoke({"n": 0})
+    assert module.graph.name == "counter"
+
+
+def test_the_module_is_deterministic_and_lint_clean(tmp_path):
+    text = to_langgraph_module(counter_graph())
+    assert text == to_langgraph_module(counter_graph())
+    path = tmp_path / "counter_lg.py"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--isolated",
+            "--select",
+            "E,F,W,I,UP,B",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert "import graphnb" not in text
+    assert "from graphnb" not in text
+
+
+def test_compile_options_and_the_memory_saver_are_carried_over(tmp_path):
+    compiled = counter_graph().compile(
+        checkpointer=MemorySaver(), interrupt_before=["check"], recursion_limit=7
+    )
+    text = to_langgraph_module(compiled)
+    assert "checkpointer=InMemorySaver()" in text
+    assert 'interrupt_before=["check"]' in text
+    module = load(text, tmp_path / "paused.py")
+    config = {"configurable": {"thread_id": "t"}}
+    module.graph.invoke({"n": 0}, config)
+    assert module.graph.get_state(config).next == ("check",)
+    assert module.graph.config["recursion_limit"] == 7
+
+
+def test_a_langgraph_graph_goes_round_trip(tmp_path):
+    original = LGStateGraph(Counter)
+    original.add_node("bump", bump)
+    original.add_edge(START, "bump")
+    original.add_edge("bump", END)
+    module = load(to_langgraph_module(from_langgraph(original)), tmp_path / "round.py")
+    assert module.graph.invoke({"n": 4}) == original.compile().invoke({"n": 4})
+
+
+class Drawn(GraphState):
+    notes: Annotated[list[str], StateField(reducer=graphnb.append)] = []
+    text: Annotated[str, StateField(streaming=True)] = ""
+
+
+def note(state: Drawn) -> dict[str, Any]:
+    return {"notes": ["x"]}
+
+
+def ask(state: Counter) -> dict[str, Any]:
+    return {"n": graphnb.interrupt("how many?")}
+
+
+def with_context(state: Counter, context: Any) -> dict[str, Any]:
+    return {}
+
+
+def problems_of(graph: Any) -> list[str]:
+    with pytest.raises(ExportError) as caught:
+        to_langgraph_module(graph)
+    return [str(problem) for problem in caught.value.problems]
+
+
+def test_graphnb_only_features_are_refused_by_name():
+    drawn = graphnb.StateGraph(Drawn).add_node(note)
+    drawn.add_edge(graphnb.START, "note").add_edge("note", graphnb.END)
+    problems = problems_of(drawn)
+    assert any(p.startswith("field 'notes': its StateField is graphnb's") for p in problems)
+    assert any(p.startswith("field 'text'") for p in problems)
+
+    untyped = graphnb.StateGraph(dict).add_node("n", lambda state: {})
+    untyped.add_edge(graphnb.START, "n").add_edge("n", graphnb.END)
+    assert any(p.startswith("state: a dict state") for p in problems_of(untyped))
+
+    nodes = graphnb.StateGraph(Counter).add_node(ask).add_node(with_context)
+    nodes.add_edge(graphnb.START, "ask").add_edge("ask", "with_context")
+    nodes.add_edge("with_context", graphnb.END)
+    problems = problems_of(nodes)
+    assert "node 'ask': calls graphnb's interrupt()" in "\n".join(problems)
+    assert "node 'with_context': it takes graphnb's run context ('context')" in "\n".join(problems)
+
+
+def test_the_command_line_exports_to_langgraph(tmp_path):
+    source = tmp_path / "drawn.py"
+    source.write_text(
+        "from typing import TypedDict\n"
+        "from graphnb import END, START, StateGraph\n\n\n"
+        "class S(TypedDict):\n    n: int\n\n\n"
+        "def inc(state: S) -> dict:\n    return {'n': state['n'] + 1}\n\n\n"
+        "graph = StateGraph(S).add_node(inc).add_edge(START, 'inc').add_edge('inc', END)\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "drawn_lg.py"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphnb",
+            "export",
+            str(source),
+            "--to",
+            "langgraph",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert load(out.read_text(encoding="utf-8"), tmp_path / "again.py").graph.invoke({"n": 1}) == {
+        "n": 2
+    }
+    wrong = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphnb",
+            "export",
+            str(source),
+            "--to",
+            "langgraph",
+            "-o",
+            str(tmp_path / "x.ipynb"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert wrong.returncode != 0
+    assert "a LangGraph export is a .py file" in wrong.stderr

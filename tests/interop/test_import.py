@@ -1,0 +1,253 @@
+"""Reading LangGraph graphs into graphnb: what maps, and what is reported unmapped."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, TypedDict
+
+import pytest
+
+pytest.importorskip("langgraph")
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START
+from langgraph.graph import StateGraph as LGStateGraph
+from langgraph.graph.message import add_messages
+from langgraph.types import CachePolicy, Command, RetryPolicy, Send, interrupt
+from pydantic import BaseModel
+
+import graphnb
+from graphnb.checkpoint import MemorySaver
+from graphnb.interop import UnmappedFeatureError, from_langgraph, import_langgraph
+
+
+class Counter(TypedDict):
+    items: Annotated[list[int], operator.add]
+    n: int
+
+
+def bump(state: Counter) -> dict[str, Any]:
+    return {"items": [state["n"]], "n": state["n"] + 1}
+
+
+def check(state: Counter) -> dict[str, Any]:
+    return {"items": [-1]}
+
+
+def again(state: Counter) -> Literal["bump", "__end__"]:
+    return "bump" if state["n"] < 3 else END
+
+
+def loop() -> LGStateGraph:
+    graph = LGStateGraph(Counter)
+    graph.add_node("bump", bump)
+    graph.add_node(check)
+    graph.add_edge(START, "bump")
+    graph.add_edge(["bump"], "check")
+    graph.add_conditional_edges("check", again, {"bump": "bump", "__end__": END})
+    return graph
+
+
+def test_nodes_edges_joins_and_path_maps_are_mapped():
+    graph = from_langgraph(loop())
+    spec = graph.spec
+    assert [node.id for node in spec.nodes] == ["bump", "check"]
+    assert graph.callables == {"bump": bump, "check": check}
+    edges = {(e.source, e.target, e.kind, e.route) for e in spec.edges}
+    assert edges == {
+        (START, "bump", "direct", None),
+        ("bump", "check", "direct", None),
+        ("check", "bump", "conditional", "bump"),
+        ("check", END, "conditional", "__end__"),
+    }
+    assert graph.routers == {"check": again}
+    assert graph.compile().invoke({"n": 0}) == loop().compile().invoke({"n": 0})
+
+
+def test_a_join_of_several_sources_stays_a_join():
+    graph = LGStateGraph(Counter)
+    for name in ("a", "b", "c"):
+        graph.add_node(name, check)
+    graph.add_edge(START, "a")
+    graph.add_edge(START, "b")
+    graph.add_edge(["a", "b"], "c")
+    graph.add_edge("c", END)
+    joins = [(e.source, e.target) for e in from_langgraph(graph).spec.edges if e.kind == "join"]
+    assert sorted(joins) == [("a", "c"), ("b", "c")]
+
+
+def test_operator_add_becomes_graphnb_add_and_add_messages_stays_a_callable():
+    class Chat(TypedDict):
+        messages: Annotated[list, add_messages]
+        log: Annotated[list[str], operator.add]
+
+    graph = LGStateGraph(Chat)
+    graph.add_node("say", lambda state: {"messages": [("ai", "hi")], "log": ["said"]})
+    graph.add_edge(START, "say")
+    imported = from_langgraph(graph)
+    fields = imported.schema.fields
+    assert fields["log"].reducer is graphnb.add
+    assert fields["messages"].reducer.name == "_add_messages"
+    result = imported.compile().invoke({"messages": [("user", "hello")]})
+    assert [m.content for m in result["messages"]] == ["hello", "hi"]
+    assert result["log"] == ["said"]
+
+
+@dataclass
+class DataState:
+    n: int = 0
+    seen: Annotated[list[int], operator.add] = field(default_factory=list)
+
+
+class ModelState(BaseModel):
+    n: int = 0
+    seen: Annotated[list[int], operator.add] = []
+
+
+def step(state: Any) -> dict[str, Any]:
+    return {"n": state.n + 1, "seen": [state.n]}
+
+
+@pytest.mark.parametrize("schema", [DataState, ModelState])
+def test_dataclass_and_pydantic_states_become_graph_states_with_their_reducers(schema):
+    graph = LGStateGraph(schema)
+    graph.add_node("step", step)
+    graph.add_edge(START, "step")
+    graph.add_edge("step", "step_again")
+    graph.add_node("step_again", step)
+    imported = from_langgraph(graph)
+    assert issubclass(imported.schema.state_type, graphnb.GraphState)
+    assert imported.schema.state_type.__langgraph_state__ is schema
+    assert imported.schema.fields["seen"].reducer is graphnb.add
+    result = imported.compile().invoke({"n": 5})
+    assert dict(result) == graph.compile().invoke({"n": 5}) == {"n": 7, "seen": [5, 6]}
+
+
+def test_in_memory_saver_and_static_interrupts_become_compile_options():
+    compiled = loop().compile(checkpointer=InMemorySaver(), interrupt_before=["check"])
+    imported = import_langgraph(compiled)
+    assert imported.unmapped == []
+    assert imported.compile_options["interrupt_before"] == ["check"]
+    assert isinstance(imported.compile_options["checkpointer"], MemorySaver)
+    app = imported.compile()
+    app.invoke({"n": 0}, thread_id="t")
+    assert app.get_state("t").next == ("check",)
+
+
+# -- what is not mapped: every feature named, with its reason ------------------------
+
+
+def unmapped_of(graph: Any) -> list[tuple[str, str]]:
+    with pytest.raises(UnmappedFeatureError) as caught:
+        from_langgraph(graph)
+    message = str(caught.value)
+    for item in caught.value.unmapped:
+        assert str(item) in message
+    return [(item.feature, item.where) for item in caught.value.unmapped]
+
+
+def one_node(**options: Any) -> LGStateGraph:
+    graph = LGStateGraph(Counter)
+    graph.add_node("bump", bump, **options)
+    graph.add_edge(START, "bump")
+    return graph
+
+
+def test_retry_policy_is_reported():
+    assert unmapped_of(one_node(retry_policy=RetryPolicy())) == [("RetryPolicy", "node 'bump'")]
+
+
+def test_cache_policy_is_reported():
+    assert unmapped_of(one_node(cache_policy=CachePolicy())) == [("CachePolicy", "node 'bump'")]
+
+
+def test_deferred_node_is_reported():
+    assert unmapped_of(one_node(defer=True)) == [("defer", "node 'bump'")]
+
+
+def test_command_returning_node_is_reported():
+    def go(state: Counter) -> Command[Literal["bump"]]:
+        return Command(goto="bump")
+
+    graph = one_node()
+    graph.add_node("go", go)
+    graph.add_edge("bump", "go")
+    assert ("Command", "node 'go'") in unmapped_of(graph)
+
+
+def test_send_in_a_router_is_reported():
+    def fan_out(state: Counter) -> list[Send]:
+        return [Send("bump", {"n": n}) for n in range(3)]
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("bump", bump)
+    graph.add_conditional_edges(START, fan_out, ["bump"])
+    assert unmapped_of(graph) == [("Send", "router 'fan_out' from '__start__'")]
+
+
+def test_subgraph_node_is_reported():
+    graph = LGStateGraph(Counter)
+    graph.add_node("inner", loop().compile())
+    graph.add_edge(START, "inner")
+    assert unmapped_of(graph) == [("subgraph", "node 'inner'")]
+
+
+def test_langgraph_interrupt_call_is_reported():
+    def ask(state: Counter) -> dict[str, Any]:
+        return {"n": interrupt("how many?")}
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    assert unmapped_of(graph) == [("interrupt", "node 'ask'")]
+
+
+def test_injected_config_is_reported():
+    def configured(state: Counter, config: RunnableConfig) -> dict[str, Any]:
+        return {}
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("configured", configured)
+    graph.add_edge(START, "configured")
+    assert unmapped_of(graph) == [("injected config", "node 'configured'")]
+
+
+def test_private_input_schema_and_output_schema_are_reported():
+    class Out(TypedDict):
+        n: int
+
+    graph = LGStateGraph(Counter, output_schema=Out)
+    graph.add_node("bump", bump)
+    graph.add_edge(START, "bump")
+    assert unmapped_of(graph) == [("output schema", "Out")]
+
+
+def test_several_branches_from_one_node_are_reported():
+    graph = loop()
+    graph.add_conditional_edges("check", lambda state: END, [END])
+    assert ("several conditional edges", "from 'check'") in unmapped_of(graph)
+
+
+def test_other_checkpointers_and_store_are_reported(tmp_path):
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.store.memory import InMemoryStore
+
+    with SqliteSaver.from_conn_string(str(tmp_path / "lg.db")) as saver:
+        compiled = loop().compile(checkpointer=saver, store=InMemoryStore())
+        assert unmapped_of(compiled) == [
+            ("SqliteSaver", "checkpointer"),
+            ("store", "InMemoryStore"),
+        ]
+
+
+def test_non_strict_import_returns_the_graph_and_the_list():
+    imported = import_langgraph(one_node(retry_policy=RetryPolicy(), defer=True))
+    assert [item.feature for item in imported.unmapped] == ["RetryPolicy", "defer"]
+    assert imported.compile().invoke({"n": 1}) == {"items": [1], "n": 2}
+
+
+def test_a_non_langgraph_object_is_refused():
+    with pytest.raises(TypeError, match="LangGraph StateGraph or compiled graph, got int"):
+        import_langgraph(3)
