@@ -503,7 +503,9 @@ class Lab:
 
     def builder(self, *, timeout: float = 30) -> Any:
         """The builder widget's root element, once it is on the page."""
-        root = self.page.locator(ROOT_SELECTOR).first
+        # The visible one: after a page reload the output can also hold a hidden view of the
+        # same model (seen with the bundle loader; see the closing note of issues 12/13).
+        root = self.page.locator(f"{ROOT_SELECTOR}:visible").first
         root.wait_for(state="visible", timeout=timeout * 1000)
         # Mouse events go to viewport coordinates: bring the whole widget on screen.
         root.evaluate("(e) => e.scrollIntoView({ block: 'start' })")
