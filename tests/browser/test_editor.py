@@ -222,6 +222,9 @@ def test_every_reload_shows_the_whole_graph_at_a_readable_size(lab):
         page.reload()
         page.locator(ROOT).first.wait_for(state="attached", timeout=60_000)
         if behind:
+            # Only once JupyterLab has restored its layout: a restore still under way
+            # brings the tab that was current before the reload back to the front.
+            page.evaluate("() => window.jupyterapp.restored")
             page.wait_for_timeout(500)
             page.evaluate(ACTIVATE, "reload.ipynb")
         lab.builder(timeout=60)
