@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
 from .base import BaseSaver, Loaded
+from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy
 from .rows import check_row, parse_json, row_json
 
 __all__ = ["MemorySaver"]
@@ -18,6 +19,12 @@ _Row = tuple[StoredCheckpoint, str, str, str | None]
 class MemorySaver(BaseSaver):
     """Keeps checkpoints in a dict, as JSON text, so what is read back is a fresh copy.
 
+    Args:
+        on_busy_thread: what a run does when another run of this process holds its
+            thread: ``"wait"`` for it (up to ``lock_timeout`` seconds) or ``"fail"`` at
+            once with :class:`~graphnb.checkpoint.CheckpointConflictError`.
+        lock_timeout: seconds a run waits for its thread.
+
     Example:
         >>> from graphnb.checkpoint import MemorySaver
         >>> saver = MemorySaver()
@@ -25,7 +32,10 @@ class MemorySaver(BaseSaver):
         []
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, on_busy_thread: OnBusy = "wait", lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+    ) -> None:
+        self._set_lock_options(on_busy_thread, lock_timeout)
         self._threads: dict[str, dict[int, _Row]] = {}
         self._seqs: dict[str, dict[str, int]] = {}  # each thread's checkpoint ids -> seq
         self._lock = threading.Lock()

@@ -15,6 +15,7 @@ import json
 import os
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Any, Generic, TypeVar
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -103,6 +104,16 @@ class Threads(Generic[S]):
         _check_thread_id(thread_id)
         loaded = await self.saver.aload(thread_id, checkpoint_id)
         return self.position(loaded, thread_id, checkpoint_id)
+
+    def thread_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread's lock for a run; see :meth:`BaseSaver.thread_lock`."""
+        _check_thread_id(thread_id)
+        return self.saver.thread_lock(thread_id)
+
+    def athread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
+        """Async :meth:`thread_lock`."""
+        _check_thread_id(thread_id)
+        return self.saver.athread_lock(thread_id)
 
     def position(
         self, loaded: Loaded | None, thread_id: str, checkpoint_id: str | None
