@@ -88,9 +88,9 @@ def test_a_second_holder_fails_at_once_with_on_busy_fail(kind: str, make: Any) -
     try:
         assert state["entered"].wait(30)
         assert "error" not in state
-        with pytest.raises(CheckpointConflictError, match=r"thread 't' is busy.*fail") as caught:
-            with second.thread_lock("t"):
-                pytest.fail("entered a thread another holder has")
+        busy = r"thread 't' is busy.*fail"
+        with pytest.raises(CheckpointConflictError, match=busy) as caught, second.thread_lock("t"):
+            pytest.fail("entered a thread another holder has")
         assert caught.value.thread_id == "t"
         with second.thread_lock("u"):  # other threads are free
             pass
@@ -125,9 +125,9 @@ def test_a_waiting_holder_gives_up_after_lock_timeout(kind: str, make: Any) -> N
     worker, state = _holder(first, "t")
     try:
         assert state["entered"].wait(30)
-        with pytest.raises(CheckpointConflictError, match=r"waited lock_timeout=0.2 seconds"):
-            with second.thread_lock("t"):
-                pytest.fail("entered a thread another holder has")
+        gave_up = r"waited lock_timeout=0.2 seconds"
+        with pytest.raises(CheckpointConflictError, match=gave_up), second.thread_lock("t"):
+            pytest.fail("entered a thread another holder has")
     finally:
         state["leave"].set()
         worker.join(30)
@@ -282,9 +282,8 @@ def test_a_sqlite_thread_lock_holds_across_processes_and_dies_with_its_holder(
         try:
             assert child.stdout is not None
             assert child.stdout.readline() == "held\n"
-            with pytest.raises(CheckpointConflictError, match="busy"):
-                with saver.thread_lock("t"):
-                    pytest.fail("entered a thread another process holds")
+            with pytest.raises(CheckpointConflictError, match="busy"), saver.thread_lock("t"):
+                pytest.fail("entered a thread another process holds")
             with saver.thread_lock("u"):
                 pass
         finally:
