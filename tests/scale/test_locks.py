@@ -9,6 +9,7 @@ they touched is corrupted.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import uuid
 from collections.abc import Iterator
@@ -67,9 +68,7 @@ def _run_workers(module: Any, url: str, options: dict[str, Any], threads: list[s
     ctx = multiprocessing.get_context("spawn")
     queue, start = ctx.Queue(), ctx.Event()
     processes = [
-        ctx.Process(
-            target=module.report, args=(queue, index, url, options, threads, ROUNDS, start)
-        )
+        ctx.Process(target=module.report, args=(queue, index, url, options, threads, ROUNDS, start))
         for index in range(WORKERS)
     ]
     for process in processes:
@@ -118,7 +117,7 @@ def test_four_processes_on_the_same_twenty_threads_never_interleave(
     for thread in threads:
         rows = saver.history(thread)
         assert [row.seq for row in rows] == list(range(len(rows))), thread
-        for parent, child in zip(rows, rows[1:], strict=False):
+        for parent, child in itertools.pairwise(rows):
             assert (child.parent_seq, child.parent_id) == (parent.seq, parent.checkpoint_id)
         assert len(rows) == 3 * runs[thread]  # input + two steps per run, nothing else
         # Each run's input checkpoint follows the previous run's last step.
