@@ -181,7 +181,9 @@ class BaseSaver(ABC):
         A checkpoint goes when it is older than ``older_than`` (seconds or a timedelta)
         and not among its thread's ``keep_last`` newest, unless a kept checkpoint is
         rebuilt from it (see :mod:`graphnb.checkpoint.prune`). A thread's newest
-        checkpoint always stays.
+        checkpoint always stays. A saver knows no state model, so it cannot rebuild
+        snapshots: :meth:`graphnb.checkpoint.Threads.prune` (``app.threads.prune``) can,
+        and removes those ancestors too.
 
         Args:
             older_than: only checkpoints written longer ago than this may go.
@@ -209,6 +211,17 @@ class BaseSaver(ABC):
     def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
         """Delete these checkpoints of one thread; returns how many there were."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete single checkpoints")
+
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """Store ``row.snapshot`` on the stored checkpoint ``row`` names, and its ``base_seq``.
+
+        Pruning's snapshot rebuild: the row's other columns are left as they are.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot rebuild snapshots")
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """Point these checkpoints of one thread at the snapshot of ``base_seq``."""
+        raise NotImplementedError(f"{type(self).__name__} cannot rebuild snapshots")
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections; the saver reconnects if used again."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
@@ -106,6 +107,22 @@ class MemorySaver(BaseSaver):
                     ids.pop(stored[0].checkpoint_id, None)
                     removed += 1
             return removed
+
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """See :meth:`BaseSaver._set_snapshot`."""
+        with self._lock:
+            stored, meta, writes, _ = self._threads[row.thread_id][row.seq]
+            _, _, snapshot = row_json(row)
+            kept = replace(stored, base_seq=row.base_seq, snapshot=row.snapshot, texts=None)
+            self._threads[row.thread_id][row.seq] = (kept, meta, writes, snapshot)
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """See :meth:`BaseSaver._set_base`."""
+        with self._lock:
+            rows = self._threads[thread_id]
+            for seq in seqs:
+                stored, *texts = rows[seq]
+                rows[seq] = (replace(stored, base_seq=base_seq), *texts)  # type: ignore[assignment]
 
 
 def _copy(stored: _Row) -> StoredCheckpoint:

@@ -541,6 +541,33 @@ class SqlSaver(BaseSaver):
 
         return self._run(plan())
 
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """See :meth:`BaseSaver._set_snapshot`: one short statement."""
+        _, _, snapshot = row_json(row)
+        p = self.param
+        sql = (
+            f"UPDATE {self.table} SET snapshot = {self.json_param}, base_seq = {p} "
+            f"WHERE thread_id = {p} AND seq = {p}"
+        )
+
+        def plan() -> Plan[None]:
+            yield Statement(sql, (snapshot, row.base_seq, row.thread_id, row.seq))
+
+        self._run(plan())
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """See :meth:`BaseSaver._set_base`: one statement."""
+        if not seqs:
+            return
+        p = self.param
+        marks = ", ".join([p] * len(seqs))
+        sql = f"UPDATE {self.table} SET base_seq = {p} WHERE thread_id = {p} AND seq IN ({marks})"
+
+        def plan() -> Plan[None]:
+            yield Statement(sql, (int(base_seq), thread_id, *map(int, seqs)))
+
+        self._run(plan())
+
     def _rows(self, found: Sequence[Sequence[Any]]) -> list[StoredCheckpoint]:
         return [self._row(item) for item in found]
 

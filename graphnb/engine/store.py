@@ -13,13 +13,15 @@ store is the job of the layer that knows the savers: the package façade
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..errors import GraphSetupError
 
 if TYPE_CHECKING:
+    from datetime import timedelta
+
     from ..records import Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
     from ..schema import StateSchema
 
@@ -169,6 +171,16 @@ class ThreadStore(Protocol[S]):
 
     def delete(self, thread_id: str) -> int:
         """Delete a thread's checkpoints; returns how many there were."""
+
+    def prune(
+        self,
+        *,
+        older_than: float | timedelta | None = None,
+        keep_last: int | None = None,
+        thread_ids: Iterable[str] | None = None,
+        batch_size: int = 500,
+    ) -> int:
+        """Remove old checkpoints, rebuilding snapshots; returns how many went."""
 
     def writer(
         self, thread_id: str, position: Position | None, *, metadata: Mapping[str, Any] | None
