@@ -67,18 +67,33 @@ class BaseSaver(ABC):
     @asynccontextmanager
     async def athread_lock(self, thread_id: str) -> AsyncIterator[None]:
         """Async :meth:`thread_lock`: the wait happens in a worker thread, not on the loop."""
-        import asyncio
+        from ..checkpoint_errors import CheckpointConflictError
 
-        task = asyncio.ensure_future(asyncio.to_thread(self._acquire_thread, thread_id))
         try:
-            held = await asyncio.shield(task)
-        except asyncio.CancelledError:
-            task.add_done_callback(self._release_late)  # the worker may still get it
-            raise
+            held = await self._aacquire(thread_id)
+        except CheckpointConflictError:
+            if self.on_busy_thread != "fail":
+                raise
+            # An async stream left before its end releases its thread only once the event
+            # loop has closed its generators, a few turns later: let those turns run
+            # before telling a run of this process that its thread is busy.
+            for _ in range(_CLOSING_TURNS):
+                await _turn()
+            held = await self._aacquire(thread_id)
         try:
             yield
         finally:
             self._release_thread(held)
+
+    async def _aacquire(self, thread_id: str) -> Any:
+        import asyncio
+
+        task = asyncio.ensure_future(asyncio.to_thread(self._acquire_thread, thread_id))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(self._release_late)  # the worker may still get it
+            raise
 
     def _release_late(self, task: asyncio.Future[Any]) -> None:
         if not task.cancelled() and task.exception() is None:
@@ -257,6 +272,15 @@ class BaseSaver(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_CLOSING_TURNS = 8
+
+
+async def _turn() -> None:
+    import asyncio
+
+    await asyncio.sleep(0)
 
 
 async def _to_thread(fn: Callable[..., T], /, *args: Any) -> T:

@@ -294,3 +294,28 @@ def test_a_sqlite_thread_lock_holds_across_processes_and_dies_with_its_holder(
             pass
     finally:
         saver.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stream_left_early_releases_its_thread(kind: str, make: Any) -> None:
+    saver = make(kind, on_busy_thread="fail")
+    graph = StateGraph(Count).add_node("one", lambda s: {"count": s.count + 1})
+    graph.add_node("two", lambda s: {"count": s.count + 1})
+    app = (
+        graph.add_edge(START, "one")
+        .add_edge("one", "two")
+        .add_edge("two", END)
+        .compile(checkpointer=saver)
+    )
+    for _ in app.stream({}, thread_id="t"):
+        break  # the rest of the run never happens; the thread is free again
+    stopped = app.get_state("t").values.count  # what the steps before the break added
+    final = app.invoke({}, thread_id="t").count
+    assert final == stopped + 2
+
+    async def main() -> int:
+        async for _ in app.astream({}, thread_id="t"):
+            break
+        return (await app.ainvoke({}, thread_id="t")).count  # no await in between
+
+    assert asyncio.run(main()) == final + stopped + 2
