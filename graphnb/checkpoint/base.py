@@ -11,11 +11,16 @@ in a worker thread (``asyncio.to_thread``), which suits drivers that are sync on
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ..records import Loaded, StoredCheckpoint
+from .locks import DEFAULT_LOCK_TIMEOUT, LocalLocks, OnBusy, busy_error, check_lock_options
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["BaseSaver", "Loaded"]
 
@@ -28,7 +33,90 @@ class BaseSaver(ABC):
     A write names the ``seq`` it takes; a saver refuses a ``seq`` already taken in that
     thread with :class:`~graphnb.checkpoint.CheckpointConflictError`, which is how two
     writers extending the same thread are kept from interleaving.
+
+    A run also holds its thread's lock (:meth:`thread_lock`) from loading the thread to
+    its end, so a second run on the same thread waits for it (``on_busy_thread="wait"``,
+    up to ``lock_timeout`` seconds) or is refused at once (``"fail"``); see
+    :mod:`graphnb.checkpoint.locks`.
     """
+
+    #: what a run does when another run holds its thread: ``"wait"`` or ``"fail"``
+    on_busy_thread: OnBusy = "wait"
+    #: seconds a run waits for its thread's lock before failing
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+
+    def _set_lock_options(self, on_busy_thread: object, lock_timeout: object) -> None:
+        self.on_busy_thread, self.lock_timeout = check_lock_options(on_busy_thread, lock_timeout)
+
+    # -- thread locks ------------------------------------------------------------------
+
+    @contextmanager
+    def thread_lock(self, thread_id: str) -> Iterator[None]:
+        """Hold ``thread_id``'s lock: no other run (thread, process, machine) advances it.
+
+        Raises:
+            CheckpointConflictError: another holder has it, and this saver fails at once
+                (``on_busy_thread="fail"``) or waited ``lock_timeout`` seconds in vain.
+        """
+        held = self._acquire_thread(thread_id)
+        try:
+            yield
+        finally:
+            self._release_thread(held)
+
+    @asynccontextmanager
+    async def athread_lock(self, thread_id: str) -> AsyncIterator[None]:
+        """Async :meth:`thread_lock`: the wait happens in a worker thread, not on the loop."""
+        from ..checkpoint_errors import CheckpointConflictError
+
+        try:
+            held = await self._aacquire(thread_id)
+        except CheckpointConflictError:
+            if self.on_busy_thread != "fail":
+                raise
+            # An async stream left before its end releases its thread only once the event
+            # loop has closed its generators, a few turns later: let those turns run
+            # before telling a run of this process that its thread is busy.
+            for _ in range(_CLOSING_TURNS):
+                await _turn()
+            held = await self._aacquire(thread_id)
+        try:
+            yield
+        finally:
+            self._release_thread(held)
+
+    async def _aacquire(self, thread_id: str) -> Any:
+        import asyncio
+
+        task = asyncio.ensure_future(asyncio.to_thread(self._acquire_thread, thread_id))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(self._release_late)  # the worker may still get it
+            raise
+
+    def _release_late(self, task: asyncio.Future[Any]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self._release_thread(task.result())
+
+    def _acquire_thread(self, thread_id: str) -> Any:
+        """Take ``thread_id``'s lock; returns what :meth:`_release_thread` needs.
+
+        This default locks within the process, per saver: right for savers whose threads
+        live in the process. Savers shared by processes override it.
+        """
+        locks: LocalLocks | None = self.__dict__.get("_local_locks")
+        if locks is None:
+            locks = self.__dict__.setdefault("_local_locks", LocalLocks())
+        wait = self.on_busy_thread == "wait"
+        if not locks.acquire(thread_id, wait=wait, timeout=self.lock_timeout):
+            raise busy_error(thread_id, self.on_busy_thread, self.lock_timeout)
+        return (locks, thread_id)
+
+    def _release_thread(self, held: Any) -> None:
+        """Release a lock :meth:`_acquire_thread` took."""
+        locks, thread_id = held
+        locks.release(thread_id)
 
     @abstractmethod
     def put(self, row: StoredCheckpoint) -> None:
@@ -108,7 +196,9 @@ class BaseSaver(ABC):
         A checkpoint goes when it is older than ``older_than`` (seconds or a timedelta)
         and not among its thread's ``keep_last`` newest, unless a kept checkpoint is
         rebuilt from it (see :mod:`graphnb.checkpoint.prune`). A thread's newest
-        checkpoint always stays.
+        checkpoint always stays. A saver knows no state model, so it cannot rebuild
+        snapshots: :meth:`graphnb.checkpoint.Threads.prune` (``app.threads.prune``) can,
+        and removes those ancestors too.
 
         Args:
             older_than: only checkpoints written longer ago than this may go.
@@ -136,6 +226,17 @@ class BaseSaver(ABC):
     def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
         """Delete these checkpoints of one thread; returns how many there were."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete single checkpoints")
+
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """Store ``row.snapshot`` on the stored checkpoint ``row`` names, and its ``base_seq``.
+
+        Pruning's snapshot rebuild: the row's other columns are left as they are.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot rebuild snapshots")
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """Point these checkpoints of one thread at the snapshot of ``base_seq``."""
+        raise NotImplementedError(f"{type(self).__name__} cannot rebuild snapshots")
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections; the saver reconnects if used again."""
@@ -171,6 +272,15 @@ class BaseSaver(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_CLOSING_TURNS = 8
+
+
+async def _turn() -> None:
+    import asyncio
+
+    await asyncio.sleep(0)
 
 
 async def _to_thread(fn: Callable[..., T], /, *args: Any) -> T:

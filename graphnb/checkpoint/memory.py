@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
 from .base import BaseSaver, Loaded
+from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy
 from .rows import check_row, parse_json, row_json
 
 __all__ = ["MemorySaver"]
@@ -18,6 +20,12 @@ _Row = tuple[StoredCheckpoint, str, str, str | None]
 class MemorySaver(BaseSaver):
     """Keeps checkpoints in a dict, as JSON text, so what is read back is a fresh copy.
 
+    Args:
+        on_busy_thread: what a run does when another run of this process holds its
+            thread: ``"wait"`` for it (up to ``lock_timeout`` seconds) or ``"fail"`` at
+            once with :class:`~graphnb.checkpoint.CheckpointConflictError`.
+        lock_timeout: seconds a run waits for its thread.
+
     Example:
         >>> from graphnb.checkpoint import MemorySaver
         >>> saver = MemorySaver()
@@ -25,7 +33,10 @@ class MemorySaver(BaseSaver):
         []
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, on_busy_thread: OnBusy = "wait", lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+    ) -> None:
+        self._set_lock_options(on_busy_thread, lock_timeout)
         self._threads: dict[str, dict[int, _Row]] = {}
         self._seqs: dict[str, dict[str, int]] = {}  # each thread's checkpoint ids -> seq
         self._lock = threading.Lock()
@@ -96,6 +107,22 @@ class MemorySaver(BaseSaver):
                     ids.pop(stored[0].checkpoint_id, None)
                     removed += 1
             return removed
+
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """See :meth:`BaseSaver._set_snapshot`."""
+        with self._lock:
+            stored, meta, writes, _ = self._threads[row.thread_id][row.seq]
+            _, _, snapshot = row_json(row)
+            kept = replace(stored, base_seq=row.base_seq, snapshot=row.snapshot, texts=None)
+            self._threads[row.thread_id][row.seq] = (kept, meta, writes, snapshot)
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """See :meth:`BaseSaver._set_base`."""
+        with self._lock:
+            rows = self._threads[thread_id]
+            for seq in seqs:
+                stored, *texts = rows[seq]
+                rows[seq] = (replace(stored, base_seq=base_seq), *texts)  # type: ignore[assignment]
 
 
 def _copy(stored: _Row) -> StoredCheckpoint:

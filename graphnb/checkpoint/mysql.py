@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..checkpoint_errors import CheckpointLoadError, SaverSetupError
+from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, lock_digest
 from .sql import SqlSaver, Statement
 
 __all__ = ["MySQLSaver"]
@@ -30,9 +31,18 @@ class MySQLSaver(SqlSaver):
     keys of every object. ``JSON_EXTRACT`` and the other JSON functions read them all
     the same.
 
+    The saver's queries share one connection, one call at a time (PyMySQL has no pool).
+    A run's thread lock is ``GET_LOCK(name, timeout)`` with a name hashed from the table
+    and the thread id, held on a connection of its own for the run.
+
     Args:
         url: ``mysql://user:password@host:3306/database``.
         table_prefix: put before every table name.
+        on_busy_thread: what a run does when another run (any thread, process or
+            machine) holds its thread: ``"wait"`` for it, up to ``lock_timeout`` seconds,
+            or ``"fail"`` at once; both fail with
+            :class:`~graphnb.checkpoint.CheckpointConflictError`.
+        lock_timeout: seconds a run waits for its thread.
     """
 
     json_type = "LONGTEXT"
@@ -43,7 +53,14 @@ class MySQLSaver(SqlSaver):
     float_type = "DOUBLE"
     table_options = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 
-    def __init__(self, url: str, *, table_prefix: str = "graphnb_") -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        table_prefix: str = "graphnb_",
+        on_busy_thread: OnBusy = "wait",
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
         parts = urlsplit(url)
         if parts.scheme.split("+")[0] not in ("mysql", "mariadb"):
             raise SaverSetupError(f"MySQLSaver needs a mysql:// URL, got {url!r}")
@@ -54,7 +71,9 @@ class MySQLSaver(SqlSaver):
             "password": unquote(parts.password or ""),
             "database": parts.path.lstrip("/") or None,
         }
-        super().__init__(table_prefix=table_prefix)
+        super().__init__(
+            table_prefix=table_prefix, on_busy_thread=on_busy_thread, lock_timeout=lock_timeout
+        )
 
     def __repr__(self) -> str:
         return f"MySQLSaver(table_prefix={self.table_prefix!r})"
@@ -97,6 +116,23 @@ class MySQLSaver(SqlSaver):
         return isinstance(
             cause, (pymysql.IntegrityError, pymysql.DataError, pymysql.ProgrammingError)
         ) and cause.args[:1] != (_TOO_BIG,)
+
+    def _thread_lock_name(self, thread_id: str) -> str:
+        return f"graphnb:{lock_digest(self.table, thread_id).hex()}"
+
+    def _take_lock(self, conn: Any, thread_id: str, *, wait: bool) -> bool:
+        name = self._thread_lock_name(thread_id)
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT GET_LOCK(%s, %s)", (name, self.lock_timeout if wait else 0))
+            got = cursor.fetchone()[0]
+        if got is None:
+            raise SaverSetupError(f"GET_LOCK({name!r}) failed on the server")
+        return bool(got)
+
+    def _give_lock(self, conn: Any, thread_id: str) -> None:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT RELEASE_LOCK(%s)", (self._thread_lock_name(thread_id),))
+            cursor.fetchone()
 
     @property
     def _lock_name(self) -> str:

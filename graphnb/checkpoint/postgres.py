@@ -9,13 +9,17 @@ async connection must be awaited on its own event loop and the sync one must not
 
 from __future__ import annotations
 
+import os
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 from ..checkpoint_errors import SaverSetupError
 from ..records import StoredCheckpoint
 from .base import Loaded
-from .sql import Plan, SqlSaver, Statement
+from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, lock_digest
+from .sql import Plan, SqlSaver, Statement, drive, execute
 
 __all__ = ["PostgresSaver"]
 
@@ -60,9 +64,24 @@ class PostgresSaver(SqlSaver):
     The sync methods share one connection; the async ones (``aput``, ``aload`` ...) use
     psycopg's own async connection, one per event loop, so they never block the loop.
 
+    With ``pool_size=1`` (the default) the sync methods share one connection, one call at
+    a time; with more, they run on a ``psycopg_pool`` pool of up to that many
+    connections, so the threads of a process query at once. A connection interrupted
+    mid-statement is closed, never handed back to the pool for reuse.
+
+    A run's thread lock is a session advisory lock (``pg_advisory_lock``) on a 64-bit
+    hash of the table and the thread id, held on a connection of its own for the run.
+
     Args:
         url: a libpq connection string or URL, ``postgresql://user@host:5432/db``.
         table_prefix: put before every table name.
+        pool_size: connections the sync methods share (``pip install graphnb[postgres]``
+            brings ``psycopg-pool`` for more than one).
+        on_busy_thread: what a run does when another run (any thread, process or
+            machine) holds its thread: ``"wait"`` for it, up to ``lock_timeout`` seconds,
+            or ``"fail"`` at once; both fail with
+            :class:`~graphnb.checkpoint.CheckpointConflictError`.
+        lock_timeout: seconds a run waits for its thread.
     """
 
     json_type = "JSON"
@@ -71,13 +90,28 @@ class PostgresSaver(SqlSaver):
     text_type = "TEXT"
     float_type = "DOUBLE PRECISION"
 
-    def __init__(self, url: str, *, table_prefix: str = "graphnb_") -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        table_prefix: str = "graphnb_",
+        pool_size: int = 1,
+        on_busy_thread: OnBusy = "wait",
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
+            raise ValueError(f"pool_size must be an integer >= 1, got {pool_size!r}")
         self.url = url
+        self.pool_size = pool_size
+        self._pool: Any = None
+        self._pool_pid = 0
         self._aconn: Any = None
         self._aloop: Any = None
         self._alock: Any = None
         self._alock_loop: Any = None
-        super().__init__(table_prefix=table_prefix)
+        super().__init__(
+            table_prefix=table_prefix, on_busy_thread=on_busy_thread, lock_timeout=lock_timeout
+        )
 
     def __repr__(self) -> str:
         return f"PostgresSaver(table_prefix={self.table_prefix!r})"
@@ -101,6 +135,82 @@ class PostgresSaver(SqlSaver):
         # fails as well, the connection is not IDLE and is dropped.
         return _idle(conn)
 
+    # -- a pool of connections, with pool_size > 1 -------------------------------------
+
+    @contextmanager
+    def _cursor(self) -> Iterator[Any]:
+        if self.pool_size == 1:
+            with super()._cursor() as cursor:
+                yield cursor
+            return
+        with self._connection_pool().connection() as conn:
+            cursor = conn.cursor()
+            try:
+                yield cursor
+            except BaseException:
+                # As for the single connection: one that was interrupted before reading
+                # its whole answer is closed, and the pool replaces it.
+                if not _idle(conn):
+                    conn.close()
+                raise
+            finally:
+                with suppress(Exception):
+                    cursor.close()
+
+    def _connection_pool(self) -> Any:
+        with self._lock:
+            if self._pool is not None and self._pool_pid == os.getpid():
+                return self._pool
+            try:
+                from psycopg_pool import ConnectionPool
+            except ImportError:  # pragma: no cover - depends on the environment
+                raise SaverSetupError(
+                    "PostgresSaver(pool_size=...) needs psycopg-pool: install it with "
+                    "`pip install graphnb[postgres]`"
+                ) from None
+            # A forked child's pool would share the parent's sockets: it makes its own.
+            pool = ConnectionPool(
+                self.url,
+                min_size=1,
+                max_size=self.pool_size,
+                kwargs={"autocommit": True},
+                configure=_raw_json,
+                open=False,
+                name=f"graphnb:{self.table}",
+            )
+            pool.open(wait=True)
+            try:
+                with pool.connection() as conn, conn.cursor() as cursor:
+                    drive(self._setup(), lambda statement: execute(cursor, statement))
+            except BaseException:
+                pool.close()
+                raise
+            self._pool, self._pool_pid = pool, os.getpid()
+            return pool
+
+    # -- thread locks --------------------------------------------------------------------
+
+    def _thread_key(self, thread_id: str) -> int:
+        return int.from_bytes(lock_digest(self.table, thread_id)[:8], "big", signed=True)
+
+    def _take_lock(self, conn: Any, thread_id: str, *, wait: bool) -> bool:
+        key = self._thread_key(thread_id)
+        with conn.cursor() as cursor:
+            if not wait:
+                cursor.execute("SELECT pg_try_advisory_lock(%s)", (key,))
+                return bool(cursor.fetchone()[0])
+            timeout = f"{max(1, round(self.lock_timeout * 1000))}ms"
+            cursor.execute("SELECT set_config('lock_timeout', %s, false)", (timeout,))
+            try:
+                cursor.execute("SELECT pg_advisory_lock(%s)", (key,))
+            except _psycopg().errors.LockNotAvailable:
+                return False
+            return True
+
+    def _give_lock(self, conn: Any, thread_id: str) -> None:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", (self._thread_key(thread_id),))
+
     @property
     def _lock_key(self) -> int:
         return zlib.crc32(f"graphnb:{self.table}".encode())
@@ -121,9 +231,12 @@ class PostgresSaver(SqlSaver):
         return [Statement(f"ALTER TABLE {self.table} {columns}")] if version < 2 else []
 
     def close(self) -> None:
-        """Close the sync connection and the async one."""
+        """Close the sync connection (or pool) and the async one."""
         super().close()
         with self._lock:
+            pool, self._pool = self._pool, None
+            if pool is not None and self._pool_pid == os.getpid():
+                pool.close()
             if self._aconn is not None:
                 self._aconn.pgconn.finish()  # its event loop may be gone: close the socket
                 self._aconn = self._aloop = None

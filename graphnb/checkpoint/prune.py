@@ -14,15 +14,21 @@ never removes a thread nor changes where its next run starts.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ..checkpoint_errors import CheckpointConflictError
 
 if TYPE_CHECKING:
     from ..records import StoredCheckpoint
     from .base import BaseSaver
 
-__all__ = ["DEFAULT_PRUNE_BATCH", "plan_prune", "prune"]
+__all__ = ["DEFAULT_PRUNE_BATCH", "Rebuild", "plan_prune", "plan_rebuild", "prune"]
+
+Rebuild = Callable[["StoredCheckpoint"], dict[str, Any]]
+"""The encoded state at a stored checkpoint: what its rebuilt snapshot holds."""
 
 DEFAULT_PRUNE_BATCH = 500
 """Rows one delete statement removes at most."""
@@ -58,6 +64,69 @@ def plan_prune(
     Raises:
         ValueError: neither option is given, or one is out of range.
     """
+    by_seq = {row.seq: row for row in rows}
+    needed: set[int] = set()
+    for seq in _kept(rows, older_than=older_than, keep_last=keep_last, now=now):
+        needed.update(_chain(by_seq, seq))
+    return sorted(set(by_seq) - needed)
+
+
+@dataclass(frozen=True)
+class RebuildPlan:
+    """What pruning one thread with snapshot rebuilding does, in this order."""
+
+    snapshots: list[int] = field(default_factory=list)  # kept rows that get a snapshot
+    rebase: dict[int, list[int]] = field(default_factory=dict)  # new base_seq -> rows
+    delete: list[int] = field(default_factory=list)
+
+
+def plan_rebuild(
+    rows: Sequence[StoredCheckpoint],
+    *,
+    older_than: float | timedelta | None = None,
+    keep_last: int | None = None,
+    now: float | None = None,
+) -> RebuildPlan:
+    """Pruning of one thread that rebuilds snapshots instead of keeping ancestors.
+
+    Only the checkpoints asked for stay. A kept checkpoint whose parent goes (and that
+    holds no snapshot) gets one; every kept checkpoint is then based on the nearest
+    snapshot up its kept ancestors.
+
+    Raises:
+        ValueError: as :func:`plan_prune`.
+    """
+    kept = _kept(rows, older_than=older_than, keep_last=keep_last, now=now)
+    by_seq = {row.seq: row for row in rows}
+    snapshots = sorted(
+        seq
+        for seq in kept
+        if by_seq[seq].snapshot is None
+        and by_seq[seq].parent_seq is not None
+        and by_seq[seq].parent_seq not in kept
+    )
+    based = set(snapshots) | {seq for seq in kept if by_seq[seq].snapshot is not None}
+    rebase: dict[int, list[int]] = {}
+    for seq in sorted(kept - based):
+        row = by_seq[seq]
+        while row.seq not in based:
+            parent = by_seq.get(row.parent_seq) if row.parent_seq is not None else None
+            if parent is None:  # a chain already broken: leave the row as it is
+                break
+            row = parent
+        if row.seq in based and row.seq != by_seq[seq].base_seq:
+            rebase.setdefault(row.seq, []).append(seq)
+    return RebuildPlan(snapshots, rebase, sorted(set(by_seq) - kept))
+
+
+def _kept(
+    rows: Sequence[StoredCheckpoint],
+    *,
+    older_than: float | timedelta | None,
+    keep_last: int | None,
+    now: float | None,
+) -> set[int]:
+    """The ``seq`` of the checkpoints the options ask to keep."""
     age = _seconds(older_than)
     if keep_last is not None and (
         not isinstance(keep_last, int) or isinstance(keep_last, bool) or keep_last < 1
@@ -66,17 +135,14 @@ def plan_prune(
     if age is None and keep_last is None:
         raise ValueError("prune needs older_than=..., keep_last=..., or both")
     if not rows:
-        return []
+        return set()
     by_seq = {row.seq: row for row in rows}
     newest = sorted(by_seq, reverse=True)
     kept = set(newest[: max(1, keep_last or 1)])
     if age is not None:
         cutoff = (time.time() if now is None else now) - age
         kept.update(seq for seq, row in by_seq.items() if row.created_at >= cutoff)
-    needed: set[int] = set()
-    for seq in kept:
-        needed.update(_chain(by_seq, seq))
-    return sorted(set(by_seq) - needed)
+    return kept
 
 
 def _chain(by_seq: dict[int, StoredCheckpoint], seq: int) -> Iterable[int]:
@@ -97,17 +163,60 @@ def prune(
     keep_last: int | None = None,
     thread_ids: Iterable[str] | None = None,
     batch_size: int = DEFAULT_PRUNE_BATCH,
+    rebuild: Rebuild | None = None,
 ) -> int:
-    """Prune every thread of ``saver`` (or ``thread_ids``); see :meth:`BaseSaver.prune`."""
+    """Prune every thread of ``saver`` (or ``thread_ids``); see :meth:`BaseSaver.prune`.
+
+    Args:
+        saver: holds the threads.
+        older_than: only checkpoints written longer ago than this may go.
+        keep_last: keep each thread's newest this many checkpoints.
+        thread_ids: prune these threads only (default: every thread).
+        batch_size: rows one update or delete statement touches at most.
+        rebuild: the encoded state at a checkpoint; given, snapshots are rebuilt and
+            only the checkpoints asked for stay (:func:`plan_rebuild`), else ancestors
+            stay (:func:`plan_prune`).
+    """
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-    plan_prune([], older_than=older_than, keep_last=keep_last)  # checks the options first
+    _kept([], older_than=older_than, keep_last=keep_last, now=None)  # checks the options
     now = time.time()
     removed = 0
     for thread_id in list(saver.threads() if thread_ids is None else thread_ids):
-        seqs = plan_prune(
-            saver.history(thread_id), older_than=older_than, keep_last=keep_last, now=now
-        )
-        for start in range(0, len(seqs), batch_size):
-            removed += saver._delete_seqs(thread_id, seqs[start : start + batch_size])
+        try:
+            with saver.thread_lock(thread_id):
+                removed += _prune_thread(
+                    saver, thread_id, older_than, keep_last, now, batch_size, rebuild
+                )
+        except CheckpointConflictError:
+            continue  # a run holds it and the saver does not wait: prune it next time
+    return removed
+
+
+def _prune_thread(
+    saver: BaseSaver,
+    thread_id: str,
+    older_than: float | timedelta | None,
+    keep_last: int | None,
+    now: float,
+    batch_size: int,
+    rebuild: Rebuild | None,
+) -> int:
+    rows = saver.history(thread_id)
+    if rebuild is None:
+        seqs = plan_prune(rows, older_than=older_than, keep_last=keep_last, now=now)
+    else:
+        plan = plan_rebuild(rows, older_than=older_than, keep_last=keep_last, now=now)
+        by_seq = {row.seq: row for row in rows}
+        # Every state is read before anything changes: each one is read as it was.
+        states = {seq: rebuild(by_seq[seq]) for seq in plan.snapshots}
+        for seq, state in states.items():
+            saver._set_snapshot(replace(by_seq[seq], snapshot=state, base_seq=seq, texts=None))
+        for base, moved in plan.rebase.items():
+            for start in range(0, len(moved), batch_size):
+                saver._set_base(thread_id, moved[start : start + batch_size], base)
+        seqs = plan.delete
+    removed = 0
+    for start in range(0, len(seqs), batch_size):
+        removed += saver._delete_seqs(thread_id, seqs[start : start + batch_size])
     return removed

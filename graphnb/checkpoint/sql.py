@@ -35,6 +35,7 @@ from ..checkpoint_errors import (
 )
 from ..records import StoredCheckpoint
 from .base import BaseSaver, Loaded
+from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, busy_error
 from .rows import (
     MAX_CHECKPOINT_ID,
     MAX_THREAD_ID,
@@ -86,9 +87,18 @@ class SqlSaver(BaseSaver):
     interrupted between sending a statement and reading its answer (Ctrl-C, a dropped
     socket) discards the connection, so no later call can read that stale answer.
 
+    A run's thread lock (see :mod:`graphnb.checkpoint.locks`) is held on a connection of
+    its own, taken from a few kept idle for the next runs, so a long run never holds the
+    connection the saver's queries share.
+
     Args:
         table_prefix: put before every table name, so several applications (or test
             runs) can share one database.
+        on_busy_thread: what a run does when another run (any thread, process or
+            machine) holds its thread: ``"wait"`` for it, up to ``lock_timeout`` seconds,
+            or ``"fail"`` at once; both fail with
+            :class:`~graphnb.checkpoint.CheckpointConflictError`.
+        lock_timeout: seconds a run waits for its thread.
     """
 
     #: the SQL type of the JSON columns
@@ -106,7 +116,17 @@ class SqlSaver(BaseSaver):
     #: what follows ``CREATE TABLE (...)``
     table_options = ""
 
-    def __init__(self, *, table_prefix: str = "graphnb_") -> None:
+    #: idle lock connections kept for the next runs
+    idle_lock_connections = 4
+
+    def __init__(
+        self,
+        *,
+        table_prefix: str = "graphnb_",
+        on_busy_thread: OnBusy = "wait",
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        self._set_lock_options(on_busy_thread, lock_timeout)
         if not _PREFIX.match(table_prefix):
             raise SaverSetupError(
                 f"table_prefix must be letters, digits and underscores (at most 41), "
@@ -119,6 +139,9 @@ class SqlSaver(BaseSaver):
         self._conn: Any = None
         self._pid = 0
         self._queries = self._make_queries()
+        self._lock_guard = threading.Lock()
+        self._lock_conns: list[Any] = []
+        self._lock_pid = 0
 
     # -- dialect -----------------------------------------------------------------------
 
@@ -153,6 +176,14 @@ class SqlSaver(BaseSaver):
     def _usable_after(self, conn: Any, error: BaseException) -> bool:
         """Whether ``conn`` may serve the next call after ``error`` interrupted this one."""
         return False
+
+    def _take_lock(self, conn: Any, thread_id: str, *, wait: bool) -> bool:
+        """Take ``thread_id``'s lock on ``conn``; ``False`` if another session holds it."""
+        raise NotImplementedError(f"{type(self).__name__} has no thread locks")
+
+    def _give_lock(self, conn: Any, thread_id: str) -> None:
+        """Release ``thread_id``'s lock, taken on ``conn``."""
+        raise NotImplementedError(f"{type(self).__name__} has no thread locks")
 
     def _text(self, value: Any) -> Any:
         """A text column's value as ``str`` (binary columns come back as bytes)."""
@@ -221,6 +252,61 @@ class SqlSaver(BaseSaver):
             if self._conn is not None and self._pid == os.getpid():
                 self._conn.close()
             self._conn = None
+        with self._lock_guard:
+            idle, self._lock_conns = self._lock_conns, []
+            if self._lock_pid == os.getpid():
+                for conn in idle:
+                    with suppress(Exception):
+                        conn.close()
+
+    # -- thread locks, each on a connection of its own ---------------------------------
+
+    def _acquire_thread(self, thread_id: str) -> Any:
+        conn = self._lock_connection()
+        try:
+            taken = self._take_lock(conn, thread_id, wait=self.on_busy_thread == "wait")
+        except BaseException:
+            # Interrupted while asking, the lock may be ours after all: closing the
+            # session releases it.
+            with suppress(Exception):
+                conn.close()
+            raise
+        if not taken:
+            self._keep_lock_connection(conn)
+            raise busy_error(thread_id, self.on_busy_thread, self.lock_timeout)
+        return (conn, thread_id)
+
+    def _release_thread(self, held: Any) -> None:
+        conn, thread_id = held
+        try:
+            self._give_lock(conn, thread_id)
+        except BaseException:
+            with suppress(Exception):
+                conn.close()  # a session that ends releases its locks
+            raise
+        self._keep_lock_connection(conn)
+
+    def _lock_connection(self) -> Any:
+        with self._lock_guard:
+            if self._lock_pid != os.getpid():
+                self._lock_conns, self._lock_pid = [], os.getpid()  # a forked child's own
+            while self._lock_conns:
+                conn = self._lock_conns.pop()
+                if not self._is_closed(conn):
+                    return conn
+        return self._connect()
+
+    def _keep_lock_connection(self, conn: Any) -> None:
+        with self._lock_guard:
+            if (
+                self._lock_pid == os.getpid()
+                and len(self._lock_conns) < self.idle_lock_connections
+                and not self._is_closed(conn)
+            ):
+                self._lock_conns.append(conn)
+                return
+        with suppress(Exception):
+            conn.close()
 
     # -- tables ------------------------------------------------------------------------
 
@@ -454,6 +540,33 @@ class SqlSaver(BaseSaver):
             return int((yield Statement(sql, (thread_id, *map(int, seqs)), "count")))
 
         return self._run(plan())
+
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """See :meth:`BaseSaver._set_snapshot`: one short statement."""
+        _, _, snapshot = row_json(row)
+        p = self.param
+        sql = (
+            f"UPDATE {self.table} SET snapshot = {self.json_param}, base_seq = {p} "
+            f"WHERE thread_id = {p} AND seq = {p}"
+        )
+
+        def plan() -> Plan[None]:
+            yield Statement(sql, (snapshot, row.base_seq, row.thread_id, row.seq))
+
+        self._run(plan())
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """See :meth:`BaseSaver._set_base`: one statement."""
+        if not seqs:
+            return
+        p = self.param
+        marks = ", ".join([p] * len(seqs))
+        sql = f"UPDATE {self.table} SET base_seq = {p} WHERE thread_id = {p} AND seq IN ({marks})"
+
+        def plan() -> Plan[None]:
+            yield Statement(sql, (int(base_seq), thread_id, *map(int, seqs)))
+
+        self._run(plan())
 
     def _rows(self, found: Sequence[Sequence[Any]]) -> list[StoredCheckpoint]:
         return [self._row(item) for item in found]

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -29,6 +31,7 @@ from ..errors import GraphSetupError
 from ..records import CheckpointMeta, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
 from ..schema import StateSchema, WriteError
 from .base import BaseSaver
+from .prune import DEFAULT_PRUNE_BATCH, prune
 from .rows import to_json
 from .serde import (
     check_safe,
@@ -103,6 +106,16 @@ class Threads(Generic[S]):
         _check_thread_id(thread_id)
         loaded = await self.saver.aload(thread_id, checkpoint_id)
         return self.position(loaded, thread_id, checkpoint_id)
+
+    def thread_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread's lock for a run; see :meth:`BaseSaver.thread_lock`."""
+        _check_thread_id(thread_id)
+        return self.saver.thread_lock(thread_id)
+
+    def athread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
+        """Async :meth:`thread_lock`."""
+        _check_thread_id(thread_id)
+        return self.saver.athread_lock(thread_id)
 
     def position(
         self, loaded: Loaded | None, thread_id: str, checkpoint_id: str | None
@@ -267,6 +280,43 @@ class Threads(Generic[S]):
             )
         out.reverse()
         return out if limit is None else out[:limit]
+
+    # -- pruning -----------------------------------------------------------------------
+
+    def prune(
+        self,
+        *,
+        older_than: float | timedelta | None = None,
+        keep_last: int | None = None,
+        thread_ids: Iterable[str] | None = None,
+        batch_size: int = DEFAULT_PRUNE_BATCH,
+    ) -> int:
+        """Remove old checkpoints, rebuilding snapshots so only those asked for stay.
+
+        As :meth:`BaseSaver.prune`, but a kept checkpoint whose ancestors go gets a
+        snapshot of its state first, so none of them has to stay (see
+        :mod:`graphnb.checkpoint.prune`). Every kept checkpoint loads exactly as before.
+
+        Returns:
+            How many checkpoints were removed.
+
+        Raises:
+            ValueError: neither ``older_than`` nor ``keep_last`` is given, or one is out
+                of range.
+        """
+        return prune(
+            self.saver,
+            older_than=older_than,
+            keep_last=keep_last,
+            thread_ids=thread_ids,
+            batch_size=batch_size,
+            rebuild=self._state_at,
+        )
+
+    def _state_at(self, row: StoredCheckpoint) -> dict[str, Any]:
+        position = self.load(row.thread_id, row.checkpoint_id)
+        assert position is not None  # the row was just read
+        return encode_values(self.schema, position.values)
 
     # -- writing -----------------------------------------------------------------------
 

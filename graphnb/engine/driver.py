@@ -4,6 +4,9 @@ Kept apart from :mod:`graphnb.engine.compiled` so that runs without a thread pay
 for persistence. It reads and writes the thread only through the engine's own
 :class:`~graphnb.engine.store.ThreadStore`, never a saver's module. A threaded run:
 
+0. takes the thread's lock (:meth:`~graphnb.engine.store.ThreadStore.thread_lock`),
+   held to the run's end, so no other run (thread, process, machine) advances the
+   thread meanwhile: it waits, or fails, as the saver's ``on_busy_thread`` says;
 1. loads the thread's last checkpoint (or the one ``checkpoint_id`` names);
 2. either resumes it (input ``None`` or a :class:`Command`): the stored next nodes run,
    on the stored state; or merges the input into the stored state through the reducers
@@ -374,12 +377,15 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
 def thread_events(
     graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> Iterator[Event]:
-    """The events of a threaded run, from sync code."""
-    return drive_sync(_loop(graph, run, given, options), run)
+    """The events of a threaded run, from sync code, holding the thread's lock."""
+    with graph.threads.thread_lock(options.thread_id):
+        yield from drive_sync(_loop(graph, run, given, options), run)
 
 
-def athread_events(
+async def athread_events(
     graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> AsyncIterator[Event]:
-    """The events of a threaded run, on the event loop."""
-    return drive_async(_loop(graph, run, given, options), run)
+    """The events of a threaded run, on the event loop, holding the thread's lock."""
+    async with graph.threads.athread_lock(options.thread_id):
+        async for event in drive_async(_loop(graph, run, given, options), run):
+            yield event

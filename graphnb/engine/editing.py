@@ -73,11 +73,24 @@ def update_state(
     checkpoint_id: str | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.update_state`."""
-    from .driver import ThreadedRun
-
     threads = graph.threads
     if as_node is not None and as_node not in graph.nodes:
         raise GraphSetupError(f"as_node=`{as_node}` is not a node of {graph.name!r}")
+    with threads.thread_lock(thread_id):  # no run advances the thread under the edit
+        return _update_state(graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
+
+
+def _update_state(
+    graph: CompiledGraph[Any],
+    thread_id: str,
+    values: Any,
+    *,
+    as_node: str | None,
+    checkpoint_id: str | None,
+) -> str:
+    from .driver import ThreadedRun
+
+    threads = graph.threads
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
     node = as_node or UPDATE
@@ -137,6 +150,12 @@ def seed_thread(
         raise GraphSetupError(
             f"start_at names {', '.join(f'`{n}`' for n in unknown)}, not a node of {graph.name!r}"
         )
+    with threads.thread_lock(thread_id):
+        return _seed(graph, thread_id, values, names)
+
+
+def _seed(graph: CompiledGraph[Any], thread_id: str, values: Any, names: list[str]) -> str:
+    threads = graph.threads
     if threads.load(thread_id) is not None:
         raise CheckpointConflictError(
             f"thread {thread_id!r} already has checkpoints; a seed goes into a new thread "

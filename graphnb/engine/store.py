@@ -13,12 +13,15 @@ store is the job of the layer that knows the savers: the package façade
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..errors import GraphSetupError
 
 if TYPE_CHECKING:
+    from datetime import timedelta
+
     from ..records import Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
     from ..schema import StateSchema
 
@@ -66,6 +69,17 @@ class Saver(Protocol):
 
     def close(self) -> None:
         """Release connections."""
+
+    def thread_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread's lock: no other run, anywhere, advances it meanwhile.
+
+        Raises:
+            CheckpointConflictError: another run holds it, and the saver does not wait
+                (or waited its ``lock_timeout`` in vain).
+        """
+
+    def athread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
+        """Async :meth:`thread_lock`."""
 
     async def aput(self, row: StoredCheckpoint) -> None:
         """Async :meth:`put`."""
@@ -134,6 +148,12 @@ class ThreadStore(Protocol[S]):
     async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
         """Async :meth:`load`."""
 
+    def thread_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread's lock for a run: from loading the thread to the run's end."""
+
+    def athread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
+        """Async :meth:`thread_lock`."""
+
     def pending(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
         """Updates of the nodes that finished in an interrupted step, decoded."""
 
@@ -151,6 +171,16 @@ class ThreadStore(Protocol[S]):
 
     def delete(self, thread_id: str) -> int:
         """Delete a thread's checkpoints; returns how many there were."""
+
+    def prune(
+        self,
+        *,
+        older_than: float | timedelta | None = None,
+        keep_last: int | None = None,
+        thread_ids: Iterable[str] | None = None,
+        batch_size: int = 500,
+    ) -> int:
+        """Remove old checkpoints, rebuilding snapshots; returns how many went."""
 
     def writer(
         self, thread_id: str, position: Position | None, *, metadata: Mapping[str, Any] | None

@@ -68,14 +68,16 @@ def make_saver(kind: str, tmp_path: Path, prefix: str | None = None, **options: 
     """A saver of the given kind, on its own tables (SQL) or file (SQLite)."""
     prefix = prefix or unique_prefix()
     if kind == "memory":
-        return MemorySaver()
+        return MemorySaver(**options)
     if kind == "sqlite":
         return SqliteSaver(tmp_path / "threads.db", **options)
+    if kind == "postgres-pool":  # PostgreSQL on a pool of connections
+        kind, options = "postgres", {"pool_size": 4, **options}
     if not _reachable(kind):
         pytest.skip(f"the local {kind} server is not running")
     if kind == "postgres":
-        return PostgresSaver(POSTGRES_URL, table_prefix=prefix)
-    return MySQLSaver(MYSQL_URL, table_prefix=prefix)
+        return PostgresSaver(POSTGRES_URL, table_prefix=prefix, **options)
+    return MySQLSaver(MYSQL_URL, table_prefix=prefix, **options)
 
 
 @pytest.fixture(params=SAVERS)

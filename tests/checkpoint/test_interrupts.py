@@ -48,7 +48,7 @@ def _interrupt_points(kind: str, interrupter: _Interrupter) -> Iterator[None]:
 
         return wrapped
 
-    if kind == "postgres":
+    if kind.startswith("postgres"):
         import psycopg
         from psycopg import waiting
 
@@ -89,7 +89,7 @@ def _interrupt_points(kind: str, interrupter: _Interrupter) -> Iterator[None]:
 
 
 @pytest.mark.db
-@pytest.mark.parametrize("kind", ["postgres", "mysql"])
+@pytest.mark.parametrize("kind", ["postgres", "postgres-pool", "mysql"])
 @pytest.mark.parametrize("operation", ["put", "load"])
 def test_an_interrupt_at_any_point_leaves_the_saver_usable(
     kind: str, operation: str, tmp_path: Path

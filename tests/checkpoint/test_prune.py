@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 
 from graphnb import END, START, StateGraph, append
 from graphnb.checkpoint import BaseSaver
-from graphnb.checkpoint.prune import plan_prune
+from graphnb.checkpoint.prune import plan_prune, plan_rebuild
 from graphnb.records import StoredCheckpoint
 
 
@@ -113,3 +114,49 @@ def test_plan_keeps_the_chain_back_to_the_snapshot_only() -> None:
     snap = [*rows[:5], replace(_row(5, 3, 5, 5), snapshot={"n": 1})]
     assert plan_prune(snap, keep_last=1) == [0, 1, 2, 3, 4]
     assert plan_prune(snap, older_than=1.5, now=5) == [2, 3]  # young 4 keeps 1 and 0
+
+
+def test_rebuilding_snapshots_keeps_only_what_was_asked_and_loads_it_as_before(
+    saver: BaseSaver,
+) -> None:
+    app = fill(saver)
+    before = every_state(app)
+    newest = {t: [s.checkpoint_id for s in app.get_state_history(t)[:5]] for t in ("a", "b")}
+    removed = app.threads.prune(keep_last=5, batch_size=3)
+    after = every_state(app)
+    assert removed == len(before) - len(after)
+    # only the five newest of each thread stay: no ancestor is kept for them
+    assert set(after) == {(thread, cid) for thread, ids in newest.items() for cid in ids}
+    for key, values in after.items():
+        assert values == before[key]  # every kept checkpoint loads as before
+    for thread in ("a", "b"):
+        rows = saver.history(thread)
+        oldest = rows[0]
+        assert oldest.snapshot is not None  # rebuilt
+        assert oldest.base_seq == oldest.seq
+        assert all(row.base_seq >= oldest.seq for row in rows)
+    assert app.invoke({"stop": 82}, thread_id="b")["log"] == list(range(82))
+
+
+def test_rebuilding_by_age_keeps_young_forks_loadable(saver: BaseSaver) -> None:
+    app = fill(saver)
+    before = every_state(app)
+    rows = saver.history("a")
+    cutoff = rows[-6].created_at  # the fork's rows and the last few of the main line
+    removed = app.threads.prune(older_than=time.time() - cutoff, thread_ids=["a"])
+    after = every_state(app)
+    assert removed > 50
+    assert len(after) == len(before) - removed
+    assert all(t == "a" for t, _ in set(before) - set(after))  # "b" untouched
+    for key, values in after.items():
+        assert values == before[key]
+
+
+def test_the_rebuild_plan_snapshots_the_oldest_kept_of_each_branch() -> None:
+    # 0 <- 1 <- 2 <- 3 (snapshot at 0); 4 forks from 1; 5 continues 3
+    rows = [_row(0, None, 0, 0), _row(1, 0, 0, 1), _row(2, 1, 0, 2), _row(3, 2, 0, 3)]
+    rows += [_row(4, 1, 0, 4), _row(5, 3, 0, 5)]
+    plan = plan_rebuild(rows, keep_last=2)  # 4 and 5 stay, each on its own snapshot
+    assert (plan.snapshots, plan.rebase, plan.delete) == ([4, 5], {}, [0, 1, 2, 3])
+    plan = plan_rebuild(rows, older_than=2.5, now=5)  # 3, 4, 5 stay; 5 is rebuilt from 3
+    assert (plan.snapshots, plan.rebase, plan.delete) == ([3, 4], {3: [5]}, [0, 1, 2])

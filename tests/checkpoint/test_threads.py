@@ -284,9 +284,10 @@ def test_threads_are_listed_and_deleted(saver: BaseSaver) -> None:
         app.get_state("one")
 
 
-def test_a_writer_that_lost_the_race_gets_a_conflict_not_an_interleaving(
+def test_an_edit_while_a_run_holds_the_thread_is_refused_not_interleaved(
     saver: BaseSaver,
 ) -> None:
+    saver.on_busy_thread = "fail"  # the run holds the thread's lock: the edit fails at once
     entered, release = threading.Event(), threading.Event()
 
     def slow(state: Chat) -> dict[str, Any]:
@@ -307,15 +308,18 @@ def test_a_writer_that_lost_the_race_gets_a_conflict_not_an_interleaving(
 
     worker = threading.Thread(target=run)
     worker.start()
-    assert entered.wait(10)
-    app.update_state("t", {"messages": ["the other writer"]})
-    release.set()
-    worker.join(10)
-    assert len(failures) == 1
-    assert isinstance(failures[0], CheckpointConflictError)
+    try:
+        assert entered.wait(10)
+        with pytest.raises(CheckpointConflictError, match="'t' is busy"):
+            app.update_state("t", {"messages": ["the other writer"]})
+    finally:
+        release.set()
+        worker.join(10)
+    assert failures == []
     history = app.get_state_history("t")
-    assert [s.source for s in history] == ["update", "input", "seed"]
-    assert all("slow" not in s.values.visits for s in history)
+    assert [s.source for s in history] == ["loop", "input", "seed"]
+    assert history[0].values.visits == ["slow"]
+    assert history[0].values.messages == []
 
 
 def test_runs_need_a_thread_when_there_is_a_checkpointer() -> None:
