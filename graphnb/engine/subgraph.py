@@ -133,6 +133,12 @@ def child_states(
     from .loop import Call
 
     keys = [name for name in position.meta.next if graph.nodes[name].subgraph is not None]
+    counts: dict[str, int] = {}
+    for entry in position.meta.sends:  # Send instances, numbered per target in item order
+        target = str(entry[0])
+        number = counts[target] = counts.get(target, -1) + 1
+        if graph.nodes[target].subgraph is not None:
+            keys.append(f"{target}[{number}]")
     if not keys:
         return {}
     walk = step_base(threads, position)
@@ -146,7 +152,7 @@ def child_states(
         answer = call.sync(*call.args, **call.kwargs)
     found = {}
     for key in keys:
-        sub: Subgraph = graph.nodes[key].subgraph
+        sub: Subgraph = graph.nodes[parse_key(key)].subgraph
         store = sub.store(threads.saver)
         child = store.load(child_thread(position.row.thread_id, key, base))
         if child is not None:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from graphnb import END, START, Command, StateGraph, interrupt
+from graphnb import END, START, Command, Send, StateGraph, interrupt
 from graphnb.checkpoint import BaseSaver
 
 WORKER = Path(__file__).with_name("subgraph_worker.py")
@@ -182,3 +182,38 @@ def test_a_run_killed_inside_a_subgraph_resumes_without_losing_or_repeating(
     assert final["notes"] == ["begin", "a", "b", "c", "write"]  # none lost, none twice
     # `b` starts again (it was in flight); nothing that finished runs again
     assert log.read_text().split() == ["begin", "a", "b", "b", "c", "write"]
+
+
+def test_send_instances_of_a_subgraph_each_resume_on_their_own_thread(
+    saver: BaseSaver,
+) -> None:
+    runs = Runs()
+
+    class Item(TypedDict, total=False):
+        topic: str
+        notes: Annotated[list[str], operator.add]
+
+    def review(state: Item) -> dict[str, Any]:
+        runs.count[state["topic"]] += 1
+        return {"notes": [f"{state['topic']}={interrupt(state['topic'])}"]}
+
+    child = StateGraph(Item, name="reviewer").add_node("review", review)
+    child.add_edge(START, "review").add_edge("review", END)
+
+    def fan(state: Item) -> list[Send]:
+        return [Send("each", {"topic": topic}) for topic in ("owls", "crows")]
+
+    graph = StateGraph(Item, name="outer").add_node("split", runs.note("split"))
+    graph.add_node("each", child).add_edge(START, "split")
+    graph.add_conditional_edges("split", fan, sends=["each"]).add_edge("each", END)
+    app = graph.compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    state = app.get_state("t", subgraphs=True)
+    assert [i.id for i in state.interrupts] == ["each[0]/review:0", "each[1]/review:0"]
+    assert sorted(state.subgraphs) == ["each[0]", "each[1]"]
+    assert state.subgraphs["each[1]"].values["topic"] == "crows"
+    result = app.invoke(
+        Command(resume={"each[0]/review:0": "hoot", "each[1]/review:0": "caw"}), thread_id="t"
+    )
+    assert result["notes"] == ["split", "owls=hoot", "crows=caw"]
+    assert runs.count["owls"] == runs.count["crows"] == 2
