@@ -94,6 +94,11 @@ def test_get_state_with_subgraphs_returns_the_childs_state(saver: BaseSaver) -> 
     # the child's thread reads back through the child's model, and stays out of listings
     assert app.get_state(child.thread_id).checkpoint_id == child.checkpoint_id
     assert app.list_threads() == ["t"]
+    app.invoke({}, thread_id="u")
+    assert [info.thread_id for info in app.threads_info(limit=1)] == ["u"]
+    assert [info.thread_id for info in app.threads_info(limit=1, after="u")] == ["t"]
+    assert [info.status for info in app.threads_info()] == ["interrupted", "interrupted"]
+    app.delete_thread("u")
     app.invoke(Command(resume="no"), thread_id="t")
     assert app.get_state("t", subgraphs=True).subgraphs == {}  # nothing runs next
     assert app.delete_thread("t") > len(app.get_state_history("t") or [0])
