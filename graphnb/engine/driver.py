@@ -13,7 +13,10 @@ for persistence. It reads and writes the thread only through the engine's own
    step's writes, in a single statement: a crash loses at most the step in flight, and
    a resumed run starts that step again, so no update is applied twice or lost;
 4. stops where ``interrupt_before``/``interrupt_after`` say, or when a node calls
-   :func:`~graphnb.interrupt`, recording the pending interrupts.
+   :func:`~graphnb.interrupt`, recording the pending interrupts;
+5. keeps, for subgraph nodes, the id of the checkpoint the step in flight started from
+   (``ThreadedRun.base``): each child runs this same loop on a thread named after it
+   (:mod:`graphnb.engine.subgraph`), and answers to its interrupts pass down by id.
 
 The loop is written once (:func:`_loop`) and driven from sync or async code by
 :mod:`graphnb.engine.loop`; ``thread_events`` and ``athread_events`` only pick the driver.
