@@ -135,6 +135,9 @@ class StateSnapshot(Generic[S]):
             answer) continues.
         metadata: ``run_id`` of the writing run and any metadata given to it.
         created_at: Unix time of the write.
+        subgraphs: with ``get_state(..., subgraphs=True)``, the state of each subgraph
+            node's child in the step this checkpoint runs next, by node name (each on the
+            child's own thread; see :mod:`graphnb.engine.subgraph`).
     """
 
     values: S
@@ -149,6 +152,7 @@ class StateSnapshot(Generic[S]):
     interrupts: tuple[Interrupt, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
+    subgraphs: dict[str, StateSnapshot[Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,16 @@ LABEL_CHARS = 24
 """Longest edge label drawn in full."""
 
 _SEND_STYLE = ".gnb-send path{stroke-dasharray:2 3;stroke-width:2.2}"
+_CLUSTER_STYLE = (
+    ".gnb-cluster>rect{fill:var(--gnb-bg);stroke:var(--gnb-line);stroke-width:1.2;"
+    "stroke-dasharray:6 3}"
+    ".gnb-cluster>text{font-size:12px;font-weight:600}"
+)
+_POLICY_STYLE = ".gnb-policy{font-size:10px;opacity:.75}"
+_CLUSTER_PAD = 12.0
+"""Space between a cluster's outline and the child graph drawn inside it, px."""
+_CLUSTER_HEADER = 26.0
+"""Height of a cluster's title band, px."""
 _STYLE = (
     ".gnb{--gnb-fg:var(--jp-content-font-color1,#1f2328);"
     "--gnb-line:var(--jp-content-font-color2,#6e7781);"
@@ -85,18 +95,37 @@ _MARKERS = (
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def svg_sizes(diagram: Diagram) -> Sizes:
-    """The box sizes the SVG renderer lays ``diagram`` out with."""
+Nested = dict[str, tuple[Layout, "Nested"]]
+
+
+def svg_sizes(diagram: Diagram, inner: Nested | None = None) -> Sizes:
+    """The box sizes the SVG renderer lays ``diagram`` out with.
+
+    A subgraph node is a cluster sized to hold its child's whole drawing; the child's
+    layout is kept in ``inner`` (by node id) for the renderer.
+    """
     machine = diagram.kind == "machine"
+    layouts = inner if inner is not None else {}
 
     def node(item: DiagramNode) -> tuple[float, float]:
+        if item.child is not None:
+            if item.id not in layouts:
+                layouts[item.id] = _layouts(item.child)
+            child = layouts[item.id][0]
+            title = text_width(shorten(_title(item), NODE_CHARS), 12.0) + 24.0
+            width = max(child.width, title) + 2 * _CLUSTER_PAD
+            return width, child.height + _CLUSTER_HEADER + _CLUSTER_PAD
         if machine and item.kind == "start":
             return 16.0, 16.0
         if machine and item.kind == "end":
             return 20.0, 20.0
         if item.kind in ("start", "end"):
             return text_width(item.label, 11.0) + 28.0, 26.0
-        return max(72.0, text_width(shorten(item.label, NODE_CHARS), NODE_FONT) + 32.0), 36.0
+        name, _, marks = item.label.partition("\n")
+        width = max(72.0, text_width(shorten(name, NODE_CHARS), NODE_FONT) + 32.0)
+        if marks:  # the node's policies, a smaller second line
+            return max(width, text_width(shorten(marks, LABEL_CHARS + 8), 10.0) + 20.0), 48.0
+        return width, 36.0
 
     def label(text: str) -> tuple[float, float]:
         return text_width(shorten(text, LABEL_CHARS), LABEL_FONT) + 10.0, 17.0
@@ -105,19 +134,57 @@ def svg_sizes(diagram: Diagram) -> Sizes:
 
 
 def render_svg(diagram: Diagram, *, trace: Trace | None = None) -> str:
-    """Draw ``diagram`` (and ``trace`` on it) as an SVG document."""
-    layout = compute_layout(diagram, svg_sizes(diagram))
-    return _Svg(diagram, layout, trace).render()
+    """Draw ``diagram`` (and ``trace`` on it) as an SVG document.
+
+    Subgraph nodes are drawn as clusters: a dashed outline titled with the node, holding
+    the child graph's drawing (nested to any depth), with the trace's inner part drawn
+    inside.
+    """
+    layout, inner = _layouts(diagram)
+    return _Svg(diagram, layout, trace, inner).render()
+
+
+def _layouts(diagram: Diagram) -> tuple[Layout, Nested]:
+    inner: Nested = {}
+    return compute_layout(diagram, svg_sizes(diagram, inner)), inner
+
+
+def _title(node: DiagramNode) -> str:
+    return node.label.replace("\n", "  ")
+
+
+def _has_sends(diagram: Diagram) -> bool:
+    return any(edge.kind == "send" for edge in diagram.edges) or any(
+        node.child is not None and _has_sends(node.child) for node in diagram.nodes
+    )
+
+
+def _has_marks(diagram: Diagram) -> bool:
+    return any(
+        "\n" in node.label or (node.child is not None and _has_marks(node.child))
+        for node in diagram.nodes
+    )
 
 
 class _Svg:
-    def __init__(self, diagram: Diagram, layout: Layout, trace: Trace | None) -> None:
+    def __init__(
+        self,
+        diagram: Diagram,
+        layout: Layout,
+        trace: Trace | None,
+        inner: Nested | None = None,
+        *,
+        out: list[str] | None = None,
+        prefix: str = "",
+    ) -> None:
         self.diagram = diagram
         self.layout = layout
         self.trace = trace
+        self.inner = inner or {}
         self.taken = set(trace.taken_edges(diagram)) if trace else set()
         self.visited = set(trace.visited(diagram)) if trace else set()
-        self.out: list[str] = []
+        self.out: list[str] = [] if out is None else out
+        self.prefix = prefix  # a cluster's node ids are paths: "research/search"
 
     def render(self) -> str:
         width, height = _n(self.layout.width), _n(self.layout.height)
@@ -132,10 +199,24 @@ class _Svg:
         )
         out.append(f"<title>{_esc(self.diagram.name)}</title>")
         style = _STYLE
-        if any(edge.kind == "send" for edge in self.diagram.edges):
+        if _has_sends(self.diagram):
             style += _SEND_STYLE  # only then: drawings without Sends stay byte for byte
+        if any(node.child is not None for node in self.diagram.nodes):
+            style += _CLUSTER_STYLE
+        if _has_marks(self.diagram):
+            style += _POLICY_STYLE
         out.append(f"<style>{style}</style>")
         out.append(_MARKERS)
+        self._body()
+        out.append("</svg>")
+        text = "".join(out) + "\n"
+        suffix = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
+        # User text cannot hold \x01 (see _esc), so this only touches the marker ids.
+        return text.replace("\x01", f"gnb-{suffix}-")
+
+    def _body(self) -> None:
+        """The edges, join bars and nodes, in this order (nodes drawn over edges)."""
+        out = self.out
         out.append('<g class="gnb-edges">')
         for route in self.layout.routes:
             self._edge(route)
@@ -148,11 +229,7 @@ class _Svg:
         out.append('<g class="gnb-nodes">')
         for node in self.diagram.nodes:
             self._node(node, self.layout.nodes[node.id])
-        out.append("</g></svg>")
-        text = "".join(out) + "\n"
-        suffix = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
-        # User text cannot hold \x01 (see _esc), so this only touches the marker ids.
-        return text.replace("\x01", f"gnb-{suffix}-")
+        out.append("</g>")
 
     def _edge(self, route: Route) -> None:
         edge = route.edge
@@ -179,7 +256,8 @@ class _Svg:
             marker = f' marker-end="url(#\x01arrow{"-taken" if taken else ""})"'
         self.out.append(
             f'<g class="{" ".join(classes)}" data-index="{edge.index}" '
-            f'data-source="{_esc(edge.source)}" data-target="{_esc(edge.target)}">'
+            f'data-source="{_esc(self.prefix + edge.source)}" '
+            f'data-target="{_esc(self.prefix + edge.target)}">'
             f'<title>{_esc(tip)}</title><path d="{d}"{marker}/>'
         )
         if edge.label and route.label is not None:
@@ -201,7 +279,7 @@ class _Svg:
         cls = "gnb-joinbar gnb-edge gnb-taken" if taken else "gnb-joinbar gnb-edge"
         marker = "\x01arrow-taken" if taken else "\x01arrow"
         self.out.append(
-            f'<g class="{cls}" data-target="{_esc(target)}">'
+            f'<g class="{cls}" data-target="{_esc(self.prefix + target)}">'
             f"<title>{_esc(f'{target} waits for all of: {sources}')}</title>"
             f'<rect x="{_n(bar.left)}" y="{_n(bar.top)}" width="{_n(bar.width)}" '
             f'height="{_n(bar.height)}" rx="2"/>'
@@ -225,11 +303,16 @@ class _Svg:
                 classes.append("gnb-failed")
         tip = node.tooltip or node.label
         out = self.out
+        if node.child is not None:
+            classes.append("gnb-cluster")
         out.append(
-            f'<g class="{" ".join(classes)}" data-id="{_esc(node.id)}"><title>{_esc(tip)}</title>'
+            f'<g class="{" ".join(classes)}" data-id="{_esc(self.prefix + node.id)}">'
+            f"<title>{_esc(tip)}</title>"
         )
         machine = self.diagram.kind == "machine"
-        if machine and node.kind == "start":
+        if node.child is not None:
+            self._cluster(node, box)
+        elif machine and node.kind == "start":
             out.append(f'<circle cx="{_n(box.x)}" cy="{_n(box.y)}" r="{_n(box.width / 2)}"/>')
         elif machine and node.kind == "end":
             out.append(
@@ -240,14 +323,39 @@ class _Svg:
         else:
             radius = box.height / 2 if node.kind in ("start", "end") else 10 if machine else 5
             size = 11.0 if node.kind in ("start", "end") else NODE_FONT
+            name, _, marks = node.label.partition("\n")
+            y = box.y - 6 if marks else box.y
             out.append(
                 f'<rect x="{_n(box.left)}" y="{_n(box.top)}" width="{_n(box.width)}" '
                 f'height="{_n(box.height)}" rx="{_n(radius)}"/>'
-                f'<text x="{_n(box.x)}" y="{_n(box.y + size * 0.35)}">'
-                f"{_esc(shorten(node.label, NODE_CHARS))}</text>"
+                f'<text x="{_n(box.x)}" y="{_n(y + size * 0.35)}">'
+                f"{_esc(shorten(name if marks else node.label, NODE_CHARS))}</text>"
             )
+            if marks:
+                out.append(
+                    f'<text class="gnb-policy" x="{_n(box.x)}" y="{_n(box.y + 14)}">'
+                    f"{_esc(shorten(marks, LABEL_CHARS + 8))}</text>"
+                )
         if trace is not None and node.kind == "node" and trace.steps.get(node.id):
             self._badge(box, trace.steps[node.id])
+        out.append("</g>")
+
+    def _cluster(self, node: DiagramNode, box: Box) -> None:
+        """A subgraph node: its outline and title, then its child's drawing inside."""
+        assert node.child is not None
+        out = self.out
+        out.append(
+            f'<rect x="{_n(box.left)}" y="{_n(box.top)}" width="{_n(box.width)}" '
+            f'height="{_n(box.height)}" rx="8"/>'
+            f'<text x="{_n(box.x)}" y="{_n(box.top + _CLUSTER_HEADER / 2 + 4)}">'
+            f"{_esc(shorten(_title(node), NODE_CHARS))}</text>"
+        )
+        child, layouts = self.inner[node.id]
+        dx = box.x - child.width / 2
+        dy = box.top + _CLUSTER_HEADER
+        trace = self.trace.inner.get(node.id, Trace()) if self.trace is not None else None
+        out.append(f'<g class="gnb-inner" transform="translate({_n(dx)},{_n(dy)})">')
+        _Svg(node.child, child, trace, layouts, out=out, prefix=f"{self.prefix}{node.id}/")._body()
         out.append("</g>")
 
     def _badge(self, box: Box, steps: Iterable[int]) -> None:

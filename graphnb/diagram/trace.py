@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..spec import END
+from ..spec import END, START
 from .model import Diagram
 
 __all__ = ["StepEnd", "Trace"]
@@ -40,6 +40,8 @@ class Trace:
         current: the nodes running (or about to run) when the trace was taken.
         failed: the node that failed, if one did.
         step_ends: the end of each super-step, from which the taken edges are inferred.
+        inner: the traces inside subgraph nodes, by node id (from the events of
+            ``stream(..., subgraphs=True)``, each carrying its ``namespace``).
 
     Example:
         >>> from graphnb import StateGraph, START, END
@@ -55,6 +57,7 @@ class Trace:
     current: tuple[str, ...] = ()
     failed: str | None = None
     step_ends: tuple[StepEnd, ...] = ()
+    inner: Mapping[str, Trace] = field(default_factory=dict)
 
     @classmethod
     def from_events(cls, events: Iterable[Any]) -> Trace:
@@ -69,8 +72,13 @@ class Trace:
         step_ends: list[StepEnd] = []
         failed: str | None = None
         waiting: tuple[str, ...] = ()
+        nested: dict[str, list[Any]] = {}
         for event in events:
             kind = getattr(event, "kind", None)
+            namespace = getattr(event, "namespace", ())
+            if namespace:  # an event inside a subgraph node: that node's inner trace
+                nested.setdefault(namespace[0], []).append(event)
+                continue
             if kind == "node_started":
                 steps.setdefault(event.node, []).append(event.step)
                 running[event.node] = None
@@ -95,6 +103,7 @@ class Trace:
             current=current,
             failed=failed,
             step_ends=tuple(step_ends),
+            inner={node: _inner(found) for node, found in nested.items()},
         )
 
     def taken_edges(self, diagram: Diagram) -> tuple[int, ...]:
@@ -146,3 +155,33 @@ class Trace:
             if edge.index in taken:
                 reached.update((edge.source, edge.target))
         return tuple(node.id for node in diagram.nodes if node.id in reached)
+
+
+def _inner(events: list[Any]) -> Trace:
+    """The trace inside one subgraph node, from its events (namespace shortened by one).
+
+    A child streams no step ends, so they are rebuilt from its nodes: the nodes that
+    finished in step ``k`` lead to the nodes started in step ``k + 1``.
+    """
+    import dataclasses
+
+    shortened = [dataclasses.replace(e, namespace=e.namespace[1:]) for e in events]
+    trace = Trace.from_events(shortened)
+    finished: dict[int, list[str]] = {}
+    started: dict[int, list[str]] = {}
+    for event in shortened:
+        if event.namespace:
+            continue
+        kind = getattr(event, "kind", None)
+        if kind == "node_finished":
+            finished.setdefault(event.step, []).append(event.node)
+        elif kind == "node_started":
+            started.setdefault(event.step, []).append(event.node)
+    if not started:
+        return trace
+    first = min(started)
+    ends = [StepEnd(first - 1, (START,), tuple(started[first]))]
+    for step in sorted(finished):
+        ends.append(StepEnd(step, tuple(finished[step]), tuple(started.get(step + 1, ()))))
+    steps = {START: (first - 1,), **trace.steps}
+    return dataclasses.replace(trace, steps=steps, step_ends=tuple(ends))

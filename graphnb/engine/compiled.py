@@ -151,6 +151,11 @@ class CompiledGraph(Generic[S]):
                 f"{self.name!r} has a checkpointer, so each run belongs to a thread: pass "
                 "thread_id=... (any string naming the conversation or job)"
             )
+        into: tuple[tuple[str, str | None], ...] = ()
+        if "|" in thread_id:  # a subgraph's thread: time travel into the child
+            from .subgraph import split_thread
+
+            thread_id, checkpoint_id, into = split_thread(self, thread_id, checkpoint_id)
         return RunOptions(
             thread_id,
             checkpoint_id,
@@ -160,38 +165,57 @@ class CompiledGraph(Generic[S]):
             self.interrupt_after
             if interrupt_after is None
             else self._node_names(interrupt_after, "interrupt_after"),
+            into=into,
         )
 
-    def get_state(self, thread_id: str, checkpoint_id: str | None = None) -> StateSnapshot[S]:
+    def get_state(
+        self, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False
+    ) -> StateSnapshot[S]:
         """The thread's state at its last checkpoint (or at ``checkpoint_id``).
+
+        With ``subgraphs=True``, :attr:`~graphnb.StateSnapshot.subgraphs` holds the
+        state of each subgraph node the next step runs (an interrupted or crashed child,
+        say), nested to any depth.
 
         Raises:
             ThreadNotFoundError: the thread (or that checkpoint) does not exist.
         """
         from .editing import snapshot_of
+        from .subgraph import graph_of
 
-        return snapshot_of(self.threads, thread_id, self.threads.load(thread_id, checkpoint_id))
+        graph, threads = graph_of(self, thread_id)
+        position = threads.load(thread_id, checkpoint_id)
+        return snapshot_of(threads, thread_id, position, graph if subgraphs else None)
 
     async def aget_state(
-        self, thread_id: str, checkpoint_id: str | None = None
+        self, thread_id: str, checkpoint_id: str | None = None, *, subgraphs: bool = False
     ) -> StateSnapshot[S]:
         """Async :meth:`get_state`."""
         from .editing import snapshot_of
+        from .subgraph import graph_of
 
-        position = await self.threads.aload(thread_id, checkpoint_id)
-        return snapshot_of(self.threads, thread_id, position)
+        graph, threads = graph_of(self, thread_id)
+        position = await threads.aload(thread_id, checkpoint_id)
+        return snapshot_of(threads, thread_id, position, graph if subgraphs else None)
 
     def get_state_history(
         self, thread_id: str, *, limit: int | None = None
     ) -> list[StateSnapshot[S]]:
-        """Every checkpoint of the thread, newest first (forks included)."""
-        return self.threads.history(thread_id, limit=limit)
+        """Every checkpoint of the thread, newest first (forks included).
+
+        A subgraph's thread (a child snapshot's ``thread_id``) reads in the child's model.
+        """
+        from .subgraph import graph_of
+
+        return graph_of(self, thread_id)[1].history(thread_id, limit=limit)
 
     async def aget_state_history(
         self, thread_id: str, *, limit: int | None = None
     ) -> list[StateSnapshot[S]]:
         """Async :meth:`get_state_history`."""
-        return await self.threads.ahistory(thread_id, limit=limit)
+        from .subgraph import graph_of
+
+        return await graph_of(self, thread_id)[1].ahistory(thread_id, limit=limit)
 
     def update_state(
         self,
@@ -244,8 +268,10 @@ class CompiledGraph(Generic[S]):
         return seed_thread(self, thread_id, values, start_at=start_at)
 
     def list_threads(self) -> list[str]:
-        """The ids of the checkpointer's threads, sorted."""
-        return self.threads.saver.threads()
+        """The ids of the checkpointer's threads, sorted (subgraphs' own threads left out)."""
+        from .subgraph import is_child_thread
+
+        return [t for t in self.threads.saver.threads() if not is_child_thread(t)]
 
     def threads_info(
         self, *, search: str | None = None, limit: int | None = None, after: str | None = None
@@ -257,8 +283,16 @@ class CompiledGraph(Generic[S]):
         return list_threads_info(self.threads.saver, search=search, limit=limit, after=after)
 
     def delete_thread(self, thread_id: str) -> int:
-        """Delete a thread's checkpoints; returns how many there were."""
-        return self.threads.delete(thread_id)
+        """Delete a thread's checkpoints, its subgraphs' threads too; returns how many."""
+        from .subgraph import is_child_thread
+
+        threads = self.threads
+        children = [
+            t
+            for t in threads.saver.threads()
+            if t.startswith(thread_id + "|") and is_child_thread(t)
+        ]
+        return threads.delete(thread_id) + sum(threads.delete(t) for t in children)
 
     # -- running -----------------------------------------------------------------------
 
@@ -392,6 +426,7 @@ class CompiledGraph(Generic[S]):
         if thread_id is None and self._threads is None and checkpoint_id is None:
             return trace_events(run, self._events(run, input))
         options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
+        run.thread_id = options.thread_id
         from .driver import thread_events
 
         return trace_events(run, thread_events(self, run, input, options))  # type: ignore[arg-type]
@@ -408,6 +443,7 @@ class CompiledGraph(Generic[S]):
         if thread_id is None and self._threads is None and checkpoint_id is None:
             return trace_aevents(run, self._aevents(run, input))
         options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
+        run.thread_id = options.thread_id
         from .driver import athread_events
 
         return trace_aevents(run, athread_events(self, run, input, options))  # type: ignore[arg-type]

@@ -16,7 +16,10 @@ for persistence. It reads and writes the thread only through the engine's own
    step's writes, in a single statement: a crash loses at most the step in flight, and
    a resumed run starts that step again, so no update is applied twice or lost;
 4. stops where ``interrupt_before``/``interrupt_after`` say, or when a node calls
-   :func:`~graphnb.interrupt`, recording the pending interrupts.
+   :func:`~graphnb.interrupt`, recording the pending interrupts;
+5. keeps, for subgraph nodes, the id of the checkpoint the step in flight started from
+   (``ThreadedRun.base``): each child runs this same loop on a thread named after it
+   (:mod:`graphnb.engine.subgraph`), and answers to its interrupts pass down by id.
 
 The loop is written once (:func:`_loop`) and driven from sync or async code by
 :mod:`graphnb.engine.loop`; ``thread_events`` and ``athread_events`` only pick the driver.
@@ -37,14 +40,14 @@ from .events import Event, Interrupted, StepFinished
 from .loop import Call, Loop, Step, drive_async, drive_sync
 from .run import Run
 from .send import instance_key, parse_key, position
-from .store import CheckpointWriter
+from .store import CheckpointWriter, ThreadStore
 from .tracing import trace_writer
 
 if TYPE_CHECKING:
     from .compiled import CompiledGraph
     from .node import Node
 
-__all__ = ["RunOptions", "ThreadedRun", "athread_events", "thread_events"]
+__all__ = ["RunOptions", "ThreadedRun", "athread_events", "step_base", "thread_events"]
 
 S = TypeVar("S")
 Update = dict[str, Any]
@@ -58,6 +61,10 @@ class RunOptions:
     checkpoint_id: str | None = None
     interrupt_before: Collection[str] = field(default_factory=frozenset)
     interrupt_after: Collection[str] = field(default_factory=frozenset)
+    # A subgraph's run: the store of its own state model over the parent's saver, and
+    # (time travel into a subgraph) the checkpoint each nested subgraph node starts from.
+    store: ThreadStore[Any] | None = None
+    into: tuple[tuple[str, str | None], ...] = ()
 
 
 class ThreadedRun(Run[S]):
@@ -70,6 +77,13 @@ class ThreadedRun(Run[S]):
     done: dict[str, Update] = {}
     interrupted: list[Interrupt] = []
     by_key: Mapping[str, Node] = {}  # the step's tasks by instance key, while resuming one
+    # What subgraph nodes need (graphnb.engine.subgraph): the checkpoint the step in
+    # flight started from, names their child threads; answers to their children's
+    # interrupts by subgraph node and child interrupt id; time travel into a child.
+    base = ""
+    store: ThreadStore[Any] | None = None  # where this run's thread lives
+    subanswers: Mapping[str, dict[str, Any]] = {}
+    into: tuple[tuple[str, str | None], ...] = ()
 
     def begin_step(self, tasks: list[Node]) -> list[Node]:
         """The step's nodes that still have to run."""
@@ -109,7 +123,8 @@ class ThreadedRun(Run[S]):
             return (yield from super().node_sync(node))
         except GraphInterrupt as signal:
             # Let the step's other nodes finish: their updates are kept for the resume.
-            self.interrupted.append(signal.interrupt)
+            # (A subgraph node reports all of its child's interrupts at once.)
+            self.interrupted.extend(getattr(signal, "interrupts", None) or [signal.interrupt])
             return {}
         finally:
             done_asking(token)
@@ -121,7 +136,7 @@ class ThreadedRun(Run[S]):
         try:
             return await super().node_async(node, emit)
         except GraphInterrupt as signal:
-            self.interrupted.append(signal.interrupt)
+            self.interrupted.extend(getattr(signal, "interrupts", None) or [signal.interrupt])
             return {}
         finally:
             done_asking(token)
@@ -137,7 +152,11 @@ class _Plan:
 
 
 def _plan(
-    graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position | None, given: Any
+    graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
+    run: ThreadedRun[Any],
+    position: Position | None,
+    given: Any,
 ) -> _Plan:
     if isinstance(given, Command):
         if position is None:
@@ -145,8 +164,8 @@ def _plan(
                 f"thread {run.thread_id!r} has nothing to resume: it has no checkpoint",
                 thread_id=run.thread_id,
             )
-        _resume_from(graph, run, position)
-        run.resumes = _answers(position, given.resume, run.thread_id or "")
+        _resume_from(graph, threads, run, position)
+        run.resumes, run.subanswers = _answers(position, given.resume, run.thread_id or "")
         return _Plan(None, list(position.next), skip_before=True)
     if given is None:
         if position is None:
@@ -158,7 +177,7 @@ def _plan(
                 thread_id=run.thread_id,
             )
         if position.row.source != "seed":
-            _resume_from(graph, run, position)
+            _resume_from(graph, threads, run, position)
             run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
             return _Plan(None, list(position.next), skip_before=True)
     # A new run on the thread: the input merges into the stored state.
@@ -196,23 +215,32 @@ def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: boo
             )
 
 
-def _resume_from(graph: CompiledGraph[Any], run: ThreadedRun[Any], position: Position) -> None:
+def _resume_from(
+    graph: CompiledGraph[Any], threads: ThreadStore[Any], run: ThreadedRun[Any], position: Position
+) -> None:
     _check_nodes(graph, position, resuming=True)
-    run.done = dict(graph.threads.pending(position))
+    run.done = dict(threads.pending(position))
     if position.meta.sends:  # a map-reduce step was next: its instances run again
-        run.sends = graph.threads.sends(position)
+        run.sends = threads.sends(position)
     run.values = dict(position.values)
     run.first_step = run.step = position.row.step + 1
     index = {target: i for i, (_, target) in enumerate(run.graph.joins)}
     run.joins = {index[t]: set(s) for t, s in position.meta.joins.items() if t in index}
 
 
-def _answers(position: Position, resume: Any, thread_id: str) -> dict[str, tuple[Any, ...]]:
-    """Each node's answers to its ``interrupt()`` calls, the new answer included."""
+def _answers(
+    position: Position, resume: Any, thread_id: str
+) -> tuple[dict[str, tuple[Any, ...]], dict[str, dict[str, Any]]]:
+    """Each node's answers to its ``interrupt()`` calls, the new answer included.
+
+    Second, the answers to interrupts inside subgraph nodes (ids ``node/child id``), by
+    subgraph node and child interrupt id: the child's own thread keeps them.
+    """
     answers = {node: tuple(a) for node, a in position.meta.resumes.items()}
+    inner: dict[str, dict[str, Any]] = {}
     pending = [i for i in position.interrupts if i.when == "during"]
     if not pending:
-        return answers
+        return answers, inner
     if isinstance(resume, Mapping) and set(resume) <= {i.id for i in pending} and resume:
         chosen = [(i, resume[i.id]) for i in pending if i.id in resume]
     elif len(pending) == 1:
@@ -226,8 +254,12 @@ def _answers(position: Position, resume: Any, thread_id: str) -> dict[str, tuple
             checkpoint_id=position.row.checkpoint_id,
         )
     for interrupt, answer in chosen:
-        answers[interrupt.node] = (*answers.get(interrupt.node, ()), answer)
-    return answers
+        prefix = interrupt.node + "/"
+        if interrupt.id.startswith(prefix):
+            inner.setdefault(interrupt.node, {})[interrupt.id[len(prefix) :]] = answer
+        else:
+            answers[interrupt.node] = (*answers.get(interrupt.node, ()), answer)
+    return answers, inner
 
 
 def _names(nodes: list[Node]) -> list[str]:
@@ -333,13 +365,13 @@ def _put(writer: CheckpointWriter, row: dict[str, Any]) -> Call:
 
 def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions) -> Loop:
     """The threaded loop, once for sync and async runs; see the module's docstring."""
-    threads = graph.threads
+    threads = run.store = options.store or graph.threads
     where = (options.thread_id, options.checkpoint_id)
     position = yield Call(threads.load, threads.aload, where)
     writer = trace_writer(
         run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
     )
-    plan = _plan(graph, run, position, given)
+    plan = _plan(graph, threads, run, position, given)
     if plan.tasks is not None:
         tasks = run._order(plan.tasks)
     else:
@@ -347,6 +379,13 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
     stops = _stops([], tasks, options, skip_before=plan.skip_before)
     if plan.update is not None:
         yield _put(writer, _input_row(run, plan, tasks, stops))
+    if any(node.subgraph is not None for node in tasks):
+        run.into = options.into
+        run.base = (
+            writer.last.checkpoint_id
+            if writer.last is not None
+            else (yield from step_base(threads, position))
+        )
     if run.steps:
         yield _first_event(run, plan, tasks)
     if stops:
@@ -356,6 +395,7 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
         run.check_limit()
         results = yield Step(run.begin_step(tasks))
         results = run.end_step(results)
+        run.into = ()
         if run.interrupted:
             yield _put(writer, _interrupt_row(run, tasks, results))
             yield _stopped(run, writer, run.interrupted)
@@ -365,6 +405,7 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
         tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
         stops = _stops(finished, tasks, options)
         yield _put(writer, _step_row(run, results, tasks, stops))
+        run.base = writer.last.checkpoint_id  # type: ignore[union-attr]
         if run.steps:
             yield run.finished_event(tuple(_names(finished)), tasks)
         run.step += 1
@@ -372,6 +413,20 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
         if stops:
             yield _stopped(run, writer, stops)
             return
+
+
+def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator[Call, Any, str]:
+    """The checkpoint the step ``position`` is resuming started from.
+
+    Subgraph nodes name their child threads after it; interrupt rows (and edits of them
+    that keep the step) are written on top of it, so the walk skips them.
+    """
+    while position is not None and position.row.parent_id is not None:
+        row = position.row
+        if row.source != "interrupt" and not (row.source == "update" and not position.meta.ran):
+            break
+        position = yield Call(threads.load, threads.aload, (row.thread_id, row.parent_id))
+    return position.row.checkpoint_id if position is not None else ""
 
 
 def thread_events(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,16 +22,29 @@ S = TypeVar("S")
 
 
 def snapshot_of(
-    threads: ThreadStore[S], thread_id: str, position: Position | None
+    threads: ThreadStore[S],
+    thread_id: str,
+    position: Position | None,
+    graph: CompiledGraph[S] | None = None,
 ) -> StateSnapshot[S]:
-    """The user's view of a loaded checkpoint; a missing thread is an error."""
+    """The user's view of a loaded checkpoint; a missing thread is an error.
+
+    Given ``graph``, the snapshot holds its subgraph nodes' child states too.
+    """
     if position is None:
         raise ThreadNotFoundError(
             f"thread {thread_id!r} has no checkpoint yet; run the graph with "
             f"thread_id={thread_id!r} or seed it with seed_thread()",
             thread_id=thread_id,
         )
-    return threads.snapshot(position)
+    snapshot = threads.snapshot(position)
+    if graph is not None:
+        from .subgraph import child_states
+
+        found = child_states(graph, threads, position)
+        if found:
+            return dataclasses.replace(snapshot, subgraphs=found)
+    return snapshot
 
 
 def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any]:

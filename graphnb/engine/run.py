@@ -350,7 +350,8 @@ class Run(Generic[S]):
         if self.starts:
             yield NodeStarted(step, node.name, node.instance)
         before = self.values if node.input is None else node.input
-        view = self.schema.view(before)
+        # a subgraph node reads the state through its child's input, not through a view
+        view = self.schema.view(before) if node.subgraph is None else before
         try:
             args = (
                 (view, self.context(node.name, pending.append, node.instance))

@@ -13,27 +13,153 @@ Events from inside reach the outer stream when the run asks for them
 nodes it is inside, outermost first (``event.path`` adds the node itself:
 ``("research", "search")``). Without the flag the child runs with events off.
 
-The child runs on the plain loop, without a thread of its own: on a threaded parent its
-steps are not checkpointed, and an ``interrupt()`` inside it stops the parent at the
-subgraph node; the resumed run starts the child again from its beginning, the answer
-waiting for the ``interrupt()`` call.
+Without a thread, the child runs on the plain loop. Under a threaded parent, it runs on
+a thread of its own, next to the parent's in the same saver (see :func:`child_thread`):
+
+- its thread id is ``parent_thread|node@base``, ``base`` being the id of the parent's
+  checkpoint the step in flight started from. The step run again (after a crash, an
+  interrupt or a time travel to ``base``) finds the same child thread, a later step or
+  another branch of the parent's history finds a new one;
+- the child checkpoints every step there, in its own state model;
+- an ``interrupt()`` inside it stops the child (its interrupt row keeps the updates of
+  the child's nodes that finished), then the parent, at the subgraph node, with the
+  interrupt's id prefixed by the node: ``research/ask:0``. The parent's resume hands
+  the answers to the child, which resumes inside, re-running none of its finished
+  nodes; nesting repeats this level by level (``outer/inner/ask:0``);
+- a run killed mid-child resumes the parent's step; the subgraph node finds its child
+  thread unfinished and resumes it from its last checkpoint (or, when the child had
+  finished, takes its final state without running it again);
+- ``get_state(thread, subgraphs=True)`` adds the child's snapshot under the node's
+  name, and running the parent with a child snapshot's ``thread_id`` and
+  ``checkpoint_id`` time-travels into the child (:func:`split_thread`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .events import Event, StepFinished
+from ..human import Command, GraphInterrupt
+from ..records import Interrupt
+from .events import Event, Interrupted, StepFinished
+from .send import instance_key, parse_key
 
 if TYPE_CHECKING:
+    from ..records import Position, StateSnapshot
     from ..schema import StateSchema
     from .compiled import CompiledGraph
+    from .driver import ThreadedRun
     from .node import Node
     from .run import Run
+    from .store import Saver, ThreadStore
 
-__all__ = ["Subgraph", "field_names"]
+__all__ = [
+    "Subgraph",
+    "SubgraphInterrupt",
+    "child_states",
+    "child_thread",
+    "field_names",
+    "graph_of",
+    "is_child_thread",
+    "split_thread",
+]
+
+_CHILD = re.compile(r"\|([^|]+)@([0-9a-f]{32})")
+
+
+def child_thread(thread_id: str, key: str, base: str) -> str:
+    """The thread a subgraph node's child runs on, for the step started at ``base``."""
+    return f"{thread_id}|{key}@{base}"
+
+
+def is_child_thread(thread_id: str) -> bool:
+    """Whether ``thread_id`` names a subgraph's thread (see :func:`child_thread`)."""
+    return "|" in thread_id and _CHILD.search(thread_id) is not None
+
+
+def split_thread(
+    graph: CompiledGraph[Any], thread_id: str, checkpoint_id: str | None
+) -> tuple[str, str | None, tuple[tuple[str, str | None], ...]]:
+    """Where a run given a child's thread starts: the root thread, its checkpoint, the path.
+
+    ``t|a@X|b@Y`` with checkpoint ``C`` becomes thread ``t`` from checkpoint ``X``, with
+    subgraph node ``a`` resuming its child from ``Y`` and ``a``'s node ``b`` its own from
+    ``C``. Any other thread id comes back as it was.
+    """
+    root, _, rest = thread_id.partition("|")
+    parts = _CHILD.findall("|" + rest) if rest else []
+    if not parts or "".join(f"|{k}@{b}" for k, b in parts) != "|" + rest:
+        return thread_id, checkpoint_id, ()
+    node = graph.nodes.get(parse_key(parts[0][0]))
+    if node is None or node.subgraph is None:
+        return thread_id, checkpoint_id, ()
+    keys = [key for key, _ in parts]
+    starts: list[str | None] = [base for _, base in parts[1:]]
+    return root, parts[0][1], tuple(zip(keys, [*starts, checkpoint_id], strict=True))
+
+
+def graph_of(
+    graph: CompiledGraph[Any], thread_id: str
+) -> tuple[CompiledGraph[Any], ThreadStore[Any]]:
+    """The graph whose thread ``thread_id`` is, and its store: a subgraph's for its thread."""
+    threads: ThreadStore[Any] = graph.threads
+    if "|" not in thread_id:
+        return graph, threads
+    _, _, path = split_thread(graph, thread_id, None)
+    found, store = graph, threads
+    for key, _ in path:
+        node = found.nodes.get(parse_key(key))
+        if node is None or node.subgraph is None:
+            return graph, threads
+        found, store = node.subgraph.child, node.subgraph.store(threads.saver)
+    return found, store
+
+
+class SubgraphInterrupt(GraphInterrupt):
+    """A child's interrupts, raised in its parent's subgraph node (ids prefixed by it)."""
+
+    def __init__(self, interrupts: list[Interrupt]) -> None:
+        super().__init__(interrupts[0])
+        self.interrupts = interrupts
+
+
+def child_states(
+    graph: CompiledGraph[Any], threads: ThreadStore[Any], position: Position
+) -> dict[str, StateSnapshot[Any]]:
+    """The snapshots of the children of the subgraph nodes the step at ``position`` runs."""
+    from .driver import step_base
+    from .loop import Call
+
+    keys = [name for name in position.meta.next if graph.nodes[name].subgraph is not None]
+    counts: dict[str, int] = {}
+    for entry in position.meta.sends:  # Send instances, numbered per target in item order
+        target = str(entry[0])
+        number = counts[target] = counts.get(target, -1) + 1
+        if graph.nodes[target].subgraph is not None:
+            keys.append(f"{target}[{number}]")
+    if not keys:
+        return {}
+    walk = step_base(threads, position)
+    answer: Any = None
+    while True:  # the walk back asks for loads; answer them here, synchronously
+        try:
+            call: Call = walk.send(answer)
+        except StopIteration as stop:
+            base: str = stop.value
+            break
+        answer = call.sync(*call.args, **call.kwargs)
+    found = {}
+    for key in keys:
+        sub: Subgraph = graph.nodes[parse_key(key)].subgraph
+        store = sub.store(threads.saver)
+        child = store.load(child_thread(position.row.thread_id, key, base))
+        if child is not None:
+            snapshot = store.snapshot(child)
+            inner = child_states(sub.child, store, child)
+            found[key] = dataclasses.replace(snapshot, subgraphs=inner) if inner else snapshot
+    return found
 
 
 def field_names(schema: StateSchema[Any]) -> frozenset[str] | None:
@@ -64,6 +190,16 @@ class Subgraph:
         self.parent_name = parent_name
         self.inputs = dict(inputs) if inputs is not None else None
         self.outputs = dict(outputs) if outputs is not None else None
+        self._stores: dict[int, tuple[Saver, ThreadStore[Any]]] = {}
+
+    def store(self, saver: Saver) -> ThreadStore[Any]:
+        """The child's threads in ``saver``, read through the child's own state model."""
+        kept = self._stores.get(id(saver))
+        if kept is None or kept[0] is not saver:
+            from .store import open_store
+
+            kept = self._stores[id(saver)] = (saver, open_store(saver, self.child.schema))
+        return kept[1]
 
     def problems(self) -> list[str]:
         """Mapped fields that one of the two states does not have, one sentence each."""
@@ -128,6 +264,8 @@ class Subgraph:
         self, run: Run[Any], node: Node, before: Mapping[str, Any]
     ) -> Generator[Event, None, Any]:
         """Run the child to its end, yielding its events (when asked) with their path."""
+        if getattr(run, "base", ""):  # a threaded parent: the child gets a thread too
+            return (yield from self._run_threaded(run, node, before))  # type: ignore[arg-type]
         child = self.child
         inner = child._run(events=run.subgraphs, context=run.data, recursion_limit=None)
         inner.steps = False  # the child's states are its own business, not the stream's
@@ -137,4 +275,53 @@ class Subgraph:
         for event in child._events(inner, self.input_of(before)):
             if not isinstance(event, StepFinished):
                 yield dataclasses.replace(event, namespace=prefix + event.namespace)
+        return self.update_of(before, inner.values)
+
+    def _run_threaded(
+        self, run: ThreadedRun[Any], node: Node, before: Mapping[str, Any]
+    ) -> Generator[Event, None, Any]:
+        """Run (or resume) the child on its own thread; see the module's docstring."""
+        from .driver import RunOptions, thread_events
+
+        child, key = self.child, instance_key(node)
+        assert run.thread_id is not None
+        thread = child_thread(run.thread_id, key, run.base)
+        assert run.store is not None
+        store = self.store(run.store.saver)
+        checkpoint_id: str | None = None
+        into: tuple[tuple[str, str | None], ...] = ()
+        if run.into and run.into[0][0] == key:  # time travel into this child
+            checkpoint_id, into = run.into[0][1], run.into[1:]
+        given: Any = None
+        if checkpoint_id is None:
+            position = store.load(thread)
+            if position is None:
+                given = self.input_of(before)
+            elif not (position.meta.next or position.meta.sends or position.meta.interrupts):
+                return self.update_of(before, position.values)  # it finished: keep its end
+            elif key in run.subanswers:
+                given = Command(resume=run.subanswers[key])
+        inner = child._run(
+            events=run.subgraphs, context=run.data, recursion_limit=None, thread_id=thread
+        )
+        inner.steps = False
+        inner.subgraphs = run.subgraphs
+        options = RunOptions(
+            thread, checkpoint_id, child.interrupt_before, child.interrupt_after, store, into
+        )
+        prefix = (node.name,)
+        stopped: Interrupted | None = None
+        event: Any
+        for event in thread_events(child, inner, given, options):  # type: ignore[arg-type]
+            if isinstance(event, Interrupted):
+                stopped = event
+            elif not isinstance(event, StepFinished):
+                yield dataclasses.replace(event, namespace=prefix + event.namespace)
+        if stopped is not None:
+            raise SubgraphInterrupt(
+                [
+                    Interrupt(key, "during", i.value, f"{key}/{i.id or f'{i.node}:{i.when}'}")
+                    for i in stopped.interrupts
+                ]
+            )
         return self.update_of(before, inner.values)

@@ -47,6 +47,7 @@ def list_threads_info(
     Args:
         saver: any saver.
         search: keep threads whose id contains this text (case-insensitive).
+            Subgraphs' own threads (see :mod:`graphnb.engine.subgraph`) are left out.
         limit: at most this many records; ``None`` for all.
         after: the ``thread_id`` of the last record of the previous page; the page starts
             after it in the same order.
@@ -56,15 +57,25 @@ def list_threads_info(
     """
     if limit is not None and (type(limit) is not int or limit < 1):
         raise ValueError(f"threads(limit=...) must be a positive int or None, got {limit!r}")
+    from .subgraph import is_child_thread
+
     infos: list[ThreadInfo] = []
-    for last in saver.head_page(search=search, limit=limit, after=after):
-        if last.meta.get("interrupts"):
-            status: ThreadStatus = "interrupted"
-        elif last.meta.get("next"):
-            status = "pending"
-        else:
-            status = "finished"
-        infos.append(
-            ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
-        )
-    return infos
+    while True:
+        page = saver.head_page(search=search, limit=limit, after=after)
+        for last in page:
+            if is_child_thread(last.thread_id):
+                continue  # a subgraph's own thread, listed with its parent's
+            if last.meta.get("interrupts"):
+                status: ThreadStatus = "interrupted"
+            elif last.meta.get("next"):
+                status = "pending"
+            else:
+                status = "finished"
+            infos.append(
+                ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
+            )
+            if limit is not None and len(infos) == limit:
+                return infos
+        if limit is None or len(page) < limit:
+            return infos
+        after = page[-1].thread_id  # the page held subgraph threads: read on

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import operator
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, TypedDict
+from xml.etree import ElementTree
+
+import pytest
 
 from graphnb import END, START, CachePolicy, RetryPolicy, Send, StateGraph
-from graphnb.diagram import to_dot, to_mermaid, to_svg
+from graphnb.diagram import Trace, to_dot, to_mermaid, to_svg
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("GRAPHNB_UPDATE_SNAPSHOTS") == "1"  # as in test_snapshots.py
+FORMATS: dict[str, Callable[[Any], str]] = {"mmd": to_mermaid, "svg": to_svg, "dot": to_dot}
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 class State(TypedDict, total=False):
@@ -54,3 +65,82 @@ def test_policies_are_marked_on_the_node() -> None:
     assert "retry 4, timeout 5s, cache" in mermaid
     assert "retry 4, timeout 5s, cache" in to_svg(composed())
     assert "retry" not in to_mermaid(StateGraph(State).add_node("a", note))
+
+
+def _matches_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if UPDATE:
+        path.write_text(text, encoding="utf-8", newline="\n")
+    assert path.exists(), f"no snapshot {path.name}; create it with GRAPHNB_UPDATE_SNAPSHOTS=1"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{path.name} changed; if intended, rerun with GRAPHNB_UPDATE_SNAPSHOTS=1 and review"
+    )
+
+
+@pytest.mark.parametrize("suffix", sorted(FORMATS))
+def test_the_composed_graph_matches_its_snapshots(suffix: str) -> None:
+    _matches_snapshot(f"composed.{suffix}", FORMATS[suffix](composed()))
+
+
+def test_a_traced_composed_graph_matches_its_snapshot() -> None:
+    events = composed().compile().stream({}, subgraphs=True)
+    _matches_snapshot("composed_traced.svg", to_svg(composed(), trace=events))
+
+
+def _element(svg: str | ElementTree.Element, data_id: str) -> ElementTree.Element:
+    root = ElementTree.fromstring(svg) if isinstance(svg, str) else svg
+    for element in root.iter(f"{SVG}g"):
+        if element.get("data-id") == data_id:
+            return element
+    raise AssertionError(f"no element with data-id {data_id!r}")
+
+
+def test_svg_draws_nested_subgraphs_as_clusters_around_their_nodes() -> None:
+    svg = ElementTree.fromstring(to_svg(composed()))
+    research = _element(svg, "research")
+    assert "gnb-cluster" in (research.get("class") or "")
+    outline = research.find(f"{SVG}rect")
+    assert outline is not None
+    deep = _element(svg, "research/deep")  # inside the research cluster
+    assert deep in list(research.iter(f"{SVG}g"))
+    search = _element(svg, "research/deep/search")
+    assert search in list(deep.iter(f"{SVG}g"))
+    # the child's drawing fits inside the cluster's outline
+    inner = research.find(f"{SVG}g[@class='gnb-inner']")
+    assert inner is not None
+    width = float(outline.get("width") or 0)
+    child_rects = [float(r.get("width") or 0) for r in inner.iter(f"{SVG}rect")]
+    assert max(child_rects) < width
+
+
+def test_svg_marks_send_edges_and_policies() -> None:
+    svg = to_svg(composed())
+    assert 'class="gnb-edge gnb-send"' in svg
+    assert ".gnb-send path{" in svg
+    assert '<text class="gnb-policy"' in svg
+    assert ">[retry 4, timeout 5s, cache]</text>" in svg
+
+
+def test_the_trace_is_drawn_inside_clusters() -> None:
+    app = composed().compile()
+    traced = to_svg(composed(), trace=app.stream({}, subgraphs=True))
+    search = _element(traced, "research/deep/search")
+    assert "gnb-visited" in (search.get("class") or "")
+    # an edge inside the innermost cluster is drawn as taken
+    inner_edges = [
+        g
+        for g in ElementTree.fromstring(traced).iter(f"{SVG}g")
+        if g.get("data-source") == "research/deep/search"
+    ]
+    assert inner_edges
+    assert all("gnb-taken" in (g.get("class") or "") for g in inner_edges)
+    # without inner events (no subgraphs=True) nothing inside is marked
+    plain = to_svg(composed(), trace=app.stream({}))
+    assert "gnb-visited" not in (_element(plain, "research/deep/search").get("class") or "")
+    assert "gnb-visited" in (_element(plain, "research").get("class") or "")
+
+
+def test_an_inner_trace_keeps_inner_events_off_the_parent_nodes() -> None:
+    trace = Trace.from_events(composed().compile().stream({}, subgraphs=True))
+    assert "search" not in trace.steps
+    assert trace.inner["research"].inner["deep"].steps["search"] == (0,)

@@ -1,0 +1,224 @@
+"""Subgraphs under a checkpointer: each child on its own thread, on every saver.
+
+An interrupt inside a child resumes inside it, a crashed child resumes where it stopped,
+``get_state(subgraphs=True)`` shows the child, and a child's checkpoint can be travelled
+back to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import operator
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+from graphnb import END, START, Command, Send, StateGraph, interrupt
+from graphnb.checkpoint import BaseSaver
+
+WORKER = Path(__file__).with_name("subgraph_worker.py")
+
+
+class State(TypedDict, total=False):
+    notes: Annotated[list[str], operator.add]
+
+
+class Runs:
+    """Counts how often each node started."""
+
+    def __init__(self) -> None:
+        self.count: Counter[str] = Counter()
+
+    def note(self, name: str) -> Any:
+        def run(state: State) -> dict[str, Any]:
+            self.count[name] += 1
+            return {"notes": [name]}
+
+        return run
+
+    def ask(self, name: str) -> Any:
+        def run(state: State) -> dict[str, Any]:
+            self.count[name] += 1
+            return {"notes": [f"{name}={interrupt(f'{name}?')}"]}
+
+        return run
+
+
+def child_graph(runs: Runs, *, name: str = "research") -> StateGraph[State]:
+    """first -> (ask | side) -> last: a finished branch next to an interrupted one."""
+    graph = StateGraph(State, name=name).add_node("first", runs.note("first"))
+    graph.add_node("ask", runs.ask("ask")).add_node("side", runs.note("side"))
+    graph.add_node("last", runs.note("last")).add_edge(START, "first")
+    graph.add_edge("first", "ask").add_edge("first", "side")
+    graph.add_edge(["ask", "side"], "last")
+    return graph.add_edge("last", END)
+
+
+def parent_graph(runs: Runs, child: Any) -> StateGraph[State]:
+    graph = StateGraph(State, name="outer").add_node("begin", runs.note("begin"))
+    graph.add_node("research", child).add_node("write", runs.note("write"))
+    graph.add_edge(START, "begin").add_edge("begin", "research")
+    return graph.add_edge("research", "write").add_edge("write", END)
+
+
+def test_an_interrupt_inside_a_subgraph_resumes_inside_it(saver: BaseSaver) -> None:
+    runs = Runs()
+    app = parent_graph(runs, child_graph(runs)).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    (pending,) = app.get_state("t").interrupts
+    assert (pending.node, pending.id, pending.value) == ("research", "research/ask:0", "ask?")
+    result = app.invoke(Command(resume="yes"), thread_id="t")
+    assert result["notes"] == ["begin", "first", "ask=yes", "side", "last", "write"]
+    # the child's finished nodes did not run again; only the asking node did
+    assert runs.count == {"begin": 1, "first": 1, "side": 1, "ask": 2, "last": 1, "write": 1}
+
+
+def test_get_state_with_subgraphs_returns_the_childs_state(saver: BaseSaver) -> None:
+    runs = Runs()
+    app = parent_graph(runs, child_graph(runs)).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    parent = app.get_state("t", subgraphs=True)
+    assert parent.next == ("research",)
+    child = parent.subgraphs["research"]
+    assert child.values["notes"] == ["begin", "first"]
+    assert child.next == ("ask", "side")
+    assert [i.id for i in child.interrupts] == ["ask:0"]
+    assert child.thread_id.startswith("t|research@")
+    assert app.get_state("t").subgraphs == {}  # only when asked
+    # the child's thread reads back through the child's model, and stays out of listings
+    assert app.get_state(child.thread_id).checkpoint_id == child.checkpoint_id
+    assert app.list_threads() == ["t"]
+    app.invoke({}, thread_id="u")
+    assert [info.thread_id for info in app.threads_info(limit=1)] == ["u"]
+    assert [info.thread_id for info in app.threads_info(limit=1, after="u")] == ["t"]
+    assert [info.status for info in app.threads_info()] == ["interrupted", "interrupted"]
+    app.delete_thread("u")
+    app.invoke(Command(resume="no"), thread_id="t")
+    assert app.get_state("t", subgraphs=True).subgraphs == {}  # nothing runs next
+    assert app.delete_thread("t") > len(app.get_state_history("t") or [0])
+    assert saver.threads() == []
+
+
+def test_nested_interrupts_resume_level_by_level(saver: BaseSaver) -> None:
+    runs = Runs()
+    middle = StateGraph(State, name="middle").add_node("inner", child_graph(runs, name="inner"))
+    middle.add_node("after", runs.note("after")).add_edge(START, "inner")
+    middle.add_edge("inner", "after").add_edge("after", END)
+    app = parent_graph(runs, middle).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    (pending,) = app.get_state("t").interrupts
+    assert pending.id == "research/inner/ask:0"
+    inner = app.get_state("t", subgraphs=True).subgraphs["research"].subgraphs["inner"]
+    assert inner.next == ("ask", "side")
+    result = app.invoke(Command(resume={pending.id: "deep"}), thread_id="t")
+    assert result["notes"] == ["begin", "first", "ask=deep", "side", "last", "after", "write"]
+    assert runs.count["first"] == runs.count["side"] == runs.count["begin"] == 1
+
+
+def test_two_interrupts_in_one_child_are_answered_by_id(saver: BaseSaver) -> None:
+    runs = Runs()
+    child = StateGraph(State, name="pair").add_node("x", runs.ask("x")).add_node("y", runs.ask("y"))
+    child.add_edge(START, "x").add_edge(START, "y").add_edge(["x", "y"], END)
+    app = parent_graph(runs, child).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    assert [i.id for i in app.get_state("t").interrupts] == ["research/x:0", "research/y:0"]
+    app.invoke(Command(resume={"research/y:0": "Y"}), thread_id="t")  # one of two
+    assert [i.id for i in app.get_state("t").interrupts] == ["research/x:0"]
+    result = app.invoke(Command(resume="X"), thread_id="t")
+    assert result["notes"] == ["begin", "x=X", "y=Y", "write"]
+    assert runs.count["y"] == 2  # asked, then answered; not run a third time
+
+
+def test_async_runs_resume_inside_the_subgraph_too(saver: BaseSaver) -> None:
+    runs = Runs()
+    app = parent_graph(runs, child_graph(runs)).compile(checkpointer=saver)
+    asyncio.run(app.ainvoke({}, thread_id="t"))
+    result = asyncio.run(app.ainvoke(Command(resume="yes"), thread_id="t"))
+    assert result["notes"] == ["begin", "first", "ask=yes", "side", "last", "write"]
+    assert runs.count["first"] == 1
+
+
+def test_time_travel_to_a_checkpoint_inside_a_subgraph(saver: BaseSaver) -> None:
+    runs = Runs()
+    child = StateGraph(State, name="research").add_node("a", runs.note("a"))
+    child.add_node("b", runs.note("b")).add_edge(START, "a").add_edge("a", "b")
+    app = parent_graph(runs, child.add_edge("b", END)).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    (before,) = [s for s in app.get_state_history("t") if s.next == ("research",)]
+    child_thread = (
+        app.get_state("t", before.checkpoint_id, subgraphs=True).subgraphs["research"].thread_id
+    )
+    (after_a,) = [s for s in app.get_state_history(child_thread) if s.next == ("b",)]
+    assert after_a.values["notes"] == ["begin", "a"]
+    result = app.invoke(None, thread_id=child_thread, checkpoint_id=after_a.checkpoint_id)
+    assert result["notes"] == ["begin", "a", "b", "write"]
+    assert runs.count == {"begin": 1, "a": 1, "b": 2, "write": 2}
+    assert len(app.get_state_history("t")) > len(app.get_state_history(child_thread)) - 1
+    assert app.get_state("t").values["notes"] == ["begin", "a", "b", "write"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_a_run_killed_inside_a_subgraph_resumes_without_losing_or_repeating(
+    tmp_path: Path,
+) -> None:
+    url, log = f"sqlite:///{tmp_path / 'crash.db'}", tmp_path / "runs.log"
+    done = subprocess.run(
+        [sys.executable, str(WORKER), url, "job", str(log)], capture_output=True, timeout=120
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    assert log.read_text().split() == ["begin", "a", "b"]
+    spec = importlib.util.spec_from_file_location("graphnb_subgraph_worker", WORKER)
+    assert spec is not None
+    assert spec.loader is not None
+    worker = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = worker  # the TypedDict's string annotations resolve there
+    spec.loader.exec_module(worker)
+    app = worker.composed(log).compile(checkpointer=url)
+    stopped = app.get_state("job", subgraphs=True)
+    assert stopped.next == ("research",)
+    assert stopped.subgraphs["research"].next == ("b",)  # `a` was checkpointed in the child
+    final = app.invoke(None, thread_id="job")
+    assert final["notes"] == ["begin", "a", "b", "c", "write"]  # none lost, none twice
+    # `b` starts again (it was in flight); nothing that finished runs again
+    assert log.read_text().split() == ["begin", "a", "b", "b", "c", "write"]
+
+
+def test_send_instances_of_a_subgraph_each_resume_on_their_own_thread(
+    saver: BaseSaver,
+) -> None:
+    runs = Runs()
+
+    class Item(TypedDict, total=False):
+        topic: str
+        notes: Annotated[list[str], operator.add]
+
+    def review(state: Item) -> dict[str, Any]:
+        runs.count[state["topic"]] += 1
+        return {"notes": [f"{state['topic']}={interrupt(state['topic'])}"]}
+
+    child = StateGraph(Item, name="reviewer").add_node("review", review)
+    child.add_edge(START, "review").add_edge("review", END)
+
+    def fan(state: Item) -> list[Send]:
+        return [Send("each", {"topic": topic}) for topic in ("owls", "crows")]
+
+    graph = StateGraph(Item, name="outer").add_node("split", runs.note("split"))
+    graph.add_node("each", child).add_edge(START, "split")
+    graph.add_conditional_edges("split", fan, sends=["each"]).add_edge("each", END)
+    app = graph.compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    state = app.get_state("t", subgraphs=True)
+    assert [i.id for i in state.interrupts] == ["each[0]/review:0", "each[1]/review:0"]
+    assert sorted(state.subgraphs) == ["each[0]", "each[1]"]
+    assert state.subgraphs["each[1]"].values["topic"] == "crows"
+    result = app.invoke(
+        Command(resume={"each[0]/review:0": "hoot", "each[1]/review:0": "caw"}), thread_id="t"
+    )
+    assert result["notes"] == ["split", "owls=hoot", "crows=caw"]
+    assert runs.count["owls"] == runs.count["crows"] == 2
