@@ -12,6 +12,11 @@ With ``thread_ids``, each input runs on its own thread and a rerun with the same
 resumes the unfinished inputs only: a finished thread returns its last state without
 running again, a thread stopped mid-run (a worker killed) continues from its last
 checkpoint, a new thread starts from the input.
+
+While a batch runs, ``batch(progress=...)`` hands a :class:`BatchProgress` to an
+:class:`OnProgress` callback after inputs finish and a few times a second. ``True`` asks
+for the display the package façade installed (:mod:`graphnb.progress`: a widget in a
+notebook, a text bar elsewhere); the engine itself imports no display.
 """
 
 from __future__ import annotations
