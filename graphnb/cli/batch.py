@@ -201,10 +201,9 @@ def _batch(args: argparse.Namespace) -> int:
     failed = [(n, r) for (n, _), r in zip(inputs, results, strict=True) if isinstance(r, Exception)]
     if failed:
         number, error = failed[0]
-        print(
+        sys.stderr.write(
             f"error: {len(failed)} of {len(inputs)} inputs failed; first, line {number}: "
-            f"{shown(error, keep=chr(10))}",
-            file=sys.stderr,
+            f"{shown(error, keep=chr(10))}\n"
         )
         return EXIT_FAILED
     return EXIT_OK
