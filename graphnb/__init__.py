@@ -52,6 +52,7 @@ from .state import GraphState, StateField
 
 if TYPE_CHECKING:
     from .checkpoint.threads import Threads
+    from .engine.batch import OnProgress as _OnProgress
     from .engine.batch import Recipe as _Recipe
     from .human import Command, interrupt
     from .records import Interrupt, StateSnapshot
@@ -85,6 +86,12 @@ def _draw(spec: _GraphSpec) -> dict[str, str]:
     return mimebundle(spec)
 
 
+def _progress_display(total: int) -> _OnProgress:
+    from .progress import display_for
+
+    return display_for(total)
+
+
 def _rebuild(recipe: _Recipe) -> CompiledGraph[Any]:
     return StateGraph.from_spec(recipe.spec_json).compile(
         recursion_limit=recipe.recursion_limit,
@@ -97,6 +104,7 @@ def _rebuild(recipe: _Recipe) -> CompiledGraph[Any]:
 
 _store.install_opener(_open_threads)
 _batch.install_builder(_rebuild)
+_batch.install_progress(_progress_display)
 _display.install_renderer(_draw)
 
 

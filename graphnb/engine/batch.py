@@ -12,16 +12,23 @@ With ``thread_ids``, each input runs on its own thread and a rerun with the same
 resumes the unfinished inputs only: a finished thread returns its last state without
 running again, a thread stopped mid-run (a worker killed) continues from its last
 checkpoint, a new thread starts from the input.
+
+While a batch runs, ``batch(progress=...)`` hands a :class:`BatchProgress` to an
+:class:`OnProgress` callback after inputs finish and a few times a second. ``True`` asks
+for the display the package façade installed (:mod:`graphnb.progress`: a widget in a
+notebook, a text bar elsewhere); the engine itself imports no display.
 """
 
 from __future__ import annotations
 
 import pickle
 import threading
+import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..binding import resolve
 from ..errors import BindingError, GraphRuntimeError, GraphSetupError
@@ -29,7 +36,19 @@ from ..errors import BindingError, GraphRuntimeError, GraphSetupError
 if TYPE_CHECKING:
     from .compiled import CompiledGraph
 
-__all__ = ["BatchSetupError", "Recipe", "RemoteError", "install_builder", "recipe_of", "run_item"]
+__all__ = [
+    "BatchProgress",
+    "BatchSetupError",
+    "OnProgress",
+    "Recipe",
+    "RemoteError",
+    "install_builder",
+    "install_progress",
+    "progress_callback",
+    "recipe_of",
+    "run_item",
+    "wait_all",
+]
 
 
 class BatchSetupError(GraphSetupError):
@@ -251,3 +270,129 @@ def check_thread_ids(
         raise ValueError(f"thread_ids repeats {repeated[:5]}; each input needs its own thread")
     graph.threads  # noqa: B018 - raises when there is no checkpointer
     return list(ids)
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where a batch stands, as handed to an :data:`OnProgress` callback.
+
+    Attributes:
+        total: the inputs of the batch.
+        done: inputs finished with a result.
+        failed: inputs finished with an error.
+        running: inputs a worker is running now, as far as the executor tells (a
+            ``concurrent.futures`` pool does; an executor that does not counts none).
+        elapsed: seconds since the batch started.
+        finished: every input has finished; this is the last update.
+    """
+
+    total: int
+    done: int
+    failed: int
+    running: int
+    elapsed: float
+    finished: bool = False
+
+    @property
+    def completed(self) -> int:
+        """Inputs finished either way."""
+        return self.done + self.failed
+
+    @property
+    def rate(self) -> float:
+        """Inputs finished per second so far (0 before the first)."""
+        return self.completed / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the rate so far; ``None`` before the first input finishes."""
+        if self.completed == 0 or self.rate == 0:
+            return None
+        return (self.total - self.completed) / self.rate
+
+
+class OnProgress(Protocol):
+    """Receives a :class:`BatchProgress` after each input finishes and a few times a second.
+
+    The last call has ``finished=True``. It runs in the thread that called ``batch``.
+    """
+
+    def __call__(self, progress: BatchProgress, /) -> None:
+        """Show or record ``progress``."""
+
+
+ProgressFactory = Callable[[int], OnProgress]
+"""Makes the display of a batch of that many inputs (installed by the package façade)."""
+
+_progress_factory: ProgressFactory | None = None
+
+
+def install_progress(factory: ProgressFactory) -> None:
+    """Make ``factory`` make the display of ``batch(..., progress=True)`` from now on."""
+    global _progress_factory
+    _progress_factory = factory
+
+
+def progress_callback(progress: bool | OnProgress, total: int) -> OnProgress | None:
+    """The callback ``progress=`` asks for: none, the environment's display, or its own.
+
+    Raises:
+        TypeError: ``progress`` is neither a bool nor callable.
+    """
+    if progress is False:
+        return None
+    if progress is True:
+        if _progress_factory is None:
+            return None
+        return _progress_factory(total)
+    if not callable(progress):
+        raise TypeError(
+            f"progress must be True, False or a callable taking a BatchProgress, got "
+            f"{type(progress).__name__}"
+        )
+    return progress
+
+
+def wait_all(
+    futures: Sequence[Future[tuple[bool, Any]]],
+    on_progress: OnProgress | None,
+    *,
+    every: float = 0.25,
+) -> list[tuple[bool, Any]]:
+    """Every future's outcome in order, telling ``on_progress`` how the batch goes.
+
+    An error the executor itself raised for an input (a Dask ``KilledWorker``) is that
+    input's outcome.
+    """
+    if on_progress is not None:
+        started = time.perf_counter()
+        pending = set(futures)
+        done = failed = 0
+        while True:
+            finished, pending = wait(pending, timeout=every, return_when=FIRST_COMPLETED)
+            for future in finished:
+                if _outcome(future)[0]:
+                    done += 1
+                else:
+                    failed += 1
+            running = sum(1 for future in pending if future.running())
+            on_progress(
+                BatchProgress(
+                    total=len(futures),
+                    done=done,
+                    failed=failed,
+                    running=running,
+                    elapsed=time.perf_counter() - started,
+                    finished=not pending,
+                )
+            )
+            if not pending:
+                break
+    return [_outcome(future) for future in futures]
+
+
+def _outcome(future: Future[tuple[bool, Any]]) -> tuple[bool, Any]:
+    try:
+        return future.result()
+    except Exception as error:
+        return False, error

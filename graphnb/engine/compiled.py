@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from ..human import Command
     from ..records import StateSnapshot
+    from .batch import OnProgress
     from .driver import RunOptions
 
 __all__ = ["DEFAULT_RECURSION_LIMIT", "CompiledGraph"]
@@ -548,6 +549,7 @@ class CompiledGraph(Generic[S]):
         return_exceptions: bool = False,
         executor: Executor | None = None,
         thread_ids: Sequence[str] | None = None,
+        progress: bool | OnProgress = False,
     ) -> list[S | BaseException]:
         """Run many inputs; results (or errors) in input order.
 
@@ -564,6 +566,9 @@ class CompiledGraph(Generic[S]):
                 its checkpointer as a URL, see :mod:`graphnb.engine.batch`.
             thread_ids: one thread per input (needs a checkpointer); a rerun with the
                 same ids resumes only the inputs whose threads did not finish.
+            progress: ``True`` shows a live progress bar (done, failed, running, rate,
+                ETA): a widget in a notebook, a text bar on stderr elsewhere; a callable
+                receives each :class:`~graphnb.engine.batch.BatchProgress` instead.
 
         Raises:
             BatchSetupError: the graph cannot travel to the executor's workers (names the
@@ -571,19 +576,20 @@ class CompiledGraph(Generic[S]):
         """
         from concurrent.futures import ThreadPoolExecutor
 
-        from .batch import check_thread_ids
+        from .batch import check_thread_ids, progress_callback, wait_all
 
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         items = list(inputs)
         ids = check_thread_ids(self, thread_ids, len(items))
+        on_progress = progress_callback(progress, len(items))
         futures = self._submit(items, ids, context, executor)
         if futures is None:
             with ThreadPoolExecutor(min(max_concurrency, max(1, len(items)))) as pool:
                 futures = self._submit(items, ids, context, pool)
                 assert futures is not None
-                return _collect([_outcome(f) for f in futures], return_exceptions)
-        return _collect([_outcome(f) for f in futures], return_exceptions)
+                return _collect(wait_all(futures, on_progress), return_exceptions)
+        return _collect(wait_all(futures, on_progress), return_exceptions)
 
     def _submit(
         self,
@@ -666,14 +672,6 @@ class CompiledGraph(Generic[S]):
         if not snapshot.next or snapshot.interrupts:
             return snapshot.values
         return await self.ainvoke(None, context=context, thread_id=thread_id)
-
-
-def _outcome(future: Future[tuple[bool, Any]]) -> tuple[bool, Any]:
-    # the executor itself may fail an input (a Dask KilledWorker): it is that input's error
-    try:
-        return future.result()
-    except Exception as error:
-        return False, error
 
 
 def _collect(done: list[tuple[bool, Any]], return_exceptions: bool) -> list[Any]:

@@ -49,3 +49,21 @@ def dask_client() -> Iterator[Any]:
         client.close()
         cluster.close()
         sys.path.remove(str(HERE))
+
+
+@pytest.fixture(scope="module")
+def ray_executor() -> Iterator[Any]:
+    """A :class:`~graphnb.ray_executor.RayExecutor` on a local Ray of 2 CPUs.
+
+    Ray's workers are processes of their own: they find graphnb and the node module
+    through the ``PYTHONPATH`` of their runtime environment.
+    """
+    pytest.importorskip("ray")
+    from graphnb.ray_executor import RayExecutor
+
+    path = os.pathsep.join(p for p in (str(HERE), *sys.path) if p)
+    executor = RayExecutor(num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": path}})
+    try:
+        yield executor
+    finally:
+        executor.shutdown()

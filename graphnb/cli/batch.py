@@ -1,0 +1,276 @@
+"""``graphnb batch FILE[:GRAPH] --input inputs.jsonl``: run a graph over many inputs.
+
+Each line of the input file is one input state as a JSON object (blank lines are
+skipped). Results are written as JSON lines, one per input in input order::
+
+    {"line": 1, "thread_id": "batch-1", "state": {...}}
+    {"line": 2, "thread_id": "batch-2", "error": {"type": "NodeError", "message": "..."}}
+
+``--executor`` picks where the inputs run: ``local`` (a thread pool of ``--workers``
+threads, the default), ``dask://HOST:PORT`` (a Dask scheduler), ``ray://HOST:PORT`` (a
+Ray cluster's client server) or ``ray://local`` (a local Ray of ``--workers`` CPUs).
+Workers other than local threads import the file's node functions by module name: the
+file's folder must be importable there (a local Ray gets it on its ``PYTHONPATH``).
+
+With ``--db URL`` every input runs on its own thread, ``PREFIX-LINE`` (``--thread-prefix``,
+``batch`` by default), checkpointed after every step; running the same command again
+resumes only the inputs whose threads did not finish.
+
+Exit codes are those of :mod:`graphnb.console`; a batch in which an input failed still
+writes every line and exits with 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..console import json_text, shown
+from .output import cannot_write
+from .run import (
+    EXIT_FAILED,
+    EXIT_LOAD,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    compile_for,
+    load_target,
+    reporting,
+    to_json,
+)
+
+__all__ = ["read_inputs", "register"]
+
+SCHEMES = ("local", "dask://HOST:PORT", "ray://HOST:PORT", "ray://local")
+
+
+def read_inputs(path: str) -> list[tuple[int, dict[str, Any]]]:
+    """The inputs of a JSON-lines file, each with its line number (blank lines skipped).
+
+    Raises:
+        CommandError: the file cannot be read (exit 3), or a line is not a JSON object
+            (exit 2; the message names the line).
+    """
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except OSError as error:
+        raise CommandError(f"cannot read {shown(path)}: {error.strerror}", EXIT_LOAD) from None
+    except UnicodeDecodeError as error:
+        raise CommandError(
+            f"{shown(path)} is not UTF-8 text: byte {error.start} is "
+            f"{error.object[error.start]:#x}",
+            EXIT_USAGE,
+        ) from None
+    inputs: list[tuple[int, dict[str, Any]]] = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise CommandError(
+                f"{shown(path)} line {number} is not valid JSON: {error.msg} at column "
+                f"{error.colno}",
+                EXIT_USAGE,
+            ) from None
+        if not isinstance(value, dict):
+            raise CommandError(
+                f"{shown(path)} line {number} must be a JSON object of state fields, got "
+                f"{type(value).__name__}",
+                EXIT_USAGE,
+            )
+        inputs.append((number, value))
+    return inputs
+
+
+def _check_executor(value: str) -> tuple[str, str]:
+    """``(scheme, address)`` of ``--executor``.
+
+    >>> _check_executor("dask://127.0.0.1:8786")
+    ('dask', '127.0.0.1:8786')
+    >>> _check_executor("spark://x")
+    Traceback (most recent call last):
+    ...
+    graphnb.console.CommandError: --executor 'spark://x': unknown scheme 'spark'; use local, dask://HOST:PORT, ray://HOST:PORT or ray://local
+    """  # noqa: E501
+    if value == "local":
+        return "local", ""
+    scheme, sep, address = value.partition("://")
+    expected = f"use {', '.join(SCHEMES[:-1])} or {SCHEMES[-1]}"
+    if not sep:
+        raise CommandError(f"--executor {value!r} is not local nor a URL; {expected}", EXIT_USAGE)
+    if scheme not in ("dask", "ray"):
+        raise CommandError(
+            f"--executor {value!r}: unknown scheme {scheme!r}; {expected}", EXIT_USAGE
+        )
+    if not address:
+        raise CommandError(f"--executor {value!r} names no address; {expected}", EXIT_USAGE)
+    return scheme, address
+
+
+@contextmanager
+def _executor(scheme: str, address: str, workers: int, folder: Path) -> Iterator[Executor | None]:
+    """The executor ``--executor`` names, closed (or left) when the batch is done."""
+    if scheme == "local":
+        yield None
+    elif scheme == "dask":
+        try:
+            import distributed
+        except ImportError:
+            raise CommandError(
+                'dask:// needs Dask: pip install "graphnb[dask]"', EXIT_USAGE
+            ) from None
+        connect: Any = distributed.Client
+        try:
+            client = connect(f"tcp://{address}", timeout=10)
+        except OSError as error:
+            raise CommandError(
+                f"cannot reach the Dask scheduler at {address}: {error}", EXIT_FAILED
+            ) from None
+        try:
+            yield client.get_executor()
+        finally:
+            client.close()
+    else:
+        try:
+            from ..ray_executor import RayExecutor
+
+            path = os.pathsep.join(p for p in (str(folder), *sys.path) if p)
+            env = {"env_vars": {"PYTHONPATH": path}}
+            if address == "local":
+                executor = RayExecutor(num_cpus=workers, runtime_env=env)
+            else:
+                executor = RayExecutor(address=f"ray://{address}")
+        except ImportError as error:
+            raise CommandError(str(error), EXIT_USAGE) from None
+        try:
+            yield executor
+        finally:
+            executor.shutdown()
+
+
+def _result_line(number: int, thread_id: str | None, outcome: Any) -> str:
+    document: dict[str, Any] = {"line": number, "thread_id": thread_id}
+    if isinstance(outcome, BaseException):
+        document["error"] = {"type": type(outcome).__name__, "message": str(outcome)}
+    else:
+        document["state"] = json.loads(to_json(outcome))
+    return json_text(document)
+
+
+def _batch(args: argparse.Namespace) -> int:
+    if args.workers < 1:
+        raise CommandError(f"--workers must be at least 1, got {args.workers}", EXIT_USAGE)
+    scheme, address = _check_executor(args.executor)
+    inputs = read_inputs(args.input)
+    file = Path(args.target if Path(args.target).exists() else args.target.rpartition(":")[0])
+    _, graph = load_target(args.target)
+    compiled = compile_for(graph, args.db)
+    ids = [f"{args.thread_prefix}-{number}" for number, _ in inputs] if args.db else None
+    progress: Any = False
+    if not args.quiet:
+        from ..progress import TextProgress
+
+        progress = TextProgress(sys.stderr)
+    try:
+        with _executor(scheme, address, args.workers, file.resolve().parent) as executor:
+            results = compiled.batch(
+                [values for _, values in inputs],
+                executor=executor,
+                max_concurrency=args.workers,
+                thread_ids=ids,
+                return_exceptions=True,
+                progress=progress,
+            )
+    finally:
+        if args.db is not None:
+            compiled.checkpointer.close()
+    lines = [
+        _result_line(number, ids[index] if ids else None, outcome)
+        for index, ((number, _), outcome) in enumerate(zip(inputs, results, strict=True))
+    ]
+    _write(args.output, lines)
+    failed = [(n, r) for (n, _), r in zip(inputs, results, strict=True) if isinstance(r, Exception)]
+    if failed:
+        number, error = failed[0]
+        sys.stderr.write(
+            f"error: {len(failed)} of {len(inputs)} inputs failed; first, line {number}: "
+            f"{shown(error, keep=chr(10))}\n"
+        )
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _write(output: str | None, lines: list[str]) -> None:
+    text = "".join(line + "\n" for line in lines)
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise CommandError(cannot_write(output, error), EXIT_FAILED) from None
+
+
+def batch(args: argparse.Namespace) -> int:
+    """Handle ``graphnb batch``."""
+    return reporting(lambda: _batch(args), db=args.db)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``batch`` to the command line."""
+    command = subparsers.add_parser(
+        "batch",
+        help="run a graph over many inputs (JSON lines), locally, on Dask or on Ray",
+        description="Run the graph FILE defines over every input of a JSON-lines file and "
+        "write one JSON line per input (its state or its error), in input order. "
+        "Progress goes to stderr.",
+    )
+    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook")
+    command.add_argument(
+        "--input",
+        "-i",
+        required=True,
+        metavar="PATH",
+        help="the inputs, one JSON object a line",
+    )
+    command.add_argument(
+        "--db",
+        metavar="URL",
+        help="keep each input's thread here (postgresql://..., mysql://..., sqlite:///...); "
+        "a rerun resumes the unfinished ones",
+    )
+    command.add_argument(
+        "--executor",
+        default="local",
+        metavar="WHERE",
+        help="local (default), dask://HOST:PORT, ray://HOST:PORT or ray://local",
+    )
+    command.add_argument(
+        "--workers",
+        type=int,
+        default=4,
+        metavar="N",
+        help="threads of local, CPUs of ray://local (default 4); a cluster has its own",
+    )
+    command.add_argument(
+        "--output", "-o", metavar="PATH", help="write the results here (default: stdout)"
+    )
+    command.add_argument(
+        "--thread-prefix",
+        default="batch",
+        metavar="PREFIX",
+        help="thread ids are PREFIX-LINE (default: batch)",
+    )
+    command.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    command.set_defaults(handler=batch)
