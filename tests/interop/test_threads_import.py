@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import sqlite3
+import uuid
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -208,3 +210,52 @@ def test_payloads_decode_as_data_or_are_refused():
     assert decode_payload("json", lc) == {"type": "human", "content": "hi"}
     evil = b'{"lc": 1, "type": "constructor", "id": ["os", "system"], "kwargs": {}}'
     assert decode_payload("json", evil) == Refused("os.system")
+
+
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture
+def langgraph_postgres() -> Any:
+    """A LangGraph PostgresSaver in a schema of its own, and the URL reaching it."""
+    psycopg = pytest.importorskip("psycopg")
+    postgres = pytest.importorskip("langgraph.checkpoint.postgres")
+    from psycopg.rows import dict_row
+
+    schema = f"lg_interop_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    try:
+        admin = psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as error:
+        pytest.skip(f"PostgreSQL is not reachable: {error}")
+    admin.execute(f"CREATE SCHEMA {schema}")
+    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
+    saver = postgres.PostgresSaver(conn)
+    saver.setup()
+    try:
+        yield saver, url
+    finally:
+        conn.close()
+        admin.execute(f"DROP SCHEMA {schema} CASCADE")
+        admin.close()
+
+
+@pytest.mark.db
+def test_a_postgres_thread_continues_on_graphnb_as_on_langgraph(langgraph_postgres):
+    saver, url = langgraph_postgres
+    langgraph = agent().compile(checkpointer=saver)
+    config = thread_config("pg")
+    langgraph.invoke({"messages": [HumanMessage("time?", id="h1")]}, config)
+    lg_history = list(reversed(list(langgraph.get_state_history(config))))
+
+    graphnb = from_langgraph(agent()).compile(checkpointer=MemorySaver())
+    copied = import_langgraph_threads(url, graphnb.checkpointer, graph=graphnb)
+    assert [(t.thread_id, t.checkpoints) for t in copied] == [("pg", 4)]
+    history = list(reversed(graphnb.get_state_history("pg")))
+    assert [s.next for s in history] == [s.next for s in lg_history[1:]]
+    assert [plain(s.values) for s in history] == [plain(s.values) for s in lg_history[1:]]
+
+    question = {"messages": [HumanMessage("and now?", id="h2")]}
+    assert plain(graphnb.invoke(question, thread_id="pg")) == plain(
+        langgraph.invoke(question, config)
+    )
