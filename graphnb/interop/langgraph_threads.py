@@ -239,7 +239,7 @@ def import_langgraph_threads(
     source: Any,
     saver: Any,
     *,
-    graph: Any,
+    graph: Any = None,
     thread_ids: Iterable[str] | None = None,
 ) -> list[ImportedThread]:
     """Copy LangGraph threads (latest state and history, in order) into a graphnb saver.
@@ -250,7 +250,8 @@ def import_langgraph_threads(
         saver: the graphnb saver (or its URL) to copy into.
         graph: the graph the threads run: a graphnb ``StateGraph`` or compiled graph, or
             the LangGraph graph itself (imported with :func:`import_langgraph`). Its state
-            model checks every value.
+            model checks every value. ``None`` stores the values as plain data, read
+            through the state model when the graph loads the thread.
         thread_ids: copy these threads only (default: every thread of ``source``).
 
     Returns:
@@ -302,8 +303,11 @@ def import_langgraph_threads(
 
 
 def _schema_of(graph: Any) -> Any:
+    from ..graph import StateGraph
     from .langgraph_in import import_langgraph, is_langgraph
 
+    if graph is None:
+        return StateGraph(dict).schema  # plain data, read through the graph when it runs
     if is_langgraph(graph):
         graph = import_langgraph(graph).graph
     schema = getattr(graph, "schema", None)
