@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import pickle
 import sqlite3
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
@@ -259,3 +261,23 @@ def test_a_postgres_thread_continues_on_graphnb_as_on_langgraph(langgraph_postgr
     assert plain(graphnb.invoke(question, thread_id="pg")) == plain(
         langgraph.invoke(question, config)
     )
+
+
+def test_a_thread_paused_before_a_node_resumes_on_graphnb(tmp_path):
+    saver = SqliteSaver(sqlite3.connect(tmp_path / "lg.db", check_same_thread=False))
+    langgraph = agent().compile(checkpointer=saver, interrupt_before=["tools"])
+    config = thread_config("t")
+    langgraph.invoke({"messages": [HumanMessage("time?", id="h1")]}, config)
+    graphnb = from_langgraph(agent()).compile(
+        checkpointer=MemorySaver(), interrupt_before=["tools"]
+    )
+    import_langgraph_threads(saver, graphnb.checkpointer, graph=graphnb)
+    assert graphnb.get_state("t").next == langgraph.get_state(config).next == ("tools",)
+    assert plain(graphnb.invoke(None, thread_id="t")) == plain(langgraph.invoke(None, config))
+    assert graphnb.get_state("t").next == ()
+
+
+def test_importing_graphnb_interop_loads_no_msgpack():
+    code = "import sys, graphnb.interop; print('msgpack' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False\n"
