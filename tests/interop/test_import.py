@@ -221,6 +221,21 @@ def test_what_a_subgraph_cannot_map_is_reported_with_the_subgraph():
     assert unmapped_of(graph) == [("RetryPolicy", "node 'bump' in subgraph 'inner'")]
 
 
+def test_a_functional_api_graph_as_a_node_is_reported():
+    from langgraph.func import entrypoint
+
+    @entrypoint()
+    def flow(state: dict) -> dict:
+        return state
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("inner", flow)
+    graph.add_edge(START, "inner")
+    (item,) = import_langgraph(graph).unmapped
+    assert (item.feature, item.where) == ("subgraph", "node 'inner'")
+    assert "a Pregel is not a compiled StateGraph" in item.reason
+
+
 def test_langgraph_interrupt_call_is_reported():
     def ask(state: Counter) -> dict[str, Any]:
         return {"n": interrupt("how many?")}
