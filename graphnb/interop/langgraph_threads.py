@@ -264,11 +264,10 @@ def import_langgraph_threads(
             pending ``interrupt()``, or the saver already has the thread.
         ThreadNotFoundError: a thread asked for is not in ``source``.
     """
-    from ..checkpoint import ThreadNotFoundError, Threads, as_saver
+    from ..checkpoint import ThreadNotFoundError, as_saver
 
     schema = _schema_of(graph)
     reader = langgraph_checkpointer(source)
-    target = as_saver(saver) if isinstance(saver, str) else saver
     try:
         found = _tuples(reader)
     finally:
@@ -280,6 +279,20 @@ def import_langgraph_threads(
             raise ThreadNotFoundError(
                 f"the LangGraph checkpointer has no thread {thread_id!r}", thread_id=thread_id
             )
+    target = as_saver(saver) if isinstance(saver, str) else saver
+    try:
+        return _write(target, schema, wanted, found)
+    finally:
+        if isinstance(saver, str):
+            target.close()
+
+
+def _write(
+    target: Any, schema: Any, wanted: list[str], found: dict[str, list[Any]]
+) -> list[ImportedThread]:
+    """Decode every thread first, then store them; a failed store removes them all."""
+    from ..checkpoint import Threads
+
     threads = Threads(target, schema)
     planned = [(thread_id, _rows(threads, thread_id, found[thread_id])) for thread_id in wanted]
     for thread_id, _ in planned:
@@ -290,15 +303,16 @@ def import_langgraph_threads(
                 thread_id=thread_id,
                 checkpoint_id=None,
             )
-    done = []
-    for thread_id, rows in planned:
-        try:
+    done: list[ImportedThread] = []
+    try:
+        for thread_id, rows in planned:
+            done.append(ImportedThread(thread_id, len(rows)))
             for row in rows:
                 target.put(row)
-        except BaseException:
-            target.delete_thread(thread_id)
-            raise
-        done.append(ImportedThread(thread_id, len(rows)))
+    except BaseException:
+        for thread in done:
+            target.delete_thread(thread.thread_id)
+        raise
     return done
 
 

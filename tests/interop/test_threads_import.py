@@ -20,7 +20,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
-from graphnb.checkpoint import MemorySaver
+from graphnb.checkpoint import CheckpointLoadError, MemorySaver
 from graphnb.checkpoint import SqliteSaver as GraphnbSqliteSaver
 from graphnb.interop import (
     RefusedPayloadError,
@@ -139,8 +139,9 @@ def test_a_langgraph_graph_names_the_state_and_threads_can_be_picked(tmp_path):
     copied = import_langgraph_threads(url, target, graph=agent(), thread_ids=["other"])
     assert [t.thread_id for t in copied] == ["other"]
     assert target.threads() == ["other"]
-    with pytest.raises(Exception, match="already has a thread 'other'"):
-        import_langgraph_threads(url, target, graph=agent(), thread_ids=["other"])
+    again = f"sqlite:///{tmp_path / 'graphnb.db'}"  # the same database, by its URL
+    with pytest.raises(CheckpointLoadError, match="already has a thread 'other'"):
+        import_langgraph_threads(url, again, graph=agent(), thread_ids=["other"])
     with pytest.raises(LookupError, match="no thread 'missing'"):
         import_langgraph_threads(url, target, graph=agent(), thread_ids=["missing"])
 
