@@ -153,10 +153,8 @@ def _revive(value: Any) -> Any:
             and ident[:3] == ["langchain", "schema", "messages"]
             and isinstance(value.get("kwargs"), dict)
         ):
+            # HumanMessage -> "human", AIMessageChunk -> "ai", ToolMessage -> "tool" ...
             kind = str(ident[-1]).removesuffix("MessageChunk").removesuffix("Message").lower()
-            kind = {"human": "human", "ai": "ai", "system": "system", "tool": "tool"}.get(
-                kind, kind
-            )
             return {"type": kind, **_revive(value["kwargs"])}
         raise _Refuse(path)
     return {key: _revive(item) for key, item in value.items()}
