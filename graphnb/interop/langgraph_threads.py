@@ -24,7 +24,7 @@ import copy
 import dataclasses
 import datetime
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..checkpoint_errors import CheckpointLoadError, UnsafeCheckpointError
@@ -375,6 +375,7 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
     # LangGraph's input checkpoints take a step number each; graphnb's do not.
     offsets: dict[str | None, int] = {None: 0}
     rows: list[StoredCheckpoint] = []
+    by_id = {str(item.config["configurable"]["checkpoint_id"]): item for item in items}
     for item in items:
         checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
         direct = item.parent_config["configurable"]["checkpoint_id"] if item.parent_config else None
@@ -444,11 +445,10 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
         elif source == "fork" or source not in ("loop", "update", "input"):
             source = "update"
         writes = []
-        if len(ran) == 1 and direct is not None:
-            pending = _parent_writes(items, direct)
+        if len(ran) == 1 and direct in by_id:
             update = {
                 channel: value
-                for _, channel, value in pending
+                for _, channel, value in by_id[direct].pending_writes or ()
                 if channel in plain or (fields is not None and channel in fields)
             }
             if update:
@@ -487,13 +487,6 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
         kept[checkpoint_id] = row
         rows.append(row)
     return rows
-
-
-def _parent_writes(items: list[Any], parent: str) -> Iterator[tuple[str, str, Any]]:
-    for item in items:
-        if item.config["configurable"]["checkpoint_id"] == parent:
-            yield from item.pending_writes or ()
-            return
 
 
 def _timestamp(text: Any, default: float) -> float:
