@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 import pickle
 import sqlite3
@@ -19,6 +20,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
+from langgraph.types import Send
 
 from graphnb.checkpoint import CheckpointLoadError, MemorySaver
 from graphnb.checkpoint import SqliteSaver as GraphnbSqliteSaver
@@ -282,3 +284,40 @@ def test_importing_graphnb_interop_loads_no_msgpack():
     code = "import sys, graphnb.interop; print('msgpack' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+class Jokes(TypedDict):
+    subjects: list[str]
+    subject: str
+    jokes: Annotated[list[str], operator.add]
+
+
+def fan_out(state: Jokes) -> list[Send]:
+    return [Send("joke", {"subject": subject}) for subject in state["subjects"]]
+
+
+def joke(state: Jokes) -> dict[str, Any]:
+    return {"jokes": [f"a {state['subject']} walks into a bar"]}
+
+
+def map_reduce() -> StateGraph:
+    graph = StateGraph(Jokes)
+    graph.add_node("joke", joke)
+    graph.add_conditional_edges(START, fan_out, ["joke"])
+    return graph
+
+
+def test_pending_sends_of_a_map_reduce_thread_run_on_graphnb(tmp_path):
+    saver = SqliteSaver(sqlite3.connect(tmp_path / "lg.db", check_same_thread=False))
+    langgraph = map_reduce().compile(checkpointer=saver, interrupt_before=["joke"])
+    config = thread_config("t")
+    langgraph.invoke({"subjects": ["cat", "ox"]}, config)
+    graphnb = from_langgraph(map_reduce()).compile(
+        checkpointer=MemorySaver(), interrupt_before=["joke"]
+    )
+    import_langgraph_threads(saver, graphnb.checkpointer, graph=graphnb)
+    # The two Send packets waiting in LangGraph's checkpoint are graphnb's next step.
+    assert graphnb.get_state("t").next == ("joke",)
+    expected = langgraph.invoke(None, config)
+    assert dict(graphnb.invoke(None, thread_id="t")) == expected
+    assert expected["jokes"] == ["a cat walks into a bar", "a ox walks into a bar"]
