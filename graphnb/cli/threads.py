@@ -13,6 +13,14 @@
   a number with ``s``, ``m``, ``h`` or ``d``. A thread named ``prune`` still shows its
   history when no pruning option is given.
 
+- ``graphnb threads import --from URL --db URL``: copy the threads of a LangGraph
+  checkpointer (``sqlite:///lg.db`` or ``postgresql://...``; ``--thread ID``, repeatable:
+  those only) into the graphnb saver of ``--db``, history included, checkpoint ids kept.
+  With ``--graph FILE[:GRAPH]`` the graph's state model checks every value; without it
+  the values are stored as plain data, read through the graph's model when it runs.
+  A payload that would construct an object or unpickle code is refused (exit 1), naming
+  the type, the thread and the checkpoint, and nothing is written.
+
 ``--json`` prints machine-readable JSON instead of text.
 """
 
@@ -25,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..console import json_text, open_saver, shown
+from ..console import database_errors, json_text, open_saver, shown
 from .run import (
     EXIT_FAILED,
     EXIT_LOAD,
@@ -46,6 +54,8 @@ def threads(args: argparse.Namespace) -> int:
     """Handle ``graphnb threads``."""
     if args.thread == "prune" and (args.keep_last is not None or args.older_than is not None):
         return reporting(lambda: _prune(args), db=args.db)
+    if args.thread == "import" and args.source is not None:
+        return reporting(lambda: _import(args), db=args.db)
     if args.seed is not None:
         return reporting(lambda: _seed(args), db=args.db)
     if args.thread is None:
@@ -206,6 +216,36 @@ def _prune(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _import(args: argparse.Namespace) -> int:
+    from ..checkpoint import ThreadNotFoundError
+    from ..interop.langgraph_threads import import_langgraph_threads, langgraph_checkpointer
+
+    graph = load_target(args.graph)[1] if args.graph is not None else None
+    source = redacted(args.source)
+    try:
+        reader = langgraph_checkpointer(args.source)
+    except ValueError as error:
+        code = EXIT_LOAD if "no such" in str(error) else EXIT_USAGE
+        raise CommandError(f"--from {source}: {error}", code) from None
+    except database_errors() as error:
+        reason = " ".join(str(error).split())
+        raise CommandError(f"--from {source}: {reason}", EXIT_FAILED) from None
+    try:
+        with open_saver(args.db) as saver:
+            copied = import_langgraph_threads(reader, saver, graph=graph, thread_ids=args.only)
+    except ThreadNotFoundError as error:
+        raise CommandError(f"--from {source}: {error}", EXIT_USAGE) from None
+    finally:
+        reader.close()
+    if args.json:
+        print(json_text([{"thread": t.thread_id, "checkpoints": t.checkpoints} for t in copied]))
+    else:
+        for thread in copied:
+            count = f"{thread.checkpoints} checkpoint{'s' if thread.checkpoints != 1 else ''}"
+            print(f"imported thread {shown(thread.thread_id)} ({count})")
+    return EXIT_OK
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -220,7 +260,8 @@ def register(subparsers: Any) -> None:
     """Add ``threads`` to the command line."""
     command = subparsers.add_parser(
         "threads",
-        help="list persisted threads, show a thread's history, seed a new thread",
+        help="list persisted threads, show a thread's history, seed a new thread, import "
+        "LangGraph threads",
         description="Without THREAD: list the threads of --db. With THREAD: show its "
         "checkpoints. With THREAD and --seed: seed a new thread before its first run.",
     )
@@ -238,6 +279,13 @@ def register(subparsers: Any) -> None:
         "--start-at", metavar="NODE", action="append", help="where the seeded thread starts"
     )
     command.add_argument("--json", action="store_true", help="print JSON instead of text")
+    command.add_argument(
+        "--from",
+        dest="source",
+        metavar="URL",
+        help="graphnb threads import --from URL: a LangGraph checkpointer (sqlite:///lg.db, "
+        "postgresql://...) whose threads are copied into --db",
+    )
     prune = command.add_argument_group("pruning (graphnb threads prune --db URL ...)")
     prune.add_argument(
         "--keep-last", type=_positive, metavar="N", help="keep each thread's newest N checkpoints"
@@ -246,7 +294,11 @@ def register(subparsers: Any) -> None:
         "--older-than", type=_age, metavar="AGE", help="remove only checkpoints older (7d, 12h)"
     )
     prune.add_argument(
-        "--thread", dest="only", action="append", metavar="ID", help="prune this thread only"
+        "--thread",
+        dest="only",
+        action="append",
+        metavar="ID",
+        help="prune (or import) this thread only",
     )
     prune.add_argument(
         "--batch-size", type=_positive, default=500, metavar="N", help="rows per delete"

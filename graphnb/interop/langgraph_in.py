@@ -2,12 +2,14 @@
 
 Everything graphnb can run the same way is mapped: nodes with their callables, plain
 edges, joins, conditional edges with their path maps, START/END, the state schema and
-its reducers, static interrupts and the in-memory checkpointer. Everything else is
+its reducers, ``Send`` (map-reduce), compiled subgraphs as nodes, static interrupts and
+the in-memory checkpointer. Everything else is
 listed by name with the reason (:class:`~graphnb.interop.Unmapped`), never dropped.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +26,6 @@ __all__ = ["Imported", "from_langgraph", "import_langgraph", "is_langgraph"]
 # code calls them would fail on graphnb, so they are reported, not silently carried over.
 _RUNTIME_ONLY = {
     ("langgraph.types", "interrupt"): "calls LangGraph's interrupt(); use graphnb.interrupt",
-    ("langgraph.types", "Send"): "returns Send packets (map-reduce); graphnb has no Send yet",
     ("langgraph.types", "Command"): "returns a Command (update + goto); graphnb nodes return "
     "updates and routers pick the next node",
     ("langgraph.config", "get_config"): "reads LangGraph's run config",
@@ -194,14 +195,24 @@ def _node_callable(
         )
     runnable = node.runnable
     if _is_subgraph(runnable):
-        unmapped.append(
-            Unmapped(
-                "subgraph",
-                f"node {name!r}",
-                "a compiled graph as a node is not mapped yet (graphnb composition is being added)",
+        from langgraph.graph.state import CompiledStateGraph
+
+        if not isinstance(runnable, CompiledStateGraph):
+            unmapped.append(
+                Unmapped(
+                    "subgraph",
+                    f"node {name!r}",
+                    f"a {type(runnable).__name__} is not a compiled StateGraph; only those "
+                    "map to graphnb subgraphs",
+                )
             )
+            return None
+        child = import_langgraph(runnable)
+        unmapped.extend(
+            Unmapped(item.feature, f"{item.where} in subgraph {name!r}", item.reason)
+            for item in child.unmapped
         )
-        return None
+        return child.graph  # type: ignore[return-value]
     fn = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
     if fn is None or not callable(fn):
         unmapped.append(
@@ -275,7 +286,36 @@ def _add_branches(
         routes = routes_from_annotation(fn) or [*builder.nodes, END]
     else:
         routes = dict(ends)
-    graph.add_conditional_edges(source, fn, routes)
+    if ("langgraph.types", "Send") not in set(references(fn)):
+        graph.add_conditional_edges(source, fn, routes)
+        return
+    # A router returning Send packets: any of its targets may be sent to.
+    targets = routes.values() if isinstance(routes, dict) else routes
+    sends = [target for target in dict.fromkeys(targets) if target != END]
+    graph.add_conditional_edges(source, _sending(fn), routes, sends=sends)
+
+
+def _sending(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with LangGraph's ``Send`` packets turned into graphnb's.
+
+    The original stays on the wrapper as ``__langgraph_router__`` (the export writes it).
+    """
+    from langgraph.types import Send as LangGraphSend
+
+    from ..engine.send import Send
+
+    def convert(item: Any) -> Any:
+        return Send(item.node, item.arg) if isinstance(item, LangGraphSend) else item
+
+    @functools.wraps(fn)
+    def router(state: Any) -> Any:
+        chosen = fn(state)
+        if isinstance(chosen, list | tuple):
+            return [convert(item) for item in chosen]
+        return convert(chosen)
+
+    router.__langgraph_router__ = fn  # type: ignore[attr-defined]
+    return router
 
 
 def _unmapped_node(name: str) -> Callable[..., Any]:

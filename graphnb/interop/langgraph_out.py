@@ -31,6 +31,7 @@ __all__ = ["to_langgraph_module"]
 _GRAPHNB_ONLY = {
     ("graphnb.human", "interrupt"): "calls graphnb's interrupt(); LangGraph's is "
     "langgraph.types.interrupt",
+    ("graphnb.engine.send", "Send"): "returns graphnb's Send; LangGraph's is langgraph.types.Send",
 }
 
 
@@ -69,32 +70,15 @@ def to_langgraph_module(
         marker: resolver.scaffold(name, "langgraph.graph", name, getattr(lg, name))
         for marker, name in ((START, "START"), (END, "END"))
     }
-    state_type = original_state(parts.state_type)
-    _check_state(parts, state_type, resolver.problems)
-    state = resolver.reference(state_type, "state") if state_type is not dict else None
-    nodes = {}
-    for node in spec.nodes:
-        fn = parts.callables.get(node.id)
-        who = f"node {node.id!r}"
-        if fn is None:
-            resolver.problems.append(ExportProblem(who, "it has no callable"))
-            continue
-        _check_callable(fn, who, resolver.problems)
-        nodes[node.id] = resolver.reference(fn, who)
-    routers = {}
-    for source, router in parts.routers.items():
-        who = f"router of {source!r}"
-        if router is None:
-            resolver.problems.append(ExportProblem(who, "it has no callable"))
-            continue
-        _check_callable(router, who, resolver.problems)
-        routers[source] = resolver.reference(router, who)
+    children: list[str] = []
+    build_name = _graph_builder(
+        obj, parts, resolver, namespace, state_graph, markers, children, prefix=""
+    )
     saver = _saver(obj, resolver)
     if resolver.problems:
         raise ExportError(resolver.problems, graph=spec.name)
-    build_name = resolver.fresh("build_graph")
+    assert build_name is not None
     graph_name = resolver.fresh("graph")
-    builder = _builder(spec, state or "dict", nodes, routers, state_graph, markers, build_name)
     compile_args = []
     if saver is not None:
         compile_args.append(f"checkpointer={saver}()")
@@ -119,9 +103,90 @@ def to_langgraph_module(
         blocks.append("from __future__ import annotations\n")
     blocks.append(import_block(resolver.imports))
     body = [definition.text.rstrip() + "\n" for definition in resolver.definitions]
-    body.extend([builder, main])
+    body.extend([*children, main])
     text = "\n".join(blocks) + "\n\n" + "\n\n".join(body)
     return format_source(text) if ruff is not False else text
+
+
+def _graph_builder(
+    obj: Any,
+    parts: GraphParts,
+    resolver: Resolver,
+    namespace: Mapping[str, Any] | None,
+    state_graph: str,
+    markers: Mapping[str, str],
+    children: list[str],
+    *,
+    prefix: str,
+) -> str | None:
+    """Append the ``build_...()`` source of one graph (children first); return its name."""
+    spec = parts.spec
+    state_type = original_state(parts.state_type)
+    _check_state(parts, state_type, resolver.problems)
+    state = resolver.reference(state_type, "state") if state_type is not dict else None
+    nodes: dict[str, str | None] = {}
+    for node in spec.nodes:
+        who = f"node {prefix}{node.id!r}"
+        if node.subgraph is not None:
+            if node.inputs is not None or node.outputs is not None:
+                resolver.problems.append(
+                    ExportProblem(
+                        who,
+                        "its inputs/outputs mapping has no LangGraph equivalent (a LangGraph "
+                        "subgraph shares the fields both states declare)",
+                    )
+                )
+                continue
+            child = _child_of(obj, node.id, node.subgraph)
+            child_name = _graph_builder(
+                child,
+                graph_parts(child, namespace),
+                resolver,
+                namespace,
+                state_graph,
+                markers,
+                children,
+                prefix=f"{prefix}{node.id}_",
+            )
+            nodes[node.id] = f"{child_name}().compile()" if child_name else None
+            continue
+        fn = parts.callables.get(node.id)
+        if fn is None:
+            resolver.problems.append(ExportProblem(who, "it has no callable"))
+            continue
+        _check_callable(fn, who, resolver.problems)
+        nodes[node.id] = resolver.reference(fn, who)
+    routers = {}
+    for source, router in parts.routers.items():
+        who = f"router of {prefix}{source!r}"
+        if router is None:
+            resolver.problems.append(ExportProblem(who, "it has no callable"))
+            continue
+        router = getattr(router, "__langgraph_router__", router)
+        _check_callable(router, who, resolver.problems)
+        routers[source] = resolver.reference(router, who)
+    if resolver.problems:
+        return None
+    name = resolver.fresh(f"build_{_identifier(prefix)}graph")
+    children.append(_builder(spec, state or "dict", nodes, routers, state_graph, markers, name))
+    return name
+
+
+def _identifier(text: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+
+
+def _child_of(obj: Any, node: str, spec: GraphSpec) -> Any:
+    """The child graph of a subgraph node: the object itself when ``obj`` holds it."""
+    subgraphs = getattr(obj, "_subgraphs", None)
+    if isinstance(subgraphs, dict) and node in subgraphs:
+        return subgraphs[node][0]
+    nodes = getattr(obj, "nodes", None)
+    if isinstance(nodes, dict) and node in nodes:
+        bound = getattr(nodes[node], "subgraph", None)
+        if bound is not None:
+            return bound.child
+    return spec
 
 
 def _check_state(parts: GraphParts, state_type: Any, problems: list[ExportProblem]) -> None:
@@ -298,10 +363,16 @@ def _conditional(
     local: str,
 ) -> str:
     routes = [e for e in edges if e.kind == "conditional" and e.source == source]
+    pairs = {e.route or e.target: e.target for e in routes}
+    for edge in edges:  # Send targets are in a LangGraph path map too
+        if edge.kind == "send" and edge.source == source and edge.target not in pairs.values():
+            pairs.setdefault(edge.target, edge.target)
     # Always a path map: LangGraph then knows the targets, as graphnb does.
     mapping = (
         "{"
-        + ", ".join(f"{string_literal(e.route or e.target)}: {endpoint(e.target)}" for e in routes)
+        + ", ".join(
+            f"{string_literal(route)}: {endpoint(target)}" for route, target in pairs.items()
+        )
         + "}"
     )
     return call_text(

@@ -138,6 +138,10 @@ def with_context(state: Counter, context: Any) -> dict[str, Any]:
     return {}
 
 
+def fan_out(state: Counter) -> list[graphnb.Send]:
+    return [graphnb.Send("bump", {"n": n}) for n in range(2)]
+
+
 def problems_of(graph: Any) -> list[str]:
     with pytest.raises(ExportError) as caught:
         to_langgraph_module(graph)
@@ -161,6 +165,35 @@ def test_graphnb_only_features_are_refused_by_name():
     problems = problems_of(nodes)
     assert "node 'ask': calls graphnb's interrupt()" in "\n".join(problems)
     assert "node 'with_context': it takes graphnb's run context ('context')" in "\n".join(problems)
+
+    sending = graphnb.StateGraph(Counter).add_node(bump)
+    sending.add_conditional_edges(graphnb.START, fan_out, [], sends=["bump"])
+    sending.add_edge("bump", graphnb.END)
+    assert "router of '__start__': returns graphnb's Send" in "\n".join(problems_of(sending))
+
+    child = graphnb.StateGraph(Counter).add_node(bump)
+    child.add_edge(graphnb.START, "bump").add_edge("bump", graphnb.END)
+    mapped = graphnb.StateGraph(Counter).add_node("inner", child, inputs={"n": "n"})
+    mapped.add_edge(graphnb.START, "inner").add_edge("inner", graphnb.END)
+    problems = problems_of(mapped)
+    assert problems == [
+        "node 'inner': its inputs/outputs mapping has no LangGraph equivalent (a LangGraph "
+        "subgraph shares the fields both states declare)"
+    ]
+
+
+def test_a_graphnb_subgraph_exports_as_a_compiled_langgraph_node(tmp_path):
+    child = graphnb.StateGraph(Counter).add_node(bump)
+    child.add_edge(graphnb.START, "bump").add_edge("bump", graphnb.END)
+    parent = graphnb.StateGraph(Counter).add_node("inner", child).add_node(check)
+    parent.add_edge(graphnb.START, "inner").add_edge("inner", "check")
+    parent.add_edge("check", graphnb.END)
+    text = to_langgraph_module(parent)
+    assert 'builder.add_node("inner", build_inner_graph().compile())' in text
+    module = load(text, tmp_path / "nested.py")
+    assert module.graph.invoke({"n": 1, "items": []}) == dict(
+        parent.compile().invoke({"n": 1, "items": []})
+    )
 
 
 def test_the_command_line_exports_to_langgraph(tmp_path):

@@ -177,21 +177,63 @@ def test_command_returning_node_is_reported():
     assert ("Command", "node 'go'") in unmapped_of(graph)
 
 
-def test_send_in_a_router_is_reported():
+def test_send_in_a_router_maps_to_graphnb_send():
     def fan_out(state: Counter) -> list[Send]:
         return [Send("bump", {"n": n}) for n in range(3)]
 
+    def seen(state: Counter) -> dict[str, Any]:
+        return {"items": [state["n"]]}
+
     graph = LGStateGraph(Counter)
-    graph.add_node("bump", bump)
+    graph.add_node("bump", seen)
     graph.add_conditional_edges(START, fan_out, ["bump"])
-    assert unmapped_of(graph) == [("Send", "router 'fan_out' from '__start__'")]
+    imported = import_langgraph(graph)
+    assert imported.unmapped == []
+    sends = [(e.source, e.target) for e in imported.graph.spec.edges if e.kind == "send"]
+    assert sends == [(START, "bump")]
+    router = imported.graph.routers[START]
+    assert router.__langgraph_router__ is fan_out
+    assert [type(send).__module__ for send in router({"n": 0})] == ["graphnb.engine.send"] * 3
+    result = imported.graph.compile().invoke({"n": 0})
+    assert sorted(result["items"]) == [0, 1, 2]
 
 
-def test_subgraph_node_is_reported():
+def test_subgraph_node_maps_to_a_graphnb_subgraph():
     graph = LGStateGraph(Counter)
     graph.add_node("inner", loop().compile())
     graph.add_edge(START, "inner")
-    assert unmapped_of(graph) == [("subgraph", "node 'inner'")]
+    imported = import_langgraph(graph)
+    assert imported.unmapped == []
+    (node,) = imported.graph.spec.nodes
+    assert node.subgraph is not None
+    assert [child.id for child in node.subgraph.nodes] == ["bump", "check"]
+    expected = graph.compile().invoke({"n": 0, "items": []})
+    assert imported.graph.compile().invoke({"n": 0, "items": []})["n"] == expected["n"]
+
+
+def test_what_a_subgraph_cannot_map_is_reported_with_the_subgraph():
+    child = LGStateGraph(Counter)
+    child.add_node("bump", bump, retry_policy=RetryPolicy())
+    child.add_edge(START, "bump")
+    graph = LGStateGraph(Counter)
+    graph.add_node("inner", child.compile())
+    graph.add_edge(START, "inner")
+    assert unmapped_of(graph) == [("RetryPolicy", "node 'bump' in subgraph 'inner'")]
+
+
+def test_a_functional_api_graph_as_a_node_is_reported():
+    from langgraph.func import entrypoint
+
+    @entrypoint()
+    def flow(state: dict) -> dict:
+        return state
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("inner", flow)
+    graph.add_edge(START, "inner")
+    (item,) = import_langgraph(graph).unmapped
+    assert (item.feature, item.where) == ("subgraph", "node 'inner'")
+    assert "a Pregel is not a compiled StateGraph" in item.reason
 
 
 def test_langgraph_interrupt_call_is_reported():

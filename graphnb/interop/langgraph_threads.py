@@ -1,0 +1,496 @@
+"""Copy a LangGraph checkpointer's threads into a graphnb saver, decoding nothing unsafe.
+
+LangGraph's ``JsonPlusSerializer`` stores values as ``msgpack`` (sometimes ``json``, or
+``pickle``). Its msgpack ext types name a class and the arguments to construct it with;
+this module never constructs them. A known *data* type becomes plain data: a LangChain
+message its field dict (``type``, ``content``, ``tool_calls`` ...), a Pydantic model, a
+dataclass or a named tuple its field dict, a ``Send`` its node and argument, a set a
+list, a UUID or a Decimal its text, a date or a datetime itself. Anything else, a pickle
+payload above all, is refused with an error naming the type, the thread and the
+checkpoint, and nothing is written. The plain data is then validated by the graph's own
+state model, as graphnb reads its own rows: the only classes built are those it names.
+
+A LangGraph thread maps to a graphnb thread checkpoint by checkpoint, ids kept, so
+``checkpoint_id=`` picks the same point in time on both. LangGraph writes two
+checkpoints where graphnb writes one for a run's input (one holding the input not yet
+applied, one after its ``__start__`` task applied it): the first is left out and the
+second becomes graphnb's ``input`` checkpoint, so a step is LangGraph's minus the number
+of runs started before it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import datetime
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..checkpoint_errors import CheckpointLoadError, UnsafeCheckpointError
+from ..records import StoredCheckpoint
+from .errors import LangGraphMissingError
+
+__all__ = [
+    "ImportedThread",
+    "RefusedPayloadError",
+    "decode_payload",
+    "import_langgraph_threads",
+    "langgraph_checkpointer",
+]
+
+# LangGraph's msgpack ext codes (langgraph.checkpoint.serde.jsonplus).
+_SINGLE_ARG, _POS_ARGS, _KW_ARGS, _METHOD, _PYDANTIC_V1, _PYDANTIC_V2 = range(6)
+_EXT_NAMES = {6: "numpy array", 7: "delta snapshot"}
+
+# Constructor calls whose argument is kept as plain data (the value is not built).
+_SINGLE_AS_DATA = {
+    ("uuid", "UUID"),
+    ("decimal", "Decimal"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("collections", "deque"),
+    ("zoneinfo", "ZoneInfo"),
+    ("ipaddress", "IPv4Address"),
+    ("ipaddress", "IPv6Address"),
+}
+_MESSAGE_MODULE = "langchain_core.messages"
+_SEND = ("langgraph.types", "Send")
+_INTERRUPT = "__interrupt__"
+
+
+class RefusedPayloadError(UnsafeCheckpointError):
+    """A LangGraph payload graphnb will not decode (it would construct or unpickle).
+
+    Attributes:
+        type_name: the payload's type (``pickle``, ``builtins.eval``, ``msgpack ext 6``).
+    """
+
+    def __init__(self, message: str, *, type_name: str, thread_id: str, checkpoint_id: str):
+        self.type_name = type_name
+        super().__init__(message, thread_id=thread_id, checkpoint_id=checkpoint_id)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Refused:
+    """What a refused payload decodes to, until the importer knows where it was."""
+
+    type_name: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ImportedThread:
+    """One thread copied: its id and how many checkpoints it holds now."""
+
+    thread_id: str
+    checkpoints: int
+
+
+class _Refuse(Exception):
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+
+def decode_payload(type_: str, data: bytes | None) -> Any:
+    """A LangGraph ``(type, bytes)`` payload as plain data; :class:`Refused` if unsafe."""
+    try:
+        if type_ in ("null", "empty") or data is None:
+            return None
+        if type_ in ("bytes", "bytearray"):
+            return bytes(data)
+        if type_ == "json":
+            return _revive(json.loads(data))
+        if type_ == "msgpack":
+            import msgpack  # type: ignore[import-untyped]  # LangGraph needs it; graphnb here only
+
+            return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+        raise _Refuse(type_)
+    except _Refuse as refused:
+        return Refused(refused.type_name)
+    except (ValueError, TypeError) as error:  # msgpack's and json's errors derive from these
+        return Refused(f"{type_} ({error})")
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    import msgpack
+
+    if code not in range(6):
+        raise _Refuse(_EXT_NAMES.get(code, f"msgpack ext {code}"))
+    parts = msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+    if not isinstance(parts, list | tuple) or len(parts) < 3:
+        raise _Refuse(f"msgpack ext {code}")
+    module, name, args = parts[0], parts[1], parts[2]
+    key = (str(module), str(name))
+    shown = f"{module}.{name}"
+    if code in (_PYDANTIC_V1, _PYDANTIC_V2, _KW_ARGS) and isinstance(args, dict):
+        # The model's / dataclass's / named tuple's fields; a message keeps its "type".
+        return dict(args)
+    if code == _POS_ARGS and key == _SEND and isinstance(args, list | tuple) and len(args) >= 2:
+        return {"node": args[0], "arg": args[1]}
+    if code == _POS_ARGS and key == ("datetime", "date") and isinstance(args, list | tuple):
+        return datetime.date(*(int(a) for a in args))
+    if code == _POS_ARGS and key == ("datetime", "timedelta") and isinstance(args, list | tuple):
+        return datetime.timedelta(*(int(a) for a in args))
+    if code == _METHOD and key == ("datetime", "datetime") and isinstance(args, str):
+        return datetime.datetime.fromisoformat(args)
+    if code == _SINGLE_ARG and key in _SINGLE_AS_DATA:
+        return list(args) if isinstance(args, list | tuple) else str(args)
+    raise _Refuse(shown)
+
+
+def _revive(value: Any) -> Any:
+    """LangChain's ``{"lc": 1, "type": "constructor"}`` JSON: messages as their fields."""
+    if isinstance(value, list):
+        return [_revive(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("lc") == 1 and value.get("type") in ("constructor", "secret"):
+        ident = value.get("id")
+        path = ".".join(map(str, ident)) if isinstance(ident, list) else str(ident)
+        if (
+            value["type"] == "constructor"
+            and isinstance(ident, list)
+            and ident[:3] == ["langchain", "schema", "messages"]
+            and isinstance(value.get("kwargs"), dict)
+        ):
+            # HumanMessage -> "human", AIMessageChunk -> "ai", ToolMessage -> "tool" ...
+            kind = str(ident[-1]).removesuffix("MessageChunk").removesuffix("Message").lower()
+            return {"type": kind, **_revive(value["kwargs"])}
+        raise _Refuse(path)
+    return {key: _revive(item) for key, item in value.items()}
+
+
+class _SafeSerde:
+    """A LangGraph serializer that reads payloads as plain data and never writes."""
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        return decode_payload(*data)
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        raise TypeError("graphnb reads LangGraph checkpoints; it does not write them")
+
+    def loads(self, data: bytes) -> Any:
+        return decode_payload("json", data)
+
+    def dumps(self, obj: Any) -> bytes:
+        raise TypeError("graphnb reads LangGraph checkpoints; it does not write them")
+
+
+def langgraph_checkpointer(source: Any) -> Any:
+    """A copy of a LangGraph checkpointer reading through the safe decoder.
+
+    ``source`` is a LangGraph checkpointer (``SqliteSaver``, ``PostgresSaver``,
+    ``InMemorySaver`` ...) or a URL: ``sqlite:///path.db`` or ``postgresql://...``.
+    A checkpointer opened from a URL has ``.close()``; one passed in is shared, not closed.
+
+    Raises:
+        ValueError: the URL names no LangGraph checkpointer graphnb can open.
+        LangGraphMissingError: LangGraph (or its SQLite/PostgreSQL checkpointer) is not
+            installed.
+    """
+    if not isinstance(source, str):
+        if not hasattr(source, "list") or not hasattr(source, "serde"):
+            raise TypeError(
+                f"expected a LangGraph checkpointer or its URL, got {type(source).__name__}"
+            )
+        reader = copy.copy(source)
+        reader.serde = _SafeSerde()
+        reader.close = lambda: None
+        return reader
+    scheme, _, rest = source.partition("://")
+    scheme = scheme.split("+")[0].lower()
+    if scheme == "sqlite" and rest:
+        import os
+        import sqlite3
+
+        path = rest[1:] if rest.startswith("/") else rest
+        if path != ":memory:" and not os.path.exists(path):
+            raise ValueError(f"no such LangGraph SQLite database: {path!r}")
+        try:
+            from langgraph.checkpoint.sqlite import SqliteSaver
+        except ImportError:
+            raise LangGraphMissingError() from None
+        conn = sqlite3.connect(path, check_same_thread=False)
+        sqlite_reader = SqliteSaver(conn, serde=_SafeSerde())
+        sqlite_reader.close = conn.close  # type: ignore[attr-defined]
+        return sqlite_reader
+    if scheme in ("postgres", "postgresql"):
+        try:
+            import psycopg
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg.rows import dict_row
+        except ImportError:
+            raise LangGraphMissingError() from None
+        pg = psycopg.connect(
+            "postgresql://" + source.partition("://")[2], autocommit=True, row_factory=dict_row
+        )
+        postgres_reader = PostgresSaver(pg, serde=_SafeSerde())
+        postgres_reader.close = pg.close  # type: ignore[attr-defined]
+        return postgres_reader
+    raise ValueError(
+        f"expected a LangGraph checkpointer URL (sqlite:///path.db or postgresql://...), "
+        f"got {source.split('://')[0]!r}://..."
+    )
+
+
+def import_langgraph_threads(
+    source: Any,
+    saver: Any,
+    *,
+    graph: Any = None,
+    thread_ids: Iterable[str] | None = None,
+) -> list[ImportedThread]:
+    """Copy LangGraph threads (latest state and history, in order) into a graphnb saver.
+
+    Args:
+        source: a LangGraph checkpointer, or its URL (``sqlite:///...``,
+            ``postgresql://...``).
+        saver: the graphnb saver (or its URL) to copy into.
+        graph: the graph the threads run: a graphnb ``StateGraph`` or compiled graph, or
+            the LangGraph graph itself (imported with :func:`import_langgraph`). Its state
+            model checks every value. ``None`` stores the values as plain data, read
+            through the state model when the graph loads the thread.
+        thread_ids: copy these threads only (default: every thread of ``source``).
+
+    Returns:
+        The threads copied, in order.
+
+    Raises:
+        RefusedPayloadError: a payload would construct or unpickle; names the type, the
+            thread and the checkpoint. Nothing is written.
+        CheckpointLoadError: a value does not fit the state model, a thread holds a
+            pending ``interrupt()``, or the saver already has the thread.
+        ThreadNotFoundError: a thread asked for is not in ``source``.
+    """
+    from ..checkpoint import ThreadNotFoundError, as_saver
+
+    schema = _schema_of(graph)
+    reader = langgraph_checkpointer(source)
+    try:
+        found = _tuples(reader)
+    finally:
+        if isinstance(source, str):
+            reader.close()
+    wanted = list(dict.fromkeys(thread_ids)) if thread_ids is not None else sorted(found)
+    for thread_id in wanted:
+        if thread_id not in found:
+            raise ThreadNotFoundError(
+                f"the LangGraph checkpointer has no thread {thread_id!r}", thread_id=thread_id
+            )
+    target = as_saver(saver) if isinstance(saver, str) else saver
+    try:
+        return _write(target, schema, wanted, found)
+    finally:
+        if isinstance(saver, str):
+            target.close()
+
+
+def _write(
+    target: Any, schema: Any, wanted: list[str], found: dict[str, list[Any]]
+) -> list[ImportedThread]:
+    """Decode every thread first, then store them; a failed store removes them all."""
+    from ..checkpoint import Threads
+
+    threads = Threads(target, schema)
+    planned = [(thread_id, _rows(threads, thread_id, found[thread_id])) for thread_id in wanted]
+    for thread_id, _ in planned:
+        if target.load(thread_id) is not None:
+            raise CheckpointLoadError(
+                f"the graphnb saver already has a thread {thread_id!r}; delete it first "
+                "(graphnb threads import copies into new threads only)",
+                thread_id=thread_id,
+                checkpoint_id=None,
+            )
+    done: list[ImportedThread] = []
+    try:
+        for thread_id, rows in planned:
+            done.append(ImportedThread(thread_id, len(rows)))
+            for row in rows:
+                target.put(row)
+    except BaseException:
+        for thread in done:
+            target.delete_thread(thread.thread_id)
+        raise
+    return done
+
+
+def _schema_of(graph: Any) -> Any:
+    from ..graph import StateGraph
+    from .langgraph_in import import_langgraph, is_langgraph
+
+    if graph is None:
+        return StateGraph(dict).schema  # plain data, read through the graph when it runs
+    if is_langgraph(graph):
+        graph = import_langgraph(graph).graph
+    schema = getattr(graph, "schema", None)
+    if schema is None or not hasattr(schema, "fields"):
+        raise TypeError(
+            f"graph= expects a graphnb StateGraph or compiled graph, or a LangGraph graph; "
+            f"got {type(graph).__name__}"
+        )
+    return schema
+
+
+def _tuples(reader: Any) -> dict[str, list[Any]]:
+    """Every root-namespace checkpoint tuple by thread, oldest first."""
+    found: dict[str, list[Any]] = {}
+    for item in reader.list(None):
+        configurable = item.config["configurable"]
+        if configurable.get("checkpoint_ns", ""):
+            continue  # a subgraph's own checkpoints: graphnb does not checkpoint children
+        found.setdefault(str(configurable["thread_id"]), []).append(item)
+    for items in found.values():
+        items.sort(key=lambda item: str(item.config["configurable"]["checkpoint_id"]))
+    return found
+
+
+def _check(value: Any, thread_id: str, checkpoint_id: str, part: str) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Refused):
+            raise RefusedPayloadError(
+                f"checkpoint {checkpoint_id!r} of LangGraph thread {thread_id!r} holds a "
+                f"{item.type_name} payload in its {part}, which graphnb does not decode: it "
+                "would construct an object or unpickle code; nothing was imported",
+                type_name=item.type_name,
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            )
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoint]:
+    from ..checkpoint.serde import decode_snapshot, decode_update
+
+    schema = threads.schema
+    fields = set(schema.fields) if schema.fields else None
+    writer = threads.writer(thread_id, None, metadata=None)
+    kept: dict[str, StoredCheckpoint] = {}  # LangGraph id -> row written for it
+    skipped: dict[str, str | None] = {}  # a left-out input checkpoint -> its parent
+    seen_before: dict[str, Mapping[str, Any]] = {}
+    # LangGraph's input checkpoints take a step number each; graphnb's do not.
+    offsets: dict[str | None, int] = {None: 0}
+    rows: list[StoredCheckpoint] = []
+    by_id = {str(item.config["configurable"]["checkpoint_id"]): item for item in items}
+    for item in items:
+        checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
+        direct = item.parent_config["configurable"]["checkpoint_id"] if item.parent_config else None
+        parent = direct
+        checkpoint = item.checkpoint
+        _check(checkpoint, thread_id, checkpoint_id, "checkpoint")
+        _check(list(item.pending_writes or ()), thread_id, checkpoint_id, "pending writes")
+        metadata = item.metadata or {}
+        seen = checkpoint.get("versions_seen", {}) or {}
+        seen_before[checkpoint_id] = seen
+        while parent in skipped:
+            parent = skipped[parent]
+        is_input = metadata.get("source") == "input"
+        offsets[checkpoint_id] = offsets.get(direct, 0) + (1 if is_input else 0)
+        if is_input:
+            skipped[checkpoint_id] = parent
+            continue
+        if any(write[1] == _INTERRUPT for write in item.pending_writes or ()) and (
+            item is items[-1]
+        ):
+            raise CheckpointLoadError(
+                f"checkpoint {checkpoint_id!r} of LangGraph thread {thread_id!r} waits in a "
+                "LangGraph interrupt(), which graphnb cannot resume; resume it on LangGraph "
+                "first, then import the thread",
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            )
+        channels = checkpoint.get("channel_values", {}) or {}
+        plain = {
+            key: value
+            for key, value in channels.items()
+            if not key.startswith(("branch:", "join:", "__")) and (fields is None or key in fields)
+        }
+        values = decode_snapshot(
+            schema, plain, thread_id=thread_id, checkpoint_id=checkpoint_id, dropped=set()
+        )
+        before = seen_before.get(direct, {}) if direct is not None else {}
+        ran = [
+            node
+            for node, versions in seen.items()
+            if not node.startswith("__") and versions != before.get(node)
+        ]
+        started = "__start__" in seen and seen.get("__start__") != before.get("__start__")
+        nxt = [key.removeprefix("branch:to:") for key in channels if key.startswith("branch:to:")]
+        joins: dict[str, list[str]] = {}
+        for key, value in channels.items():
+            if key.startswith("join:") and isinstance(value, list) and value:
+                target = key.rsplit(":", 1)[-1]
+                joins[target] = sorted(str(source) for source in value)
+        sends = [
+            (
+                str(send["node"]),
+                decode_update(
+                    schema,
+                    dict(send.get("arg") or {}),
+                    thread_id=thread_id,
+                    checkpoint_id=checkpoint_id,
+                    dropped=set(),
+                ),
+            )
+            for send in channels.get("__pregel_tasks", None) or []
+            if isinstance(send, dict) and "node" in send
+        ]
+        source = str(metadata.get("source", "loop"))
+        if started and not ran:
+            source = "input"
+        elif source == "fork" or source not in ("loop", "update", "input"):
+            source = "update"
+        writes = []
+        if len(ran) == 1 and direct in by_id:
+            update = {
+                channel: value
+                for _, channel, value in by_id[direct].pending_writes or ()
+                if channel in plain or (fields is not None and channel in fields)
+            }
+            if update:
+                writes = [
+                    (
+                        ran[0],
+                        decode_update(
+                            schema,
+                            update,
+                            thread_id=thread_id,
+                            checkpoint_id=checkpoint_id,
+                            dropped=set(),
+                        ),
+                    )
+                ]
+        row = writer.row(
+            step=int(metadata.get("step", 0)) - offsets[checkpoint_id],
+            source=source,
+            ran=ran,
+            writes=writes,
+            next=nxt,
+            values=values,
+            sends=sends,
+            joins=joins or None,
+            snapshot=True,  # every row whole: LangGraph's tree is copied as it is
+        )
+        parent_row = kept.get(parent) if parent is not None else None
+        row = dataclasses.replace(
+            row,
+            checkpoint_id=checkpoint_id,
+            parent_id=parent_row.checkpoint_id if parent_row is not None else None,
+            parent_seq=parent_row.seq if parent_row is not None else None,
+            created_at=_timestamp(checkpoint.get("ts"), row.created_at),
+        )
+        writer.advance(row)
+        kept[checkpoint_id] = row
+        rows.append(row)
+    return rows
+
+
+def _timestamp(text: Any, default: float) -> float:
+    try:
+        return datetime.datetime.fromisoformat(str(text)).timestamp()
+    except ValueError:
+        return default

@@ -1,0 +1,168 @@
+"""``graphnb threads import``: LangGraph threads into a graphnb database, from the shell."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import runpy
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.checkpoint.sqlite")
+
+FLOW = """
+from typing import Annotated, Any, Literal, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+
+from graphnb.interop import from_langgraph
+
+
+class Chat(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+def model(state: Chat) -> dict[str, Any]:
+    last = state["messages"][-1]
+    turn = sum(1 for m in state["messages"] if m.type == "human")
+    if last.type == "tool":
+        return {"messages": [AIMessage(content=f"it is {last.content}", id=f"a{turn}b")]}
+    call = {"name": "clock", "args": {}, "id": f"c{turn}"}
+    return {"messages": [AIMessage(content="", tool_calls=[call], id=f"a{turn}a")]}
+
+
+def tools(state: Chat) -> dict[str, Any]:
+    call = state["messages"][-1].tool_calls[0]
+    return {"messages": [ToolMessage(content="noon", tool_call_id=call["id"], id="t" + call["id"])]}
+
+
+def wants_tool(state: Chat) -> Literal["tools", "__end__"]:
+    return "tools" if state["messages"][-1].tool_calls else END
+
+
+def builder() -> StateGraph:
+    graph = StateGraph(Chat)
+    graph.add_node("model", model)
+    graph.add_node("tools", tools)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", wants_tool)
+    graph.add_edge("tools", "model")
+    return graph
+
+
+graph = from_langgraph(builder())
+"""
+
+
+def graphnb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from graphnb.cli import main; raise SystemExit(main())", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def langgraph_db(tmp_path: Path) -> Path:
+    """A LangGraph SQLite checkpointer file holding thread ``t`` (4 steps) and ``u``."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    (tmp_path / "flow.py").write_text(FLOW, encoding="utf-8")
+    flow: dict[str, Any] = runpy.run_path(str(tmp_path / "flow.py"))
+    path = tmp_path / "lg.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    compiled = flow["builder"]().compile(checkpointer=SqliteSaver(conn))
+    for thread in ("t", "u"):
+        config = {"configurable": {"thread_id": thread}}
+        compiled.invoke({"messages": [HumanMessage("time?", id="h1")]}, config)
+    conn.close()
+    return path
+
+
+def test_import_then_continue_the_thread_with_graphnb_run(langgraph_db, tmp_path):
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    done = graphnb(
+        "threads", "import", "--from", f"sqlite:///{langgraph_db}", "--db", db,
+        "--graph", "flow.py", "--thread", "t", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "imported thread t (4 checkpoints)\n"
+    listed = graphnb("threads", "--db", db, cwd=tmp_path)
+    assert listed.stdout.split() == ["t"]
+    shown = graphnb("threads", "--db", db, "t", "--json", cwd=tmp_path)
+    steps = [(c["step"], c["source"], c["ran"]) for c in json.loads(shown.stdout)["checkpoints"]]
+    assert steps == [
+        (-1, "input", []),
+        (0, "loop", ["model"]),
+        (1, "loop", ["tools"]),
+        (2, "loop", ["model"]),
+    ]
+
+    question = json.dumps({"messages": [{"type": "human", "content": "and now?", "id": "h2"}]})
+    ran = graphnb(
+        "run", "flow.py", "--thread", "t", "--db", db, "--input", question, "-q", cwd=tmp_path
+    )
+    assert ran.returncode == 0, ran.stderr
+    messages = json.loads(ran.stdout)["messages"]
+    assert [m["id"] for m in messages] == ["h1", "a1a", "tc1", "a1b", "h2", "a2a", "tc2", "a2b"]
+
+
+def test_a_pickle_row_is_refused_naming_it_and_nothing_is_written(langgraph_db, tmp_path):
+    conn = sqlite3.connect(langgraph_db)
+    (checkpoint_id,) = conn.execute(
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'u' ORDER BY checkpoint_id DESC"
+    ).fetchone()
+    conn.execute(
+        "UPDATE checkpoints SET type = 'pickle', checkpoint = ? WHERE checkpoint_id = ?",
+        (pickle.dumps(print), checkpoint_id),
+    )
+    conn.commit()
+    conn.close()
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    done = graphnb(
+        "threads", "import", "--from", f"sqlite:///{langgraph_db}", "--db", db, cwd=tmp_path
+    )
+    assert done.returncode == 1
+    assert "pickle" in done.stderr
+    assert "thread 'u'" in done.stderr
+    assert repr(checkpoint_id) in done.stderr
+    assert done.stdout == ""
+    assert graphnb("threads", "--db", db, cwd=tmp_path).stdout == ""
+
+
+def test_bad_sources_and_threads_exit_with_their_codes(langgraph_db, tmp_path):
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    missing = graphnb("threads", "import", "--from", "sqlite:///nope.db", "--db", db, cwd=tmp_path)
+    assert missing.returncode == 3
+    assert "no such LangGraph SQLite database: 'nope.db'" in missing.stderr
+    scheme = graphnb("threads", "import", "--from", "redis://x", "--db", db, cwd=tmp_path)
+    assert scheme.returncode == 2
+    assert "sqlite:///path.db or postgresql://" in scheme.stderr
+    source = f"sqlite:///{langgraph_db}"
+    unknown = graphnb(
+        "threads", "import", "--from", source, "--db", db, "--thread", "zz", cwd=tmp_path
+    )
+    assert unknown.returncode == 2
+    assert "no thread 'zz'" in unknown.stderr
+    twice = [
+        graphnb("threads", "import", "--from", source, "--db", db, "--json", cwd=tmp_path)
+        for _ in range(2)
+    ]
+    assert twice[0].returncode == 0
+    assert json.loads(twice[0].stdout) == [
+        {"thread": "t", "checkpoints": 4},
+        {"thread": "u", "checkpoints": 4},
+    ]
+    assert twice[1].returncode == 1
+    assert "already has a thread 't'" in twice[1].stderr
