@@ -489,7 +489,10 @@ class Builder(anywidget.AnyWidget):
         try:
             graph = self._compile_for_run()
         except Exception as error:
-            self._runner.fail([node.id for node in self.spec.nodes], error)
+            # What the Problems panel lists is why it did not compile: the run panel lists
+            # it too, each problem linked to its node (an exercise's points are no reason).
+            problems = [p for p in self.problems if p.get("code") != "exercise"]
+            self._runner.fail([node.id for node in self.spec.nodes], error, problems)
             loop = asyncio.get_running_loop()
             failed: asyncio.Future[Any] = loop.create_future()
             failed.set_result(None)
@@ -509,6 +512,7 @@ class Builder(anywidget.AnyWidget):
                 node=error["node"],
                 message=scrub(error["message"], self._secrets),
                 traceback=scrub(error["traceback"], self._secrets),
+                problems=error["problems"],
             )
         self.run_state = cast("dict[str, Any]", state)
 

@@ -119,11 +119,16 @@ class StepRecord(TypedDict):
 
 
 class RunError(TypedDict):
-    """Why a run failed: the node (if any), the message and the formatted traceback."""
+    """Why a run failed: the node (if any), the message and the formatted traceback.
+
+    ``problems``: a graph that could not start lists what is wrong with it, each pinned on
+    its nodes (empty for a run that failed while running).
+    """
 
     node: str | None
     message: str
     traceback: str
+    problems: list[ProblemInfo]
 
 
 class RunState(TypedDict):

@@ -22,7 +22,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -34,6 +34,7 @@ from .messages import (
     ChunksMessage,
     ChunksReplacedMessage,
     NodeRun,
+    ProblemInfo,
     RunError,
     RunState,
     ServerMessage,
@@ -82,6 +83,7 @@ def _error_info(node: str | None, error: BaseException) -> RunError:
         node=node,
         message=message,
         traceback="".join(traceback.format_exception(error)),
+        problems=[],
     )
 
 
@@ -153,11 +155,24 @@ class RunController:
         self.task = loop.create_task(self._drive(graph, input, thread_id))
         return self.task
 
-    def fail(self, nodes: list[str], error: BaseException) -> None:
-        """Show a run that could not start (the graph did not compile, say)."""
+    def fail(
+        self,
+        nodes: list[str],
+        error: BaseException,
+        problems: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """Show a run that could not start (the graph did not compile, say).
+
+        ``problems``: what is wrong with the graph, listed one by one under the error.
+        """
         self.state = idle_run(nodes)
         self.state["status"] = "error"
-        self.state["error"] = _error_info(None, error)
+        info = _error_info(None, error)
+        info["problems"] = [
+            ProblemInfo(code=str(p["code"]), message=str(p["message"]), nodes=list(p["nodes"]))
+            for p in problems
+        ]
+        self.state["error"] = info
         self._publish(self.state)
 
     def stop(self) -> bool:

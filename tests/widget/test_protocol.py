@@ -317,6 +317,7 @@ def test_a_failing_node_shows_the_error_and_its_traceback(comm, notebook):
     assert run["error"]["node"] == "broken"
     assert run["error"]["message"] == "ValueError: the model is down"
     assert "ValueError: the model is down" in run["error"]["traceback"]
+    assert run["error"]["problems"] == []  # the graph was fine: it failed while running
 
 
 def test_a_graph_that_does_not_compile_reports_why_instead_of_running(comm, notebook):
@@ -324,6 +325,19 @@ def test_a_graph_that_does_not_compile_reports_why_instead_of_running(comm, note
     assert run_async(_run(builder, {})) is None
     assert builder.run_state["status"] == "error"
     assert "no edge leaves START" in builder.run_state["error"]["message"]
+
+
+def test_a_graph_that_does_not_compile_lists_its_problems_with_their_nodes(comm, notebook):
+    builder = Builder(notebook["graph"], namespace=notebook)
+    edited = spec_json(builder)
+    edited["nodes"].append({"id": "lonely", "binding": None, "position": {"x": 0, "y": 0}})
+    comm.receive_update({"spec": edited})
+    builder.pin_problems([{"code": "exercise", "message": "draw more", "nodes": []}])
+    assert run_async(_run(builder, {})) is None
+    error = builder.run_state["error"]
+    # The Problems panel's list, so each problem links to its node; no exercise points.
+    listed = {(p["code"], tuple(p["nodes"])) for p in error["problems"]}
+    assert listed == {("unbound", ("lonely",)), ("unreachable", ("lonely",))}
 
 
 def test_stop_cancels_the_running_task(comm, notebook):

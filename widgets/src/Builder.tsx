@@ -22,6 +22,7 @@ import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
 import type { ClientMessage, EdgeSpec, GraphSpec, Model, ProblemInfo, RunState } from "./protocol";
+import { runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
 
@@ -74,7 +75,15 @@ function Editor() {
   const { root, keepFocus } = useFocusKeeper();
   const editing = useCanvasEditing(spec, history, keepFocus);
   const onKeyDown = useUndoKeys(history, keepFocus);
-  const onMoveStart = useFitWhenShown(editing.wrapper);
+  const onFitMoveStart = useFitWhenShown(editing.wrapper);
+  const { onUserMove } = editing;
+  const onMoveStart = useCallback(
+    (event: MouseEvent | TouchEvent | null) => {
+      onFitMoveStart(event);
+      if (event) onUserMove(); // a move by the user (programmatic moves have no event)
+    },
+    [onFitMoveStart, onUserMove],
+  );
   const { rename, setRoute } = editing;
   const canvas: CanvasContext = useMemo(
     () => ({ run: runStore, problems: problemStore, rename, setRoute }),
@@ -83,8 +92,10 @@ function Editor() {
 
   // The toolbar's Run runs with the run panel's current input ...
   const runWith = useRef<(() => void) | null>(null);
-  // ... and is disabled, like the panel's, while that input is not a JSON object.
+  // ... and both are disabled, saying why, while the graph has problems or that input
+  // would be refused.
   const [inputError, setInputError] = useState<string | null>(null);
+  const blocked = useMemo(() => runBlock(problems ?? [], inputError), [problems, inputError]);
   const { selection } = editing;
   const selectedNode = selection.nodes.length === 1 ? (spec.nodes.find((n) => n.id === selection.nodes[0]) ?? null) : null;
   const selectedEdge: EdgeSpec | null =
@@ -117,13 +128,16 @@ function Editor() {
         history={history}
         nothingSelected={!selection.nodes.length && !selection.edges.length}
         running={running}
-        inputError={inputError}
+        blocked={blocked}
         exportStatus={exportStatus}
         notice={notice}
         onAddNode={editing.addNode}
         onDelete={() => editing.deleteSelected(selection.nodes, selection.edges)}
         onLayout={() => send({ type: "layout" })}
-        onFit={() => flow.fitView({ ...FIT, duration: 300 })}
+        onFit={() => {
+          editing.onUserMove();
+          void flow.fitView({ ...FIT, duration: 300 });
+        }}
         onRun={() => runWith.current?.()}
         onStop={() => send({ type: "stop" })}
         onExport={(overwrite) => {
@@ -146,7 +160,10 @@ function Editor() {
             onBind={(id, b) => history.commit(edit.bindNode(spec, id, b))}
             onBindRouter={(s, b) => history.commit(edit.bindRouter(spec, s, b))}
             onEdgeKind={(e, kind) => history.commit(edit.setEdgeKind(spec, edit.edgeKey(e), kind))}
-            onRoute={(e, route) => route !== e.route && history.commit(edit.setRoute(spec, edit.edgeKey(e), route))}
+            onRoute={(e, text) => {
+              const route = edit.routeFromText(e, text);
+              if (route !== null) history.commit(edit.setRoute(spec, edit.edgeKey(e), route));
+            }}
             onRefresh={() => send({ type: "refresh" })}
           />
           <StateModelPanel spec={spec} models={models ?? []} onUse={(binding) => send({ type: "use_model", binding })} />
@@ -161,6 +178,7 @@ function Editor() {
               runWith.current = fn;
             }}
             onInputError={setInputError}
+            blocked={blocked}
             onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
             onStop={() => send({ type: "stop" })}
             onSelectNode={editing.selectNode}

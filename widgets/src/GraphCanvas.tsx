@@ -46,7 +46,13 @@ export function GraphCanvas(props: {
           proOptions={{ hideAttribution: true }}
         >
           <Background />
-          <Controls showInteractive={false} fitViewOptions={FIT} />
+          <Controls
+            showInteractive={false}
+            fitViewOptions={FIT}
+            onZoomIn={editing.onUserMove}
+            onZoomOut={editing.onUserMove}
+            onFitView={editing.onUserMove}
+          />
           <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />
         </ReactFlow>
         <Disconnected connection={props.connection} />

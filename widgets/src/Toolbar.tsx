@@ -2,6 +2,7 @@
 
 import type { HistoryControls } from "./hooks/useHistory";
 import type { GraphSpec } from "./protocol";
+import type { RunBlock } from "./runInput";
 import * as edit from "./spec";
 
 export function Toolbar(props: {
@@ -11,8 +12,8 @@ export function Toolbar(props: {
   history: HistoryControls;
   nothingSelected: boolean;
   running: boolean;
-  /** Why the run panel's input cannot run, or null. */
-  inputError: string | null;
+  /** Why Run cannot start (the graph's problems, the run panel's input), or null. */
+  blocked: RunBlock | null;
   exportStatus: string;
   notice: string;
   onAddNode(): void;
@@ -27,7 +28,7 @@ export function Toolbar(props: {
   exportExists: string | null;
   onCancelExport(): void;
 }) {
-  const { spec, history, running, inputError, exportStatus, notice } = props;
+  const { spec, history, running, blocked, exportStatus, notice } = props;
   return (
     <div className="graphnb-toolbar" role="toolbar">
       <fieldset className="graphnb-editable" disabled={!props.editable}>
@@ -71,18 +72,18 @@ export function Toolbar(props: {
         type="button"
         className="graphnb-primary"
         data-testid="toolbar-run"
-        disabled={running || inputError !== null}
+        disabled={running || blocked !== null}
         onClick={props.onRun}
-        title={
-          inputError !== null
-            ? `fix the run input first (run panel): ${inputError}`
-            : running
-              ? "a run is in progress"
-              : "run with the input of the run panel"
-        }
+        title={blocked ? blocked.reason : running ? "a run is in progress" : "run with the input of the run panel"}
       >
         ▶ Run
       </button>
+      {blocked && !running && (
+        // Said on screen, not only on hover: a disabled button shows no tooltip on touch.
+        <span className="graphnb-run-why" data-testid="toolbar-run-why" title={blocked.reason}>
+          can't run: {blocked.short}
+        </span>
+      )}
       <button type="button" data-testid="toolbar-stop" disabled={!running} onClick={props.onStop} title="stop the run">
         ■ Stop
       </button>

@@ -4,6 +4,7 @@ import { BaseEdge, EdgeLabelRenderer, getBezierPath, type Edge, type EdgeProps }
 import { memo, useState } from "react";
 import { useCanvas } from "./nodes";
 import type { EdgeKind } from "./protocol";
+import { routeText } from "./spec";
 
 export type GraphEdgeData = { kind: EdgeKind; route: string | null };
 export type GraphEdge = Edge<GraphEdgeData, "graph">;
@@ -12,7 +13,8 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
   const { source, target, data, markerEnd, selected } = props;
   const [path, labelX, labelY] = getBezierPath(props);
   const kind = data?.kind ?? "direct";
-  const label = kind === "conditional" ? (data?.route ?? target) : kind === "join" ? "join" : null;
+  const label =
+    kind === "conditional" ? routeText({ route: data?.route ?? null, target }) : kind === "join" ? "join" : null;
   const canvas = useCanvas();
   const [editing, setEditing] = useState<string | null>(null);
   return (

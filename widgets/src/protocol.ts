@@ -97,7 +97,8 @@ export type StepRecord = {
   state: Record<string, Json>;
   changed: string[];
 };
-export type RunError = { node: string | null; message: string; traceback: string };
+/** `problems`: what is wrong with a graph that could not start (absent in older states). */
+export type RunError = { node: string | null; message: string; traceback: string; problems?: ProblemInfo[] };
 
 export type RunState = {
   id: string | null;

@@ -164,6 +164,26 @@ export function setEdgeKind(spec: GraphSpec, key: string, kind: EdgeKind): Graph
   return pruneRouters({ ...spec, edges });
 }
 
+/**
+ * How a conditional edge's route reads: the value its router returns (the target's name by
+ * default), with START and END named as the canvas names them, never `__end__`.
+ */
+export function routeText(edge: Pick<EdgeSpec, "route" | "target">): string {
+  const route = edge.route ?? edge.target;
+  return route === END ? "END" : route === START ? "START" : route;
+}
+
+/**
+ * The route typed for an edge, or null when the text reads as its route already (nothing
+ * to change). `END` typed on an edge into END is the router returning END.
+ */
+export function routeFromText(edge: Pick<EdgeSpec, "route" | "target">, text: string): string | null {
+  const typed = text.trim();
+  if (typed === routeText(edge)) return null;
+  if (typed === "END" && edge.target === END) return END;
+  return typed;
+}
+
 export function setRoute(spec: GraphSpec, key: string, route: string): GraphSpec {
   return {
     ...spec,

@@ -134,3 +134,14 @@ test("rename keeps the node's metadata: a callable given in code follows its nod
   const renamed = edit.renameNode(marked, "a", "renamed")!;
   assert.deepEqual(renamed.nodes.find((n) => n.id === "renamed")?.metadata, { "graphnb.widget.code": "a" });
 });
+
+test("a route to END reads END, and typing what it reads changes nothing", () => {
+  assert.equal(edit.routeText({ route: null, target: END }), "END");
+  assert.equal(edit.routeText({ route: END, target: END }), "END");
+  assert.equal(edit.routeText({ route: null, target: "b" }), "b");
+  assert.equal(edit.routeText({ route: "done", target: END }), "done");
+  assert.equal(edit.routeFromText({ route: END, target: END }, " END "), null);
+  assert.equal(edit.routeFromText({ route: null, target: "b" }, "b"), null);
+  assert.equal(edit.routeFromText({ route: "done", target: END }, "END"), END);
+  assert.equal(edit.routeFromText({ route: null, target: "b" }, "again"), "again");
+});

@@ -11,6 +11,7 @@ import {
   type Node,
   type NodeChange,
   type OnSelectionChangeParams,
+  type Viewport,
 } from "@xyflow/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { GraphEdge } from "../edges";
@@ -86,15 +87,33 @@ export function useCanvasEditing(spec: GraphSpec, history: HistoryControls, keep
       setSelection({ nodes: params.nodes.map((n) => n.id), edges: params.edges.map((e) => e.id) }),
     [],
   );
+  // Where the view was before a problem (or an error) centred it on a node. Deleting that
+  // node gives the view back, rather than leave it panned onto empty canvas; a move of the
+  // user's own makes the view theirs and forgets it.
+  const beforeCentring = useRef<{ node: string; viewport: Viewport } | null>(null);
   const selectNode = useCallback(
     (id: string) => {
       setNodes((current) => current.map((n) => ({ ...n, selected: n.id === id })));
       setEdges((current) => current.map((e) => ({ ...e, selected: false })));
-      const node = flow.getNode(id);
-      if (node) flow.setCenter(node.position.x + 80, node.position.y + 30, { duration: 300, zoom: flow.getZoom() });
+      const node = flow.getInternalNode(id);
+      if (!node) return;
+      beforeCentring.current = { node: id, viewport: beforeCentring.current?.viewport ?? flow.getViewport() };
+      const { x, y } = node.internals.positionAbsolute;
+      const width = node.measured.width ?? 160;
+      const height = node.measured.height ?? 50;
+      void flow.setCenter(x + width / 2, y + height / 2, { duration: 300, zoom: flow.getZoom() });
     },
     [flow],
   );
+  useEffect(() => {
+    const before = beforeCentring.current;
+    if (!before || spec.nodes.some((n) => n.id === before.node)) return;
+    beforeCentring.current = null;
+    void flow.setViewport(before.viewport, { duration: 300 });
+  }, [spec, flow]);
+  const onUserMove = useCallback(() => {
+    beforeCentring.current = null;
+  }, []);
   const addNode = useCallback(() => {
     const box = wrapper.current?.getBoundingClientRect();
     const center = box
@@ -124,7 +143,8 @@ export function useCanvasEditing(spec: GraphSpec, history: HistoryControls, keep
     (source: string, target: string, route: string) => {
       const key = edit.edgeKey({ source, target });
       const edge = spec.edges.find((e) => edit.edgeKey(e) === key);
-      if (edge && route !== edge.route) history.commit(edit.setRoute(spec, key, route));
+      const typed = edge ? edit.routeFromText(edge, route) : null;
+      if (typed !== null) history.commit(edit.setRoute(spec, key, typed));
     },
     [spec, history],
   );
@@ -144,6 +164,7 @@ export function useCanvasEditing(spec: GraphSpec, history: HistoryControls, keep
     onCanvasDoubleClick,
     deleteSelected,
     selectNode,
+    onUserMove,
     addNode,
     rename,
     setRoute,

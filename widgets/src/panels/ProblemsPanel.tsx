@@ -2,6 +2,7 @@
 
 import type { ProblemInfo } from "../protocol";
 import { Panel } from "./Panel";
+import { ProblemList } from "./ProblemList";
 
 export function ProblemsPanel(props: { problems: ProblemInfo[]; onSelectNode(id: string): void }) {
   return (
@@ -9,20 +10,7 @@ export function ProblemsPanel(props: { problems: ProblemInfo[]; onSelectNode(id:
       {props.problems.length === 0 ? (
         <p className="graphnb-muted">No problems: the graph can run.</p>
       ) : (
-        <ul className="graphnb-problems">
-          {props.problems.map((p, i) => (
-            <li key={i} data-testid={`problem-${p.code}`}>
-              <span className="graphnb-tag">{p.code}</span>{" "}
-              {p.nodes.length ? (
-                <button type="button" className="graphnb-link" onClick={() => props.onSelectNode(p.nodes[0])}>
-                  {p.message}
-                </button>
-              ) : (
-                p.message
-              )}
-            </li>
-          ))}
-        </ul>
+        <ProblemList problems={props.problems} onSelectNode={props.onSelectNode} testid="problems-list" />
       )}
     </Panel>
   );

@@ -2,10 +2,12 @@
 
 import { useEffect, useState } from "react";
 import type { EdgeSpec } from "../protocol";
+import { routeText } from "../spec";
 
 export function RouteInput(props: { edge: EdgeSpec; onRoute(edge: EdgeSpec, route: string): void }) {
-  const [text, setText] = useState(props.edge.route ?? props.edge.target);
-  useEffect(() => setText(props.edge.route ?? props.edge.target), [props.edge.route, props.edge.target]);
+  const [text, setText] = useState(routeText(props.edge));
+  const { route, target } = props.edge;
+  useEffect(() => setText(routeText({ route, target })), [route, target]);
   return (
     <label className="graphnb-field">
       route (the router's return value)

@@ -3,10 +3,11 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { formatDuration } from "../format";
 import type { Json, ModelInfo, RunState } from "../protocol";
-import { parseRunInput } from "../runInput";
+import { fieldErrors, inputError, parseRunInput, type RunBlock } from "../runInput";
 import { Chunks } from "./Chunks";
 import { InputForm } from "./InputForm";
 import { Panel } from "./Panel";
+import { ProblemList } from "./ProblemList";
 import { SaverInput } from "./SaverInput";
 
 export function RunPanel(props: {
@@ -20,22 +21,29 @@ export function RunPanel(props: {
   onStop(): void;
   onSelectNode(id: string): void;
   registerRun(run: () => void): void;
-  /** Why the input cannot run (not a JSON object), or null: the toolbar's Run follows it. */
+  /** Why the input cannot run (not a JSON object, a field of the wrong type), or null. */
   onInputError(error: string | null): void;
+  /** Why Run cannot start (the graph's problems, this panel's input), or null. */
+  blocked: RunBlock | null;
 }) {
   const [text, setText] = useState("{}");
   const [threadId, setThreadId] = useState("");
   const [showTrace, setShowTrace] = useState(false);
   const parsed = useMemo(() => parseRunInput(text), [text]);
-  const { run } = props;
+  const schema = props.model?.json_schema ?? null;
+  const errors = useMemo(() => fieldErrors(schema, parsed.value), [schema, parsed.value]);
+  const why = inputError(parsed, errors);
+  const { run, blocked } = props;
   const running = run.status === "running";
   useEffect(() => setShowTrace(false), [run.id]);
-  const start = () => parsed.value && props.onRun(parsed.value, threadId.trim() || null);
+  const start = () => {
+    if (!blocked && !running && parsed.value) props.onRun(parsed.value, threadId.trim() || null);
+  };
   const { registerRun, onInputError } = props;
   useEffect(() => {
     registerRun(start);
   });
-  useEffect(() => onInputError(parsed.error), [parsed.error, onInputError]);
+  useEffect(() => onInputError(why), [why, onInputError]);
   // A run starts: bring the panel's head (Run, Stop, the streamed text) into the side
   // panel's view, whatever the binding panel above it holds. Only the side panel scrolls.
   const head = useRef<HTMLDivElement>(null);
@@ -47,7 +55,8 @@ export function RunPanel(props: {
     if (!side || !section) return;
     side.scrollTop += section.getBoundingClientRect().top - side.getBoundingClientRect().top;
   }, [run.id, running]);
-  const disabledWhy = parsed.error !== null ? `fix the input first: ${parsed.error}` : running ? "a run is in progress" : "run with this input";
+  const disabledWhy = blocked ? blocked.reason : running ? "a run is in progress" : "run with this input";
+  const problems = run.error?.problems ?? [];
   return (
     <Panel id="panel-run" title="Run">
       <div ref={head} className="graphnb-row graphnb-run-controls">
@@ -55,7 +64,7 @@ export function RunPanel(props: {
           type="button"
           className="graphnb-primary"
           data-testid="run-start"
-          disabled={running || !parsed.value}
+          disabled={running || blocked !== null || !parsed.value}
           title={disabledWhy}
           onClick={start}
         >
@@ -69,6 +78,11 @@ export function RunPanel(props: {
         </span>
         {run.elapsed != null && <span className="graphnb-muted">{formatDuration(run.elapsed)}</span>}
       </div>
+      {blocked && !running && (
+        <p className="graphnb-error-text graphnb-run-blocked" data-testid="run-blocked" role="status">
+          Run is disabled: {blocked.reason}
+        </p>
+      )}
       {/* The headline: the streamed text, right under Run and Stop, following its end. */}
       <div className="graphnb-muted">streamed{run.field ? ` into ${run.field}` : ""}:</div>
       <Chunks text={props.chunks} live={running} />
@@ -79,7 +93,15 @@ export function RunPanel(props: {
               at {run.error.node}:
             </button>
           )}{" "}
-          {run.error.message}
+          {problems.length ? (
+            <>
+              {/* The headline; the problems follow one a line, each linked to its node. */}
+              <span className="graphnb-run-error-message">{run.error.message.split("\n")[0]}</span>
+              <ProblemList problems={problems} onSelectNode={props.onSelectNode} testid="run-error-problems" />
+            </>
+          ) : (
+            <span className="graphnb-run-error-message">{run.error.message}</span>
+          )}
           <div>
             <button type="button" className="graphnb-link" data-testid="run-traceback-toggle" onClick={() => setShowTrace(!showTrace)}>
               {showTrace ? "hide traceback" : "show traceback"}
@@ -98,6 +120,7 @@ export function RunPanel(props: {
             schema={props.model.json_schema}
             skip={props.model.fields.filter((f) => f.streaming).map((f) => f.name)}
             value={parsed.value ?? {}}
+            errors={errors}
             onChange={(v) => setText(JSON.stringify(v, null, 2))}
           />
         )}
@@ -105,16 +128,17 @@ export function RunPanel(props: {
           input (JSON)
           <textarea
             data-testid="run-input-json"
-            className={parsed.error ? "graphnb-invalid" : ""}
+            className={why !== null ? "graphnb-invalid" : ""}
+            aria-invalid={why !== null || undefined}
             rows={3}
             spellCheck={false}
             value={text}
             onChange={(e) => setText(e.target.value)}
           />
         </label>
-        {parsed.error && (
+        {why !== null && (
           <p className="graphnb-error-text" data-testid="run-input-error">
-            {parsed.error}
+            {why}
           </p>
         )}
         <SaverInput saver={props.saver} onSaver={props.onSaver} />
