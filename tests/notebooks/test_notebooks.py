@@ -88,7 +88,7 @@ def test_notebook_is_committed_without_outputs(path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1200)  # five notebooks in five kernels: 2.5 min idle, more under load
+@pytest.mark.timeout(1200)  # every notebook in its own kernel: minutes idle, more under load
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs a git checkout")
 def test_running_the_notebooks_in_place_leaves_the_checkout_clean(
