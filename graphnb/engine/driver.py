@@ -433,7 +433,7 @@ def thread_events(
     graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> Iterator[Event]:
     """The events of a threaded run, from sync code, holding the thread's lock."""
-    with graph.threads.thread_lock(options.thread_id):
+    with (options.store or graph.threads).thread_lock(options.thread_id):
         yield from drive_sync(_loop(graph, run, given, options), run)
 
 
@@ -441,6 +441,6 @@ async def athread_events(
     graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> AsyncIterator[Event]:
     """The events of a threaded run, on the event loop, holding the thread's lock."""
-    async with graph.threads.athread_lock(options.thread_id):
+    async with (options.store or graph.threads).athread_lock(options.thread_id):
         async for event in drive_async(_loop(graph, run, given, options), run):
             yield event
