@@ -31,7 +31,7 @@ from .codegen import (
 )
 from .errors import ExportError, ExportProblem
 from .formatting import format_source
-from .parts import GraphParts, graph_parts
+from .parts import GraphParts, child_graph_of, graph_parts, identifier
 from .resolver import Definition, Resolver
 
 __all__ = ["ExportedCode", "export_code", "to_module", "write_module"]
@@ -148,7 +148,7 @@ def _builder(
     for node in spec.nodes:
         fn = parts.callables.get(node.id)
         if node.subgraph is not None:
-            child = _child_of(obj, node.id, node.subgraph)
+            child = child_graph_of(obj, node.id, node.subgraph)
             child_parts = graph_parts(child, namespace)
             child_name, _, child_source, _ = _builder(
                 child, child_parts, resolver, namespace, children, f"{prefix}{node.id}_"
@@ -189,8 +189,8 @@ def _builder(
     policies = _policy_arguments(spec, resolver)
     for node_id, arguments in extra.items():
         policies.setdefault(node_id, []).extend(arguments)
-    build_name = resolver.fresh(f"build_{_identifier(prefix)}graph")
-    local = resolver.fresh(f"{_identifier(prefix)}graph")
+    build_name = resolver.fresh(f"build_{identifier(prefix)}graph")
+    local = resolver.fresh(f"{identifier(prefix)}graph")
     builder = builder_function(
         spec,
         parts,
@@ -207,23 +207,6 @@ def _builder(
         local=local,
     )
     return build_name, local, builder, state
-
-
-def _identifier(text: str) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
-
-
-def _child_of(obj: Any, node: str, spec: GraphSpec) -> Any:
-    """The child graph of a subgraph node: the object itself when ``obj`` holds it."""
-    subgraphs = getattr(obj, "_subgraphs", None)
-    if isinstance(subgraphs, dict) and node in subgraphs:
-        return subgraphs[node][0]
-    nodes = getattr(obj, "nodes", None)
-    if isinstance(nodes, dict) and node in nodes:
-        bound = getattr(nodes[node], "subgraph", None)
-        if bound is not None:
-            return bound.child
-    return spec
 
 
 def to_module(

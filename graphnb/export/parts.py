@@ -20,7 +20,7 @@ from ..schema import StateSchema
 from ..spec import GraphSpec
 from .errors import ExportError, ExportProblem
 
-__all__ = ["GraphParts", "graph_parts"]
+__all__ = ["GraphParts", "child_graph_of", "graph_parts", "identifier"]
 
 _BUILTIN_REDUCERS: dict[str, Reducer] = {r.name: r for r in (replace, append, add, merge)}
 
@@ -217,3 +217,21 @@ def _from_spec(spec: GraphSpec, obj: Any, namespace: Mapping[str, Any] | None) -
     if problems:
         raise ExportError(problems, graph=spec.name)
     return parts
+
+
+def identifier(text: str) -> str:
+    """``text`` with every character a Python name cannot hold replaced by ``_``."""
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+
+
+def child_graph_of(obj: Any, node: str, spec: GraphSpec) -> Any:
+    """The child graph of a subgraph node: the object itself when ``obj`` holds it."""
+    subgraphs = getattr(obj, "_subgraphs", None)
+    if isinstance(subgraphs, dict) and node in subgraphs:
+        return subgraphs[node][0]
+    nodes = getattr(obj, "nodes", None)
+    if isinstance(nodes, dict) and node in nodes:
+        bound = getattr(nodes[node], "subgraph", None)
+        if bound is not None:
+            return bound.child
+    return spec

@@ -16,7 +16,7 @@ from typing import Any, get_origin, get_type_hints, is_typeddict
 from ..export.codegen import call_text, docstring_text, import_block, string_literal
 from ..export.errors import ExportError, ExportProblem
 from ..export.formatting import format_source
-from ..export.parts import GraphParts, graph_parts
+from ..export.parts import GraphParts, child_graph_of, graph_parts, identifier
 from ..export.resolver import Resolver
 from ..reducers import replace
 from ..spec import END, START, EdgeSpec, GraphSpec
@@ -137,7 +137,7 @@ def _graph_builder(
                     )
                 )
                 continue
-            child = _child_of(obj, node.id, node.subgraph)
+            child = child_graph_of(obj, node.id, node.subgraph)
             child_name = _graph_builder(
                 child,
                 graph_parts(child, namespace),
@@ -167,26 +167,9 @@ def _graph_builder(
         routers[source] = resolver.reference(router, who)
     if resolver.problems:
         return None
-    name = resolver.fresh(f"build_{_identifier(prefix)}graph")
+    name = resolver.fresh(f"build_{identifier(prefix)}graph")
     children.append(_builder(spec, state or "dict", nodes, routers, state_graph, markers, name))
     return name
-
-
-def _identifier(text: str) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
-
-
-def _child_of(obj: Any, node: str, spec: GraphSpec) -> Any:
-    """The child graph of a subgraph node: the object itself when ``obj`` holds it."""
-    subgraphs = getattr(obj, "_subgraphs", None)
-    if isinstance(subgraphs, dict) and node in subgraphs:
-        return subgraphs[node][0]
-    nodes = getattr(obj, "nodes", None)
-    if isinstance(nodes, dict) and node in nodes:
-        bound = getattr(nodes[node], "subgraph", None)
-        if bound is not None:
-            return bound.child
-    return spec
 
 
 def _check_state(parts: GraphParts, state_type: Any, problems: list[ExportProblem]) -> None:
