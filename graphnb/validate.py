@@ -105,7 +105,8 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
         )
     if require_bindings:
         for node in spec.nodes:
-            if node.binding is None:
+            # A subgraph node runs its child graph: it needs no callable of its own.
+            if node.binding is None and node.subgraph is None:
                 problems.append(
                     Problem("unbound", f"`{node.id}` is not bound to a callable.", (node.id,))
                 )

@@ -29,6 +29,7 @@ from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .bundle import LOADER, bundle_reply
+from .composition import find_graphs, subgraph_problems
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
@@ -111,6 +112,9 @@ class Builder(anywidget.AnyWidget):
     ).tag(sync=True)
     models = traitlets.List(
         traitlets.Dict(), help="State models in the notebook, for the state-model panel."
+    ).tag(sync=True)
+    graphs = traitlets.List(
+        traitlets.Dict(), help="Graphs in the notebook a node can run as its subgraph."
     ).tag(sync=True)
     run_state = traitlets.Dict(help="The current run, as the run panel shows it.").tag(sync=True)
     threads = traitlets.Bool(
@@ -260,6 +264,7 @@ class Builder(anywidget.AnyWidget):
         space = self.namespace
         self.callables = [dict(info) for info in ns.find_callables(space)]
         self.models = [dict(info) for info in ns.find_models(space)]
+        self.graphs = [dict(info) for info in find_graphs(space)]
         self._validate()
 
     def _watch_cells(self) -> Callable[..., None] | None:
@@ -394,6 +399,7 @@ class Builder(anywidget.AnyWidget):
             _, why = ns.try_lookup(spec.state.binding, scope)
             if why is not None:
                 found.append(ProblemInfo(code="unresolved", message=why, nodes=[]))
+        found.extend(subgraph_problems(spec, scope))
         self.problems = [dict(problem) for problem in found] + self._pinned
 
     def pin_problems(self, problems: list[dict[str, Any]]) -> None:

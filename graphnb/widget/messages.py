@@ -29,6 +29,7 @@ __all__ = [
     "ExportExistsMessage",
     "ExportRequest",
     "FieldInfo",
+    "GraphInfo",
     "InspectedMessage",
     "InspectRequest",
     "LayoutRequest",
@@ -41,6 +42,7 @@ __all__ = [
     "RunRequest",
     "RunState",
     "RunStatus",
+    "SendCount",
     "ServerMessage",
     "StepRecord",
     "StopRequest",
@@ -101,12 +103,38 @@ class ModelInfo(TypedDict):
     json_schema: dict[str, Any]
 
 
+class SendCount(TypedDict):
+    """A node's ``Send`` instances in the current run: how many, and how they stand."""
+
+    total: int
+    running: int
+    done: int
+    failed: int
+
+
 class NodeRun(TypedDict):
-    """One node's part in the current run."""
+    """One node's part in the current run.
+
+    A node inside a subgraph is keyed by its path joined with ``/`` (``research/search``).
+    ``instances``: the node ran once per ``Send`` item; ``cache_hits`` and ``retries``:
+    how often its cache answered for it and its retry policy ran it again.
+    """
 
     status: NodeStatus
     duration: float | None
     runs: int
+    instances: NotRequired[SendCount]
+    cache_hits: NotRequired[int]
+    retries: NotRequired[int]
+
+
+class GraphInfo(TypedDict):
+    """A graph in the notebook a node can run as its subgraph (``graphs`` trait)."""
+
+    name: str
+    kind: Literal["StateGraph", "CompiledGraph"]
+    nodes: int
+    spec: dict[str, Any]
 
 
 class StepRecord(TypedDict):

@@ -30,6 +30,7 @@ from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
 from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
+from .composition import note_composed
 from .messages import (
     ChunksMessage,
     ChunksReplacedMessage,
@@ -216,7 +217,8 @@ class RunController:
         with self._lock:
             self._publish_now(force=True)
         self._start_watchdog()
-        options: dict[str, Any] = {"mode": "events"}
+        # Events from inside subgraphs too: the canvas lights nodes inside expanded groups.
+        options: dict[str, Any] = {"mode": "events", "subgraphs": True}
         if thread_id:
             options["thread_id"] = thread_id
         final: Any = None
@@ -258,6 +260,9 @@ class RunController:
                     self._stream(event.node, value["text"])
                 elif value.get("type") == "abandoned":
                     self._withdraw(event.node, value["text"], str(value.get("replacement", "")))
+            return
+        if note_composed(state, event):  # inside a subgraph, a Send instance, cache, retry
+            self._dirty = True
             return
         if isinstance(event, NodeStarted):
             nodes.setdefault(event.node, NodeRun(status="idle", duration=None, runs=0))

@@ -15,13 +15,20 @@ import { useFitWhenShown } from "./hooks/useFitWhenShown";
 import { useHistory } from "./hooks/useHistory";
 import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
+import { scopeKeys, useSubgraphScope } from "./hooks/useSubgraphScope";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
+import { PolicyFields } from "./panels/PolicyFields";
+import { SubgraphPanel } from "./panels/SubgraphPanel";
+import { setPolicies } from "./policy";
+import { ScopeBar } from "./ScopeBar";
+import { Groups } from "./SubgraphNode";
+import { bindSubgraph, detachSubgraph, scopeRun } from "./subgraphs";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
-import type { ClientMessage, EdgeSpec, GraphSpec, Model, ProblemInfo, RunState } from "./protocol";
+import type { ClientMessage, EdgeSpec, GraphInfo, GraphSpec, Model, ProblemInfo, RunState } from "./protocol";
 import { runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
@@ -41,7 +48,8 @@ const IDLE_RUN: RunState = {
 
 function Editor() {
   const model = useModel<Model>();
-  const [spec] = useModelState<GraphSpec>("spec");
+  const [rootSpec] = useModelState<GraphSpec>("spec");
+  const [graphs] = useModelState<GraphInfo[]>("graphs");
   const [problems] = useModelState<ProblemInfo[]>("problems");
   const [callables] = useModelState<Model["callables"]>("callables");
   const [models] = useModelState<Model["models"]>("models");
@@ -69,11 +77,15 @@ function Editor() {
     window.setTimeout(() => flow.fitView({ ...FIT, duration: 200 }), 60);
   }, [flow]);
   const connection = useConnection(model);
-  const history = useHistory(spec, setSpec, refit, connection.live);
-  const { run: runStore, problems: problemStore } = useCanvasStores(run, problems);
+  const rootHistory = useHistory(rootSpec, setSpec, refit, connection.live);
+  // The canvas shows (and edits) the top graph or an opened subgraph: see useSubgraphScope.
+  const scope = useSubgraphScope(rootSpec, rootHistory, refit);
+  const { spec, history } = scope;
+  const scopedRun = useMemo(() => scopeRun(run, scope.path), [run, scope.path]);
+  const { run: runStore, problems: problemStore } = useCanvasStores(scopedRun, scope.path.length ? [] : problems);
   const { chunks, inspect, exportExists, setExportExists } = useServerMessages(model, send, run);
   const { root, keepFocus } = useFocusKeeper();
-  const editing = useCanvasEditing(spec, history, keepFocus);
+  const editing = useCanvasEditing(spec, history, keepFocus, scope.expanded);
   const onKeyDown = useUndoKeys(history, keepFocus);
   const onFitMoveStart = useFitWhenShown(editing.wrapper);
   const { onUserMove } = editing;
@@ -104,6 +116,7 @@ function Editor() {
       : null;
   const currentModel = models?.find((m) => m.binding === spec.state.binding) ?? null;
   const running = run.status === "running";
+  const groups = useMemo(() => ({ toggle: scope.toggle, open: scope.open }), [scope.toggle, scope.open]);
 
   useEffect(() => {
     console.debug(`[graphnb] builder ready: ${spec.nodes.length} nodes, ${spec.edges.length} edges`);
@@ -118,7 +131,10 @@ function Editor() {
       data-lm-suppress-shortcuts="true"
       data-run-status={run.status}
       data-connection={connection.live ? "live" : connection.final ? "lost" : "away"}
-      onKeyDown={onKeyDown}
+      onKeyDown={(e) => {
+        scopeKeys(e, scope, selectedNode, keepFocus);
+        onKeyDown(e);
+      }}
       onKeyDownCapture={gateShortcuts}
       style={{ height: `${height || 560}px` }}
     >
@@ -147,8 +163,11 @@ function Editor() {
         exportExists={exportExists}
         onCancelExport={() => setExportExists(null)}
       />
+      <ScopeBar top={rootSpec.name} path={scope.path} onUp={scope.up} />
       <div className="graphnb-main">
-        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart} />
+        <Groups.Provider value={groups}>
+          <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart} />
+        </Groups.Provider>
         <aside className="graphnb-side">
           <fieldset className="graphnb-editable" disabled={!connection.live}>
           <BindingPanel
@@ -166,6 +185,18 @@ function Editor() {
             }}
             onRefresh={() => send({ type: "refresh" })}
           />
+          {selectedNode && (
+            <SubgraphPanel
+              node={selectedNode}
+              graphs={graphs ?? []}
+              onBind={(g) => history.commit(bindSubgraph(spec, selectedNode.id, g.spec, g.name))}
+              onDetach={() => history.commit(detachSubgraph(spec, selectedNode.id))}
+              onOpen={() => scope.open(selectedNode.id)}
+            />
+          )}
+          {selectedNode && !selectedNode.subgraph && (
+            <PolicyFields node={selectedNode} onChange={(p) => history.commit(setPolicies(spec, selectedNode.id, p))} />
+          )}
           <StateModelPanel spec={spec} models={models ?? []} onUse={(binding) => send({ type: "use_model", binding })} />
           <RunPanel
             run={run}

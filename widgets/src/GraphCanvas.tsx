@@ -6,7 +6,8 @@ import { edgeTypes } from "./edges";
 import { FIT } from "./flow";
 import type { CanvasEditing } from "./hooks/useCanvasEditing";
 import type { Connection } from "./hooks/useConnection";
-import { Canvas, nodeTypes, type CanvasContext } from "./nodes";
+import { Canvas, type CanvasContext } from "./nodes";
+import { allNodeTypes } from "./SubgraphNode";
 
 export function GraphCanvas(props: {
   editing: CanvasEditing;
@@ -23,7 +24,7 @@ export function GraphCanvas(props: {
         <ReactFlow
           nodes={editing.nodes}
           edges={editing.edges}
-          nodeTypes={nodeTypes}
+          nodeTypes={allNodeTypes}
           edgeTypes={edgeTypes}
           onNodesChange={editing.onNodesChange}
           onEdgesChange={editing.onEdgesChange}

@@ -14,7 +14,13 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
   const [path, labelX, labelY] = getBezierPath(props);
   const kind = data?.kind ?? "direct";
   const label =
-    kind === "conditional" ? routeText({ route: data?.route ?? null, target }) : kind === "join" ? "join" : null;
+    kind === "conditional"
+      ? routeText({ route: data?.route ?? null, target })
+      : kind === "join"
+        ? "join"
+        : kind === "send"
+          ? "Send ×n"
+          : null;
   const canvas = useCanvas();
   const [editing, setEditing] = useState<string | null>(null);
   return (
@@ -33,7 +39,13 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
             className={`graphnb-edge-label graphnb-edge-label-${kind} nopan`}
             data-testid={`edge-label-${source}-${target}`}
             style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
-            title={kind === "conditional" ? "the route: what the router returns to take this edge (double-click to edit)" : "waits for all join sources"}
+            title={
+              kind === "conditional"
+                ? "the route: what the router returns to take this edge (double-click to edit)"
+                : kind === "send"
+                  ? "map-reduce: the router sends items here, one run of the target per item"
+                  : "waits for all join sources"
+            }
             onDoubleClick={(e) => {
               e.stopPropagation();
               if (kind === "conditional") setEditing(label);

@@ -6,6 +6,7 @@ import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
 import { Elapsed } from "./Elapsed";
 import { formatDuration } from "./format";
 import { type Store, useSelect } from "./store";
+import { RunBadges } from "./RunBadges";
 
 /** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
 export type StepData = { label: string; binding: string | null; code: boolean };
@@ -134,6 +135,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
           </span>
         )}
       </div>
+      <RunBadges run={canvas.run} id={id} />
       {failed && (
         <div className="graphnb-node-error" data-testid={`node-error-${id}`}>
           {failed}

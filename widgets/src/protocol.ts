@@ -7,8 +7,20 @@ export const END = "__end__";
 export const POSITIONS_KEY = "graphnb.widget.positions";
 
 export type XY = { x: number; y: number };
-export type EdgeKind = "direct" | "conditional" | "join";
+export type EdgeKind = "direct" | "conditional" | "join" | "send";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A node's retry policy (graphnb/spec.py RetrySpec). */
+export type RetrySpec = {
+  max_attempts: number;
+  initial_interval: number;
+  backoff_factor: number;
+  max_interval: number;
+  jitter: boolean;
+  retry_on: string[] | null;
+};
+/** A node's cache policy (graphnb/spec.py CacheSpec). */
+export type CacheSpec = { ttl: number | null; version: string; fields: string[] | null };
 
 export type NodeSpec = {
   id: string;
@@ -16,6 +28,14 @@ export type NodeSpec = {
   binding: string | null;
   position: XY | null;
   metadata: Record<string, Json>;
+  // Absent (or null) when unset, as Python writes them.
+  retry?: RetrySpec | null;
+  timeout?: number | null;
+  cache?: CacheSpec | null;
+  /** The child graph this node runs (spec version 2). */
+  subgraph?: GraphSpec | null;
+  inputs?: Record<string, string> | null;
+  outputs?: Record<string, string> | null;
 };
 
 export type EdgeSpec = {
@@ -43,7 +63,7 @@ export type StateSpec = {
 };
 
 export type GraphSpec = {
-  version: 1;
+  version: 1 | 2;
   name: string;
   nodes: NodeSpec[];
   edges: EdgeSpec[];
@@ -90,7 +110,19 @@ export type JsonSchema = {
   $ref?: string;
 };
 
-export type NodeRun = { status: NodeStatus; duration: number | null; runs: number };
+/** A node's Send instances in the run: how many, and how they stand. */
+export type SendCount = { total: number; running: number; done: number; failed: number };
+/** A node inside a subgraph is keyed by its path joined with "/" (`research/search`). */
+export type NodeRun = {
+  status: NodeStatus;
+  duration: number | null;
+  runs: number;
+  instances?: SendCount;
+  cache_hits?: number;
+  retries?: number;
+};
+/** A graph in the notebook a node can run as its subgraph (`graphs` trait). */
+export type GraphInfo = { name: string; kind: "StateGraph" | "CompiledGraph"; nodes: number; spec: GraphSpec };
 export type StepRecord = {
   step: number;
   nodes: string[];
@@ -119,6 +151,7 @@ export type Model = {
   problems: ProblemInfo[];
   callables: CallableInfo[];
   models: ModelInfo[];
+  graphs: GraphInfo[];
   run_state: RunState;
   threads: boolean;
   saver: string;

@@ -18,19 +18,28 @@ import type { GraphEdge } from "../edges";
 import { toEdges, toNodes } from "../flow";
 import type { GraphSpec, XY } from "../protocol";
 import * as edit from "../spec";
+import { composeEdges, composeNodes } from "../subgraphs";
 import type { HistoryControls } from "./useHistory";
 
 export type Selection = { nodes: string[]; edges: string[] };
 
-export function useCanvasEditing(spec: GraphSpec, history: HistoryControls, keepFocus: () => void) {
+const NO_GROUPS: ReadonlySet<string> = new Set();
+
+/** `expanded`: the subgraph nodes drawn open, their child's nodes inside them (subgraphs.ts). */
+export function useCanvasEditing(
+  spec: GraphSpec,
+  history: HistoryControls,
+  keepFocus: () => void,
+  expanded: ReadonlySet<string> = NO_GROUPS,
+) {
   const flow = useReactFlow();
   const wrapper = useRef<HTMLDivElement>(null);
-  const [nodes, setNodes] = useState<Node[]>(() => toNodes(spec, []));
-  const [edges, setEdges] = useState<GraphEdge[]>(() => toEdges(spec, []));
+  const [nodes, setNodes] = useState<Node[]>(() => composeNodes(toNodes(spec, []), spec, expanded));
+  const [edges, setEdges] = useState<GraphEdge[]>(() => composeEdges(toEdges(spec, []), spec, expanded));
   useEffect(() => {
-    setNodes((previous) => toNodes(spec, previous));
-    setEdges((previous) => toEdges(spec, previous));
-  }, [spec]);
+    setNodes((previous) => composeNodes(toNodes(spec, previous), spec, expanded));
+    setEdges((previous) => composeEdges(toEdges(spec, previous), spec, expanded));
+  }, [spec, expanded]);
   const [selection, setSelection] = useState<Selection>({ nodes: [], edges: [] });
 
   const onNodesChange = useCallback((changes: NodeChange[]) => {

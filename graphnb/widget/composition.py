@@ -1,0 +1,156 @@
+"""Composition on the builder: subgraph nodes, graphs to bind, and runs seen through levels.
+
+- :func:`find_graphs` lists the graphs of the notebook (``StateGraph`` or compiled), which
+  the subgraph panel offers: binding a node to one copies that graph's spec into the node
+  (``NodeSpec.subgraph``), so the drawing stays one spec and the child can be edited in
+  place.
+- :func:`subgraph_problems` checks each child spec like the top one, each problem pinned
+  on the subgraph node that holds it.
+- :func:`note_composed` keeps the run panel's picture of what happens inside subgraphs
+  (nodes keyed by their path, ``research/search``), of each ``Send`` instance, of cache
+  hits and retries.
+
+Example:
+    >>> from graphnb import END, START, StateGraph
+    >>> child = StateGraph(dict, name="child").add_node("a", len)
+    >>> _ = child.add_edge(START, "a").add_edge("a", END)
+    >>> [info["name"] for info in find_graphs({"child": child, "n": 1})]
+    ['child']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine.compiled import CompiledGraph
+from ..engine.events import (
+    CacheHit,
+    Event,
+    NodeFailed,
+    NodeFinished,
+    NodeRetrying,
+    NodeStarted,
+)
+from ..graph import StateGraph
+from ..spec import GraphSpec
+from ..validate import check_spec
+from .messages import GraphInfo, NodeRun, ProblemInfo, RunState, SendCount
+from .namespace import try_lookup
+
+__all__ = ["GRAPH_KEY", "find_graphs", "note_composed", "path_key", "subgraph_problems"]
+
+GRAPH_KEY = "graphnb.widget.graph"
+"""Node metadata naming the notebook graph a subgraph node was bound to (for display)."""
+
+
+def find_graphs(namespace: Mapping[str, Any]) -> list[GraphInfo]:
+    """The graphs in ``namespace`` (not private names), sorted by name, each with its spec."""
+    found: list[GraphInfo] = []
+    for name, obj in namespace.items():
+        if name.startswith("_"):
+            continue
+        if isinstance(obj, StateGraph):
+            kind: Any = "StateGraph"
+        elif isinstance(obj, CompiledGraph):
+            kind = "CompiledGraph"
+        else:
+            continue
+        spec: GraphSpec = obj.spec
+        found.append(GraphInfo(name=name, kind=kind, nodes=len(spec.nodes), spec=spec.to_dict()))
+    return sorted(found, key=lambda info: info["name"])
+
+
+def subgraph_problems(
+    spec: GraphSpec, scope: Mapping[str, Any] | None = None, *, prefix: str = ""
+) -> list[ProblemInfo]:
+    """Every problem of every child spec, at any depth, pinned on its top subgraph node.
+
+    With ``scope``, a child's binding that names nothing there is a problem too.
+    """
+    problems: list[ProblemInfo] = []
+    for node in spec.nodes:
+        if node.subgraph is None:
+            continue
+        where = f"{prefix}{node.id}"
+        top = where.split("/", 1)[0]
+        found = [(p.code, p.message) for p in check_spec(node.subgraph, require_bindings=True)]
+        if scope is not None:
+            bindings = [n.binding for n in node.subgraph.nodes]
+            bindings += list(node.subgraph.routers.values())
+            for binding in bindings:
+                if binding is not None:
+                    why = try_lookup(binding, scope)[1]
+                    if why is not None:
+                        found.append(("unresolved", why))
+        for code, message in found:
+            problems.append(
+                ProblemInfo(code=code, message=f"in subgraph `{where}`: {message}", nodes=[top])
+            )
+        problems.extend(subgraph_problems(node.subgraph, scope, prefix=f"{where}/"))
+    return problems
+
+
+def path_key(path: tuple[str, ...]) -> str:
+    """The run state's key for a node path: ``("research", "search")`` -> ``research/search``."""
+    return "/".join(path)
+
+
+def _record(state: RunState, key: str) -> NodeRun:
+    return state["nodes"].setdefault(key, NodeRun(status="idle", duration=None, runs=0))
+
+
+def _count(record: NodeRun, **change: int) -> None:
+    before = record.get("instances") or SendCount(total=0, running=0, done=0, failed=0)
+    # A new dict each time: a published copy of the run state never shares it.
+    after = SendCount(
+        total=before["total"] + change.get("total", 0),
+        running=before["running"] + change.get("running", 0),
+        done=before["done"] + change.get("done", 0),
+        failed=before["failed"] + change.get("failed", 0),
+    )
+    record["instances"] = after
+
+
+def note_composed(state: RunState, event: Event) -> bool:
+    """Record what ``event`` says about subgraphs, Send instances, caches and retries.
+
+    Returns ``True`` when the event is fully handled here (it came from inside a
+    subgraph, or is a cache hit or a retry); ``False`` when the run controller's own
+    handling of a top-level event must follow (after the instance counts were updated).
+    """
+    if isinstance(event, (CacheHit, NodeRetrying)):
+        record = _record(state, path_key(event.path))
+        name = "cache_hits" if isinstance(event, CacheHit) else "retries"
+        record[name] = record.get(name, 0) + 1  # type: ignore[literal-required]
+        return True
+    if not isinstance(event, (NodeStarted, NodeFinished, NodeFailed)):
+        return False
+    record = _record(state, path_key(event.path))
+    if event.instance is not None:
+        if isinstance(event, NodeStarted):
+            _count(record, total=1, running=1)
+        elif isinstance(event, NodeFinished):
+            _count(record, running=-1, done=1)
+        else:
+            _count(record, running=-1, failed=1)
+    if isinstance(event, NodeFailed):
+        if event.namespace:
+            record["status"] = "error"
+            return True
+        return False  # the run controller shows the failure (and the run's error)
+    if not event.namespace and event.instance is None:
+        return False
+    if isinstance(event, NodeStarted):
+        record["status"] = "running"
+        if not event.namespace and event.node not in state["active"]:
+            state["active"] = [*state["active"], event.node]
+        return True
+    record["runs"] += 1
+    record["duration"] = event.duration
+    if record.get("instances", {}).get("running", 0):
+        return True
+    record["status"] = "done"
+    if not event.namespace:
+        state["active"] = [name for name in state["active"] if name != event.node]
+    return True
