@@ -29,7 +29,7 @@ from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .bundle import LOADER, bundle_reply
-from .composition import find_graphs, subgraph_problems
+from .composition import find_graphs, lay_out_children, subgraph_problems
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
@@ -158,6 +158,7 @@ class Builder(anywidget.AnyWidget):
             spec.name = name
         if spec.nodes and all(node.position is None for node in spec.nodes):
             spec = apply_layout(spec, layout(spec))
+        spec = lay_out_children(spec)
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
         self.on_msg(self._on_message)

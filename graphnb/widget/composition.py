@@ -35,10 +35,18 @@ from ..engine.events import (
 from ..graph import StateGraph
 from ..spec import GraphSpec
 from ..validate import check_spec
+from .layout import apply_layout, layout
 from .messages import GraphInfo, NodeRun, ProblemInfo, RunState, SendCount
 from .namespace import try_lookup
 
-__all__ = ["GRAPH_KEY", "find_graphs", "note_composed", "path_key", "subgraph_problems"]
+__all__ = [
+    "GRAPH_KEY",
+    "find_graphs",
+    "lay_out_children",
+    "note_composed",
+    "path_key",
+    "subgraph_problems",
+]
 
 GRAPH_KEY = "graphnb.widget.graph"
 """Node metadata naming the notebook graph a subgraph node was bound to (for display)."""
@@ -56,9 +64,29 @@ def find_graphs(namespace: Mapping[str, Any]) -> list[GraphInfo]:
             kind = "CompiledGraph"
         else:
             continue
-        spec: GraphSpec = obj.spec
+        spec: GraphSpec = lay_out_children(_placed(obj.spec))
         found.append(GraphInfo(name=name, kind=kind, nodes=len(spec.nodes), spec=spec.to_dict()))
     return sorted(found, key=lambda info: info["name"])
+
+
+def _placed(spec: GraphSpec) -> GraphSpec:
+    if spec.nodes and all(node.position is None for node in spec.nodes):
+        return apply_layout(spec, layout(spec))
+    return spec
+
+
+def lay_out_children(spec: GraphSpec) -> GraphSpec:
+    """``spec`` with every child graph that has no positions laid out, at any depth.
+
+    A child opened for editing is a canvas of its own: its nodes need places there.
+    """
+    if not any(node.subgraph is not None for node in spec.nodes):
+        return spec
+    spec = spec.model_copy(deep=True)
+    for node in spec.nodes:
+        if node.subgraph is not None:
+            node.subgraph = lay_out_children(_placed(node.subgraph))
+    return spec
 
 
 def subgraph_problems(

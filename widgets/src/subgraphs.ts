@@ -4,7 +4,7 @@
 
 import { MarkerType, type Node } from "@xyflow/react";
 import type { GraphEdge } from "./edges";
-import { END, START, type GraphSpec, type NodeRun, type RunState } from "./protocol";
+import { END, START, type GraphSpec, type NodeRun, type RunState, type XY } from "./protocol";
 import * as edit from "./spec";
 
 /** Node metadata naming the notebook graph a subgraph node was bound to (graphnb/widget/composition.py). */
@@ -15,6 +15,8 @@ export const SEP = "/";
 /** Size of an inner node and the group's frame around them, in canvas pixels. */
 const INNER = { width: 150, height: 44, gapX: 20, gapY: 36 };
 const FRAME = { pad: 16, header: 64 };
+/** About the size of a collapsed group's card: what an expanded one adds is pushed aside. */
+const CARD = { width: 180, height: 70 };
 
 export type SubgraphData = {
   label: string;
@@ -184,7 +186,44 @@ export function composeNodes(nodes: Node[], spec: GraphSpec, expanded: ReadonlyS
     }
     result.push({ ...common, id: inner(END), type: "terminal", position: places[END], data: { label: "END" } });
   }
-  return result;
+  return makeRoom(result);
+}
+
+/**
+ * Expanding in place: the nodes below an expanded group move down by what it grew, the
+ * ones beside it (on its row, to its right) move right. Only the drawing moves; the spec
+ * keeps its positions, so collapsing puts everything back.
+ */
+function makeRoom(nodes: Node[]): Node[] {
+  const groups = nodes
+    .filter((n) => n.type === "subgraph" && (n.data as SubgraphData).expanded)
+    .sort((a, b) => a.position.y - b.position.y);
+  if (!groups.length) return nodes;
+  const moved = new Map(nodes.filter((n) => !n.parentId).map((n) => [n.id, { ...n.position }]));
+  for (const group of groups) {
+    const at = moved.get(group.id) as XY;
+    const grewY = Math.max(0, (group.height ?? CARD.height) - CARD.height);
+    const grewX = Math.max(0, (group.width ?? CARD.width) - CARD.width);
+    for (const [id, p] of moved) {
+      if (id === group.id) continue;
+      if (p.y > at.y + CARD.height / 2) p.y += grewY;
+      else if (Math.abs(p.y - at.y) <= CARD.height / 2 && p.x > at.x) p.x += grewX;
+    }
+  }
+  return nodes.map((n) => {
+    const p = moved.get(n.id);
+    if (!p || (p.x === n.position.x && p.y === n.position.y)) return n;
+    const room = { x: p.x - n.position.x, y: p.y - n.position.y };
+    return { ...n, position: p, data: { ...n.data, [ROOM]: room } };
+  });
+}
+
+const ROOM = "graphnb.room";
+
+/** Where a node dragged on the canvas sits in the spec: its place minus the room it made. */
+export function specPosition(node: Pick<Node, "position" | "data">): XY {
+  const room = (node.data as Record<string, unknown> | undefined)?.[ROOM] as XY | undefined;
+  return room ? { x: node.position.x - room.x, y: node.position.y - room.y } : node.position;
 }
 
 /** React Flow's edges plus, for each expanded group, its child's edges drawn inside it. */

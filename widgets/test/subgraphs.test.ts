@@ -110,3 +110,18 @@ test("policies are written into the node and unset ones left out", () => {
   const cleared = setPolicies(set, "a", { retry: null, timeout: null, cache: null });
   assert.deepEqual(Object.keys(cleared.nodes[0]).sort(), ["binding", "id", "label", "metadata", "position"]);
 });
+
+test("an expanded group pushes the nodes below it down, in the drawing only", () => {
+  const spec = composed();
+  const base: Node[] = [
+    { id: "research", type: "step", position: { x: 0, y: 0 }, data: {} },
+    { id: "write", type: "step", position: { x: 0, y: 100 }, data: {} },
+  ];
+  const open = sub.composeNodes(base, spec, new Set(["research"]));
+  const write = open.find((n) => n.id === "write") as Node;
+  const group = open.find((n) => n.id === "research") as Node;
+  assert.ok(write.position.y >= (group.height ?? 0), `write at ${write.position.y} sits below the group`);
+  assert.deepEqual(sub.specPosition(write), { x: 0, y: 100 }, "the spec keeps its place");
+  const moved = { ...write, position: { x: 10, y: write.position.y + 5 } };
+  assert.deepEqual(sub.specPosition(moved), { x: 10, y: 105 });
+});

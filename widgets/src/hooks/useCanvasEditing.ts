@@ -18,7 +18,7 @@ import type { GraphEdge } from "../edges";
 import { toEdges, toNodes } from "../flow";
 import type { GraphSpec, XY } from "../protocol";
 import * as edit from "../spec";
-import { composeEdges, composeNodes } from "../subgraphs";
+import { composeEdges, composeNodes, specPosition } from "../subgraphs";
 import type { HistoryControls } from "./useHistory";
 
 export type Selection = { nodes: string[]; edges: string[] };
@@ -52,7 +52,7 @@ export function useCanvasEditing(
   const onNodeDragStop = useCallback(
     (_: unknown, __: Node, dragged: Node[]) => {
       const moved: Record<string, XY> = {};
-      for (const n of dragged) moved[n.id] = n.position;
+      for (const n of dragged) moved[n.id] = specPosition(n);
       history.commit(edit.moveNodes(spec, moved));
     },
     [spec, history],
