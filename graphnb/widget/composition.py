@@ -102,7 +102,9 @@ def subgraph_problems(
             continue
         where = f"{prefix}{node.id}"
         top = where.split("/", 1)[0]
-        found = [(p.code, p.message) for p in check_spec(node.subgraph, require_bindings=True)]
+        found: list[tuple[str, str]] = [
+            (p.code, p.message) for p in check_spec(node.subgraph, require_bindings=True)
+        ]
         if scope is not None:
             bindings = [n.binding for n in node.subgraph.nodes]
             bindings += list(node.subgraph.routers.values())
@@ -149,8 +151,10 @@ def note_composed(state: RunState, event: Event) -> bool:
     """
     if isinstance(event, (CacheHit, NodeRetrying)):
         record = _record(state, path_key(event.path))
-        name = "cache_hits" if isinstance(event, CacheHit) else "retries"
-        record[name] = record.get(name, 0) + 1  # type: ignore[literal-required]
+        if isinstance(event, CacheHit):
+            record["cache_hits"] = record.get("cache_hits", 0) + 1
+        else:
+            record["retries"] = record.get("retries", 0) + 1
         return True
     if not isinstance(event, (NodeStarted, NodeFinished, NodeFailed)):
         return False

@@ -10,7 +10,7 @@ Console errors fail every test (the ``lab`` fixture).
 
 from __future__ import annotations
 
-COMPOSED = '''
+COMPOSED = """
 import operator
 import time
 from typing import Annotated
@@ -59,7 +59,7 @@ graph = (
 )
 builder = Builder(graph)
 builder
-'''
+"""
 
 
 def _child_ids(kernel, node: str) -> list[str]:
@@ -82,7 +82,7 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     send_edge = lab.edge("prep", "work")
     send_edge.wait_for(state="attached")
     assert send_edge.locator("path.graphnb-edge-send").count() == 1
-    assert page.get_by_test_id("edge-label-prep-work").inner_text() == "Send ×n"
+    assert page.get_by_test_id("edge-label-prep-work").inner_text() == "Send \u00d7n"
 
     # Expand in place: the child's nodes and edges are drawn inside the group.
     page.get_by_test_id("subgraph-toggle-research").click()
@@ -91,8 +91,10 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     assert ("research/search", "research/summarise") in lab.edge_pairs()
     inner = lab.node("research/search").bounding_box()
     frame = lab.node("research").bounding_box()
-    assert inner and frame
-    assert frame["x"] <= inner["x"] and inner["y"] + inner["height"] <= frame["y"] + frame["height"]
+    assert inner
+    assert frame
+    assert frame["x"] <= inner["x"]
+    assert inner["y"] + inner["height"] <= frame["y"] + frame["height"]
     lab.screenshot("composition-expanded", lab.builder())
     # ... and collapse back to one node.
     page.get_by_test_id("subgraph-toggle-research").click()
@@ -133,7 +135,7 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     lab.assert_no_js_errors()
 
 
-PANELS = '''
+PANELS = """
 from graphnb import END, START, StateGraph
 from graphnb.widget import Builder
 
@@ -149,7 +151,7 @@ helper.add_edge(START, "helper_step").add_edge("helper_step", END)
 graph = StateGraph(dict, name="host").add_node("fetch", fetch).add_node("slot", fetch)
 builder = Builder(graph.add_edge(START, "fetch").add_edge("fetch", "slot").add_edge("slot", END))
 builder
-'''
+"""
 
 
 def _node(kernel, node: str) -> dict:
@@ -169,7 +171,8 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     timeout.press("Enter")
     error = page.get_by_test_id("policy-error")
     error.wait_for()
-    assert error.inner_text() == 'timeout: expected seconds, more than 0 (empty: no limit), got "soon"'
+    expected = 'timeout: expected seconds, more than 0 (empty: no limit), got "soon"'
+    assert error.inner_text() == expected
     assert "graphnb-invalid" in (timeout.get_attribute("class") or "")
     assert "timeout" not in _node(kernel, "fetch")
     timeout.fill("2.5")
@@ -184,9 +187,10 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     attempts.fill("0")
     attempts.press("Tab")
     page.get_by_test_id("policy-error").wait_for()
-    assert "max_attempts: expected a whole number of attempts, at least 1" in page.get_by_test_id(
-        "policy-error"
-    ).inner_text()
+    assert (
+        "max_attempts: expected a whole number of attempts, at least 1"
+        in page.get_by_test_id("policy-error").inner_text()
+    )
     attempts.fill("5")
     attempts.press("Enter")
     lab.wait_until(lambda: _node(kernel, "fetch")["retry"]["max_attempts"] == 5)
@@ -197,7 +201,8 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     page.get_by_test_id("policy-ttl").press("Enter")
     page.get_by_test_id("policy-version").fill("v2")
     page.get_by_test_id("policy-version").press("Enter")
-    lab.wait_until(lambda: _node(kernel, "fetch").get("cache") == {"ttl": 60.0, "version": "v2", "fields": None})
+    cache = {"ttl": 60.0, "version": "v2", "fields": None}
+    lab.wait_until(lambda: _node(kernel, "fetch").get("cache") == cache)
     # The compiled graph carries the policies.
     assert kernel.json("[n.timeout for n in builder.compile().spec.nodes]")[0] == 2.5
 
@@ -210,7 +215,8 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     lab.wait_until(lambda: (_node(kernel, "slot").get("subgraph") or {}).get("name") == "helper")
     assert _node(kernel, "slot")["binding"] is None
     page.get_by_test_id("subgraph-toggle-slot").wait_for()
-    assert page.get_by_test_id("subgraph-summary").inner_text().startswith("slot runs the graph helper")
+    summary = page.get_by_test_id("subgraph-summary").inner_text()
+    assert summary.startswith("slot runs the graph helper")
     assert page.get_by_test_id("panel-policies").count() == 0, "policies are a step's"
     assert kernel.json("builder.problems") == []
     result = kernel.json("builder.compile().invoke({})")

@@ -98,7 +98,8 @@ def test_run_state_keys_inner_nodes_by_path_and_counts_send_instances(comm):
         for s in states
         if s["nodes"].get("research/search", {}).get("status") == "running"
     ]
-    assert running_inside and all(n["research"]["status"] == "running" for n in running_inside)
+    assert running_inside
+    assert all(n["research"]["status"] == "running" for n in running_inside)
     assert "research/search" not in final.get("active", [])
 
 
@@ -170,12 +171,19 @@ def test_policies_written_by_the_panel_reach_the_compiled_graph(comm):
     builder = Builder(graph, namespace=_namespace(flaky=flaky))
     spec = builder.spec.to_dict()
     node = spec["nodes"][0]
-    node["retry"] = {"max_attempts": 3, "initial_interval": 0, "backoff_factor": 1,
-                     "max_interval": 0, "jitter": False, "retry_on": None}
+    node["retry"] = {
+        "max_attempts": 3,
+        "initial_interval": 0,
+        "backoff_factor": 1,
+        "max_interval": 0,
+        "jitter": False,
+        "retry_on": None,
+    }
     node["timeout"] = 5
     node["cache"] = {"ttl": 60, "version": "v1", "fields": None}
     comm.receive_update({"spec": spec})
-    assert builder.spec.nodes[0].retry is not None and builder.spec.nodes[0].timeout == 5
+    assert builder.spec.nodes[0].retry is not None
+    assert builder.spec.nodes[0].timeout == 5
     compiled = builder.compile()
     assert compiled.invoke({"topic": "t"}).notes == ["ok"]
     assert len(calls) == 2
@@ -203,7 +211,8 @@ def test_retries_and_cache_hits_show_in_the_run_state(comm):
     comm.clear()
     run_async(_run(builder))
     first = comm.updates("run_state")[-1]["nodes"]["flaky"]
-    assert first["retries"] == 1 and "cache_hits" not in first
+    assert first["retries"] == 1
+    assert "cache_hits" not in first
     assert len(calls) == 2
 
 
