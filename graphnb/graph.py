@@ -23,7 +23,16 @@ from .binding import binding_of, resolve
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
-from .engine.policy import CachePolicy, MemoryCache, RetryPolicy, with_policies
+from .engine.policy import (
+    CachePolicy,
+    MemoryCache,
+    NodeCache,
+    RetryPolicy,
+    SaverCache,
+    bind_saver_cache,
+    saver_caches,
+    with_policies,
+)
 from .engine.subgraph import Subgraph
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer, add, append, merge, replace
@@ -373,7 +382,7 @@ class StateGraph(Generic[S]):
         checkpointer: Saver | str | None = None,
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
-        cache: MemoryCache | None = None,
+        cache: NodeCache | None = None,
     ) -> CompiledGraph[S]:
         """Validate the graph and return it ready to run.
 
@@ -391,6 +400,32 @@ class StateGraph(Generic[S]):
         Raises:
             GraphValidationError: listing every problem found.
         """
+        # Saver caches made while compiling (in subgraphs too) are bound to the saver of
+        # the outermost compile, once its compiled graph has opened it.
+        scope = saver_caches()
+        with scope as slot:
+            compiled = self._compile(
+                recursion_limit=recursion_limit,
+                max_concurrency=max_concurrency,
+                checkpointer=checkpointer,
+                interrupt_before=interrupt_before,
+                interrupt_after=interrupt_after,
+                cache=cache,
+            )
+        if scope.owner:
+            bind_saver_cache(slot, compiled.checkpointer, self._spec.name)
+        return compiled
+
+    def _compile(
+        self,
+        *,
+        recursion_limit: int,
+        max_concurrency: int | None,
+        checkpointer: Saver | str | None,
+        interrupt_before: Sequence[str] | str,
+        interrupt_after: Sequence[str] | str,
+        cache: NodeCache | None,
+    ) -> CompiledGraph[S]:
         problems = self.validate()
         if problems:
             raise GraphValidationError(problems, graph=self._spec.name)
@@ -415,16 +450,21 @@ class StateGraph(Generic[S]):
             callables.update(self._subgraph_nodes()[0])
             callables = {name: callables[name] for name in self._callables}  # node order
         if self._policies:
-            store = cache if cache is not None else MemoryCache()
+            store: NodeCache = cache if cache is not None else MemoryCache()
+            kept: SaverCache | None = None
             for name, (retry, timeout, policy) in self._policies.items():
                 if name in callables:
+                    chosen = store
+                    if policy is not None and policy.store == "saver":
+                        kept = kept or saver_caches.make(self._spec.name)
+                        chosen = kept.use(name)
                     callables[name] = with_policies(
                         name,
                         callables[name],
                         retry=retry,
                         timeout=timeout,
                         cache=policy,
-                        store=store,
+                        store=chosen,
                     )
         return CompiledGraph(
             spec,

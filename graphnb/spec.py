@@ -82,6 +82,11 @@ class CacheSpec(_Spec):
     fields: list[str] | None = Field(
         default=None, description="The input fields the key is made of; None: all of them."
     )
+    store: Literal["memory", "saver"] = Field(
+        default="memory",
+        exclude_if=lambda value: value == "memory",
+        description="Where results are kept: in memory, or in the checkpointer's database.",
+    )
 
 
 class NodeSpec(_Spec):

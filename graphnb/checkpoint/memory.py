@@ -40,6 +40,7 @@ class MemorySaver(BaseSaver):
         self._threads: dict[str, dict[int, _Row]] = {}
         self._seqs: dict[str, dict[str, int]] = {}  # each thread's checkpoint ids -> seq
         self._lock = threading.Lock()
+        self._cache: dict[str, tuple[str, float | None]] = {}
 
     def put(self, row: StoredCheckpoint) -> None:
         """Store one checkpoint; see :meth:`BaseSaver.put`."""
@@ -123,6 +124,30 @@ class MemorySaver(BaseSaver):
             for seq in seqs:
                 stored, *texts = rows[seq]
                 rows[seq] = (replace(stored, base_seq=base_seq), *texts)  # type: ignore[assignment]
+
+    # -- node results (CachePolicy(store="saver")) -------------------------------------
+
+    def cache_get(self, key: str) -> tuple[str, float | None] | None:
+        """The cached node result under ``key`` (JSON text, expiry), or ``None``."""
+        with self._lock:
+            return self._cache.get(key)
+
+    def cache_put(self, key: str, value: str, expires_at: float | None) -> None:
+        """Store a node result (JSON text) under ``key`` until ``expires_at``."""
+        with self._lock:
+            self._cache[key] = (value, expires_at)
+
+    def cache_delete(self, key: str) -> None:
+        """Drop the node result under ``key``."""
+        with self._lock:
+            self._cache.pop(key, None)
+
+    def cache_clear(self) -> int:
+        """Drop every node result; returns how many there were."""
+        with self._lock:
+            count = len(self._cache)
+            self._cache.clear()
+            return count
 
 
 def _copy(stored: _Row) -> StoredCheckpoint:

@@ -19,6 +19,7 @@ connection; a saver with an async driver (PostgreSQL) drives the very same plans
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -135,6 +136,7 @@ class SqlSaver(BaseSaver):
         self.table_prefix = table_prefix
         self.table = f"{table_prefix}checkpoints"
         self.version_table = f"{table_prefix}schema_version"
+        self.cache_table = f"{table_prefix}node_cache"
         self._lock = threading.RLock()
         self._conn: Any = None
         self._pid = 0
@@ -351,6 +353,11 @@ class SqlSaver(BaseSaver):
             # one page, instead of reading every thread's last row.
             f"CREATE INDEX IF NOT EXISTS {self.table_prefix}recent_idx "
             f"ON {self.table} (created_at, thread_id)",
+            # Node results of CachePolicy(store="saver"); created where missing, so older
+            # databases gain it without a migration.
+            f"CREATE TABLE IF NOT EXISTS {self.cache_table} ("
+            f"cache_key {i} NOT NULL PRIMARY KEY, value {j} NOT NULL, expires_at {f})"
+            f"{self.table_options}",
         ]
 
     # -- plans -------------------------------------------------------------------------
@@ -383,6 +390,13 @@ class SqlSaver(BaseSaver):
                 f"GROUP BY thread_id) h ON c.thread_id = h.thread_id AND c.seq = h.seq"
             ),
             "delete": f"DELETE FROM {table} WHERE thread_id = {p}",
+            "cache_get": f"SELECT value, expires_at FROM {self.cache_table} WHERE cache_key = {p}",
+            "cache_insert": (
+                f"INSERT INTO {self.cache_table} (cache_key, value, expires_at) "
+                f"VALUES ({p}, {self.json_param}, {p})"
+            ),
+            "cache_delete": f"DELETE FROM {self.cache_table} WHERE cache_key = {p}",
+            "cache_clear": f"DELETE FROM {self.cache_table}",
         }
 
     def _insert_error(
@@ -528,6 +542,57 @@ class SqlSaver(BaseSaver):
         return self._run(self._delete(thread_id))
 
     # -- reading rows ------------------------------------------------------------------
+
+    # -- node results (CachePolicy(store="saver")) -------------------------------------
+
+    def cache_get(self, key: str) -> tuple[str, float | None] | None:
+        """The cached node result under ``key`` (JSON text, expiry), or ``None``."""
+
+        def plan() -> Plan[tuple[str, float | None] | None]:
+            found = yield Statement(self._queries["cache_get"], (key,), "one")
+            if found is None:
+                return None
+            value = found[0]
+            # PostgreSQL's JSON column comes back parsed; the others as text (or bytes).
+            text = self._text(value) if isinstance(value, (str, bytes, bytearray)) else None
+            if text is None:
+                text = json.dumps(value)
+            return text, None if found[1] is None else float(found[1])
+
+        return self._run(plan())
+
+    def cache_put(self, key: str, value: str, expires_at: float | None) -> None:
+        """Store a node result (JSON text) under ``key`` until ``expires_at``.
+
+        A delete and an insert, portable across the dialects; another process storing
+        the same key in between stored the same result, so its row is as good as ours.
+        """
+
+        def plan() -> Plan[None]:
+            yield Statement(self._queries["cache_delete"], (key,))
+            try:
+                yield Statement(self._queries["cache_insert"], (key, value, expires_at))
+            except Exception as error:
+                if not self._is_duplicate(error):
+                    raise
+
+        self._run(plan())
+
+    def cache_delete(self, key: str) -> None:
+        """Drop the node result under ``key``."""
+
+        def plan() -> Plan[None]:
+            yield Statement(self._queries["cache_delete"], (key,))
+
+        self._run(plan())
+
+    def cache_clear(self) -> int:
+        """Drop every node result; returns how many there were."""
+
+        def plan() -> Plan[int]:
+            return int((yield Statement(self._queries["cache_clear"], (), "count")))
+
+        return self._run(plan())
 
     def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
         """See :meth:`BaseSaver._delete_seqs`: one statement, for pruning's batches."""

@@ -13,10 +13,13 @@ run loop does not know about policies at all, so a graph without any pays nothin
   the node and the limit. An async node is cancelled. A sync node cannot be stopped from
   outside in Python: it runs on a helper thread, which is left to finish on its own, and
   its result is discarded.
-- **cache**: the result is kept in memory under a key made of the node's name, the
-  policy's ``version`` and the values of its input fields; a later call with the same
-  key within ``ttl`` seconds returns a copy of it without running the node, streamed as
-  :class:`~graphnb.CacheHit`.
+- **cache**: the result is kept under a key made of the node's name, the policy's
+  ``version`` and the values of its input fields; a later call with the same key within
+  ``ttl`` seconds returns a copy of it without running the node, streamed as
+  :class:`~graphnb.CacheHit`. It is kept in memory (``store="memory"``, one cache per
+  compiled graph) or in the checkpointer's database (``store="saver"``: shared by every
+  compiled graph and process using that database, kept as JSON, expiring by the wall
+  clock), see :class:`SaverCache`.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..binding import binding_of, resolve
 from ..errors import GraphnbError, GraphSetupError, NodeTimeout
@@ -43,12 +46,16 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from .context import RunContext
+    from .store import CacheRows
 
 __all__ = [
     "CachePolicy",
     "MemoryCache",
+    "NodeCache",
     "RetryPolicy",
+    "SaverCache",
     "is_programming_error",
+    "saver_caches",
     "with_policies",
 ]
 
@@ -192,11 +199,16 @@ class CachePolicy:
         ttl: seconds a result is kept; ``None``: as long as the compiled graph lives.
         version: part of the key; change it when the node's code changes.
         fields: the input fields the key is made of; ``None``: all of the state's.
+        store: ``"memory"``: results live as long as the compiled graph; ``"saver"``:
+            in the checkpointer's database, shared by every compiled graph and process
+            using it (the graph must be compiled with a checkpointer; results are kept
+            as JSON, so they come back as JSON data, which the state model validates).
     """
 
     ttl: float | None = None
     version: str = ""
     fields: tuple[str, ...] | None = None
+    store: Literal["memory", "saver"] = "memory"
 
     def __post_init__(self) -> None:
         _checked(self)
@@ -207,12 +219,24 @@ class CachePolicy:
             ttl=self.ttl,
             version=self.version,
             fields=None if self.fields is None else list(self.fields),
+            store=self.store,
         )
 
     @classmethod
     def from_spec(cls, spec: CacheSpec) -> CachePolicy:
         """The policy a spec describes."""
-        return cls(spec.ttl, spec.version, None if spec.fields is None else tuple(spec.fields))
+        fields = None if spec.fields is None else tuple(spec.fields)
+        return cls(spec.ttl, spec.version, fields, spec.store)
+
+
+class NodeCache(Protocol):
+    """Where a cache policy keeps results: :class:`MemoryCache`, :class:`SaverCache`."""
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        """``(True, the value)`` when ``key`` is cached and fresh, else ``(False, None)``."""
+
+    def put(self, key: str, value: Any, ttl: float | None) -> None:
+        """Keep ``value`` under ``key`` for ``ttl`` seconds (``None``: no limit)."""
 
 
 class MemoryCache:
@@ -254,6 +278,166 @@ class MemoryCache:
         return len(self._items)
 
 
+class _Slot:
+    """The saver a compile's saver caches use, set once the compiled graph has opened it."""
+
+    def __init__(self) -> None:
+        self.rows: CacheRows | None = None
+        self.used: list[str] = []  # the nodes that keep results there
+
+
+_COMPILING: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar(
+    "graphnb_saver_cache", default=None
+)
+
+
+class saver_caches:  # lower case: a context manager, named like contextlib's
+    """Scope of one compile: every saver cache made inside (subgraphs' too) shares a slot.
+
+    The outermost compile owns the slot and binds it to its checkpointer; a subgraph
+    compiled meanwhile keeps its results in the same database.
+    """
+
+    def __enter__(self) -> _Slot:
+        current = _COMPILING.get()
+        self._token = None if current is not None else _COMPILING.set(_Slot())
+        slot = _COMPILING.get()
+        assert slot is not None
+        self.owner = current is None
+        return slot
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _COMPILING.reset(self._token)
+
+    @staticmethod
+    def make(graph: str) -> SaverCache:
+        """A saver cache for ``graph``'s nodes, in the current compile's slot."""
+        slot = _COMPILING.get()
+        if slot is None:  # compiled outside of StateGraph.compile: a slot of its own
+            slot = _Slot()
+        return SaverCache(slot, graph)
+
+
+def bind_saver_cache(slot: _Slot, saver: Any, graph: str) -> None:
+    """Point the compile's saver caches at ``saver``; a clear error if it cannot serve."""
+    if not slot.used:
+        return
+    nodes = ", ".join(f"`{name}`" for name in slot.used)
+    if saver is None:
+        raise GraphSetupError(
+            f"{nodes} of {graph!r} keep their cache in the saver (CachePolicy(store='saver')) "
+            "but the graph was compiled without a checkpointer; pass checkpointer=... to "
+            "compile(), or use store='memory'"
+        )
+    if not all(hasattr(saver, name) for name in ("cache_get", "cache_put", "cache_delete")):
+        raise GraphSetupError(
+            f"{nodes} of {graph!r} keep their cache in the saver, but "
+            f"{type(saver).__name__} keeps no node results (it has no cache_get/cache_put); "
+            "use one of graphnb's savers or store='memory'"
+        )
+    slot.rows = saver
+
+
+class SaverCache:
+    """Node results in the checkpointer's database, each until its time-to-live runs out.
+
+    Shared by every compiled graph (and process) on that database: a result one of them
+    stored is a hit for the others. Results are stored as JSON (a state instance as its
+    fields' values, rebuilt as the node's state type on a hit); expiry follows the wall
+    clock (``time.time``), which processes share. A key is made of the graph's name and
+    the node's cache key, so two graphs with a node of the same name never share results.
+
+    Args:
+        slot: where the saver is found once the compiled graph opened it.
+        graph: the name of the graph whose nodes use this cache.
+        clock: seconds since the epoch; tests pass their own.
+    """
+
+    def __init__(self, slot: _Slot, graph: str, clock: Callable[[], float] | None = None) -> None:
+        self._slot = slot
+        self.graph = graph
+        self._clock = clock
+
+    def clock(self) -> float:
+        """Seconds since the epoch: the given clock, else :func:`time.time`."""
+        return (self._clock or _now)()
+
+    def use(self, node: str) -> SaverCache:
+        """Note that ``node`` keeps its results here (checked when the saver is bound)."""
+        self._slot.used.append(node)
+        return self
+
+    def _rows(self) -> CacheRows:
+        rows = self._slot.rows
+        if rows is None:
+            raise GraphSetupError(
+                f"the saver cache of {self.graph!r} is not bound to a saver: compile the "
+                "graph with a checkpointer"
+            )
+        return rows
+
+    def _key(self, key: str) -> str:
+        return hashlib.sha256(f"{self.graph}\x00{key}".encode()).hexdigest()[:40]
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        """``(True, the value decoded)`` when ``key`` is stored and fresh."""
+        rows = self._rows()
+        stored = rows.cache_get(self._key(key))
+        if stored is None:
+            return False, None
+        text, expires = stored
+        if expires is not None and self.clock() >= expires:
+            rows.cache_delete(self._key(key))
+            return False, None
+        try:
+            envelope = json.loads(text)
+            kind, value = envelope["kind"], envelope["value"]
+        except (ValueError, KeyError, TypeError):
+            return False, None  # a damaged row is a miss; the next put replaces it
+        return True, _StoredModel(value) if kind == "model" else value
+
+    def put(self, key: str, value: Any, ttl: float | None) -> None:
+        """Store ``value`` (as JSON) under ``key`` for ``ttl`` seconds (``None``: no limit)."""
+        from pydantic import BaseModel
+        from pydantic_core import PydanticSerializationError, to_json
+
+        if isinstance(value, BaseModel):
+            envelope = {"kind": "model", "value": value.model_dump(mode="json")}
+        else:
+            envelope = {"kind": "value", "value": value}
+        try:
+            text = to_json(envelope).decode()
+        except PydanticSerializationError as error:
+            raise TypeError(
+                f"a result of {self.graph!r} cannot be kept in the saver's cache: it is not "
+                f"JSON ({error}); use CachePolicy(store='memory') for such results"
+            ) from None
+        expires = None if ttl is None else self.clock() + ttl
+        self._rows().cache_put(self._key(key), text, expires)
+
+    def clear(self) -> int:
+        """Forget every result in the saver (of every graph); returns how many went."""
+        return self._rows().cache_clear()
+
+
+def _now() -> float:
+    return time.time()  # looked up at each call, so tests can move the wall clock
+
+
+@dataclass(frozen=True)
+class _StoredModel:
+    """A state instance a node returned, as its values: rebuilt as the node's state type."""
+
+    values: dict[str, Any]
+
+
+def _restored(value: Any, state: Any) -> Any:
+    if isinstance(value, _StoredModel):
+        return type(state).model_validate(value.values)
+    return value
+
+
 def cache_key(node: str, policy: CachePolicy, state: Any) -> str:
     """The key of a node's result: its name, the policy's version and its input values."""
     if isinstance(state, dict):
@@ -275,7 +459,7 @@ def with_policies(
     retry: RetryPolicy | None,
     timeout: float | None,
     cache: CachePolicy | None,
-    store: MemoryCache,
+    store: NodeCache,
 ) -> Callable[..., Any]:
     """``fn`` wrapped to apply its policies; called as ``(state, context)``."""
     target = _unwrap(fn)
@@ -286,6 +470,7 @@ def with_policies(
         )
     call = _caller(fn)
     wants_context = _wants_context(fn)
+    remote = isinstance(store, SaverCache)
 
     def attempt_args(state: Any, context: RunContext) -> tuple[Any, ...]:
         return (state, context) if wants_context else (state,)
@@ -297,10 +482,11 @@ def with_policies(
 
             key = cache_key(name, cache, state) if cache is not None else ""
             if cache is not None:
-                hit, value = store.get(key)
+                # A database answers off the event loop.
+                hit, value = await asyncio.to_thread(store.get, key) if remote else store.get(key)
                 if hit:
                     context._event(CacheHit(context.step, name, key, context.instance))
-                    return value
+                    return _restored(value, state)
             delay = retry.delays() if retry is not None else None
             attempt = 1
             while True:
@@ -325,7 +511,10 @@ def with_policies(
                     await asyncio.sleep(wait)
                     attempt += 1
             if cache is not None:
-                store.put(key, result, cache.ttl)
+                if remote:
+                    await asyncio.to_thread(store.put, key, result, cache.ttl)
+                else:
+                    store.put(key, result, cache.ttl)
             return result
 
         policed_async.graphnb_node = fn  # type: ignore[attr-defined]
@@ -337,7 +526,7 @@ def with_policies(
             hit, value = store.get(key)
             if hit:
                 context._event(CacheHit(context.step, name, key, context.instance))
-                return value
+                return _restored(value, state)
         delay = retry.delays() if retry is not None else None
         attempt = 1
         while True:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..schema import StateSchema
 
 __all__ = [
+    "CacheRows",
     "CheckpointWriter",
     "Opener",
     "Saver",
@@ -89,6 +90,27 @@ class Saver(Protocol):
 
     async def ahistory(self, thread_id: str) -> list[StoredCheckpoint]:
         """Async :meth:`history`."""
+
+
+class CacheRows(Protocol):
+    """Node results kept in a saver's database (``CachePolicy(store="saver")``).
+
+    Rows are a key, the result as JSON text and when it expires (seconds since the epoch,
+    ``None``: never); the engine encodes, decodes and expires them. The four savers of
+    :mod:`graphnb.checkpoint` have them; a saver without them cannot keep node results.
+    """
+
+    def cache_get(self, key: str) -> tuple[str, float | None] | None:
+        """The row under ``key``: its JSON text and expiry, or ``None``."""
+
+    def cache_put(self, key: str, value: str, expires_at: float | None) -> None:
+        """Store (or replace) the row under ``key``."""
+
+    def cache_delete(self, key: str) -> None:
+        """Drop the row under ``key``, if any."""
+
+    def cache_clear(self) -> int:
+        """Drop every row; returns how many there were."""
 
 
 class CheckpointWriter(Protocol):

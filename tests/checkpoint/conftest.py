@@ -42,6 +42,7 @@ def drop_tables(saver: BaseSaver) -> None:
             cursor = conn.cursor()
             cursor.execute(f"DROP TABLE IF EXISTS {saver.table}")
             cursor.execute(f"DROP TABLE IF EXISTS {saver.version_table}")
+            cursor.execute(f"DROP TABLE IF EXISTS {saver.cache_table}")
             cursor.close()
         finally:
             conn.close()

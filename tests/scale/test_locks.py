@@ -58,6 +58,7 @@ def tables() -> Iterator[list[SqlSaver]]:
             cursor = conn.cursor()
             cursor.execute(f"DROP TABLE IF EXISTS {saver.table}")
             cursor.execute(f"DROP TABLE IF EXISTS {saver.version_table}")
+            cursor.execute(f"DROP TABLE IF EXISTS {saver.cache_table}")
             cursor.close()
         finally:
             conn.close()

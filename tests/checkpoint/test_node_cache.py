@@ -1,0 +1,198 @@
+"""Node results kept in the saver's database (``CachePolicy(store="saver")``), on every
+saver: a hit across compiled graphs and processes, expiry by time-to-live, a new version
+string recomputes, hits are events, and a graph without a checkpointer is refused."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import graphnb.engine.policy as policy_module
+from graphnb import END, START, CacheHit, CachePolicy, GraphSetupError, GraphState, StateGraph
+from graphnb.checkpoint import BaseSaver, MemorySaver, MySQLSaver, PostgresSaver, SqliteSaver
+
+from .conftest import MYSQL_URL, POSTGRES_URL, SAVERS, drop_tables, make_saver
+
+
+def _tid() -> str:
+    return uuid.uuid4().hex
+
+
+class Ask(GraphState):
+    question: str = ""
+    answer: str = ""
+    asked: int = 0
+
+
+def _graph(calls: list[str], *, version: str = "v1", ttl: float | None = None) -> Any:
+    def answer(state: Ask) -> dict[str, Any]:
+        calls.append(state.question)
+        return {"answer": f"{state.question}!"}
+
+    graph = StateGraph(Ask, name="cached").add_node(
+        "answer", answer, cache=CachePolicy(ttl=ttl, version=version, store="saver")
+    )
+    return graph.add_edge(START, "answer").add_edge("answer", END)
+
+
+def test_a_result_is_a_hit_for_another_compiled_graph_on_the_same_saver(saver: BaseSaver):
+    calls: list[str] = []
+    first = _graph(calls).compile(checkpointer=saver)
+    assert first.invoke({"question": "why"}, thread_id=_tid()).answer == "why!"
+    second = _graph(calls).compile(checkpointer=saver)
+    events = list(second.stream({"question": "why"}, mode="events", thread_id=_tid()))
+    hits = [e for e in events if isinstance(e, CacheHit)]
+    assert calls == ["why"], "the second graph answered from the saver's cache"
+    assert [h.node for h in hits] == ["answer"]
+    assert events[-1].state.answer == "why!"
+    second.invoke({"question": "how"}, thread_id=_tid())
+    assert calls == ["why", "how"], "another input is another key"
+
+
+def test_results_expire_after_their_time_to_live(
+    saver: BaseSaver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1_000.0]
+    monkeypatch.setattr(policy_module, "_now", lambda: now[0])
+    calls: list[str] = []
+    app = _graph(calls, ttl=60).compile(checkpointer=saver)
+    app.invoke({"question": "q"}, thread_id=_tid())
+    now[0] += 59
+    app.invoke({"question": "q"}, thread_id=_tid())
+    assert calls == ["q"], "fresh within its time to live"
+    now[0] += 2
+    app.invoke({"question": "q"}, thread_id=_tid())
+    assert calls == ["q", "q"], "expired: the node ran again"
+    app.invoke({"question": "q"}, thread_id=_tid())
+    assert calls == ["q", "q"], "and its new result is kept"
+
+
+def test_a_new_version_string_recomputes_and_the_old_one_still_hits(saver: BaseSaver):
+    calls: list[str] = []
+    _graph(calls, version="v1").compile(checkpointer=saver).invoke(
+        {"question": "q"}, thread_id=_tid()
+    )
+    _graph(calls, version="v2").compile(checkpointer=saver).invoke(
+        {"question": "q"}, thread_id=_tid()
+    )
+    assert calls == ["q", "q"]
+    _graph(calls, version="v1").compile(checkpointer=saver).invoke(
+        {"question": "q"}, thread_id=_tid()
+    )
+    assert calls == ["q", "q"]
+
+
+def test_a_state_instance_result_comes_back_as_the_node_s_state(saver: BaseSaver):
+    calls: list[int] = []
+
+    def bump(state: Ask) -> Ask:
+        calls.append(1)
+        state.asked += 1
+        return state
+
+    graph = StateGraph(Ask, name="bumps").add_node(
+        "bump", bump, cache=CachePolicy(fields=("question",), store="saver")
+    )
+    graph.add_edge(START, "bump").add_edge("bump", END)
+    assert graph.compile(checkpointer=saver).invoke({"question": "q"}, thread_id=_tid()).asked == 1
+    again = graph.compile(checkpointer=saver).invoke({"question": "q"}, thread_id=_tid())
+    assert calls == [1]
+    assert again.asked == 1
+
+
+def test_a_child_graph_keeps_its_results_in_the_parent_s_saver():
+    calls: list[str] = []
+    saver = MemorySaver()
+    parent = StateGraph(Ask, name="parent").add_node("child", _graph(calls))
+    parent.add_edge(START, "child").add_edge("child", END)
+    parent.compile(checkpointer=saver).invoke({"question": "q"}, thread_id=_tid())
+    parent.compile(checkpointer=saver).invoke({"question": "q"}, thread_id=_tid())
+    assert calls == ["q"]
+    assert len(saver._cache) == 1
+
+
+def test_a_saver_cache_without_a_checkpointer_is_refused_naming_the_node():
+    with pytest.raises(GraphSetupError) as caught:
+        _graph([]).compile()
+    assert str(caught.value) == (
+        "`answer` of 'cached' keep their cache in the saver (CachePolicy(store='saver')) but "
+        "the graph was compiled without a checkpointer; pass checkpointer=... to compile(), "
+        "or use store='memory'"
+    )
+
+
+def test_the_spec_records_where_the_cache_lives_and_round_trips():
+    graph = _graph([])
+    node = graph.spec.node("answer")
+    assert node.cache is not None
+    assert node.cache.store == "saver"
+    assert '"store": "saver"' in graph.spec.to_json()
+    rebuilt = StateGraph.from_spec(graph.spec, namespace={"Ask": Ask}, state=Ask)
+    assert rebuilt.spec.node("answer").cache == node.cache
+    memory = StateGraph(Ask).add_node("a", lambda s: {}, cache=CachePolicy())
+    assert "store" not in memory.spec.to_json(), "the default is left out of the JSON"
+
+
+_OTHER_PROCESS = """
+import uuid
+from graphnb import END, START, CachePolicy, GraphState, StateGraph
+from graphnb.checkpoint import {saver_class}
+
+class Ask(GraphState):
+    question: str = ""
+    answer: str = ""
+    asked: int = 0
+
+calls = []
+
+def answer(state):
+    calls.append(1)
+    return {{"answer": state.question + "!"}}
+
+graph = StateGraph(Ask, name="cached").add_node(
+    "answer", answer, cache=CachePolicy(version="v1", store="saver")
+)
+graph.add_edge(START, "answer").add_edge("answer", END)
+saver = {saver_class}({target!r}{options})
+final = graph.compile(checkpointer=saver).invoke({{"question": "why"}}, thread_id=uuid.uuid4().hex)
+print(final.answer, len(calls))
+"""
+
+
+@pytest.mark.parametrize("kind", [p for p in SAVERS if p.values[0] != "memory"])
+def test_a_result_stored_by_one_process_is_a_hit_in_another(kind: str, tmp_path: Path):
+    saver = make_saver(kind, tmp_path)
+    try:
+        if isinstance(saver, SqliteSaver):
+            cls, target, options = "SqliteSaver", str(tmp_path / "threads.db"), ""
+        elif isinstance(saver, PostgresSaver):
+            cls, target = "PostgresSaver", POSTGRES_URL
+            options = f", table_prefix={saver.table_prefix!r}"
+        else:
+            assert isinstance(saver, MySQLSaver)
+            cls, target = "MySQLSaver", MYSQL_URL
+            options = f", table_prefix={saver.table_prefix!r}"
+        script = textwrap.dedent(_OTHER_PROCESS).format(
+            saver_class=cls, target=target, options=options
+        )
+
+        def other() -> str:
+            done = subprocess.run(
+                [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+            )
+            assert done.returncode == 0, done.stderr
+            return done.stdout.strip()
+
+        assert other() == "why! 1", "the first process ran the node"
+        assert other() == "why! 0", "the second found its result in the database"
+        calls: list[str] = []
+        _graph(calls).compile(checkpointer=saver).invoke({"question": "why"}, thread_id=_tid())
+        assert calls == [], "and so does this process"
+    finally:
+        drop_tables(saver)
