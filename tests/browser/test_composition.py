@@ -205,6 +205,11 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     lab.wait_until(lambda: _node(kernel, "fetch").get("cache") == cache)
     # The compiled graph carries the policies.
     assert kernel.json("[n.timeout for n in builder.compile().spec.nodes]")[0] == 2.5
+    # The cache can live in the saver's database instead, and back in memory.
+    page.get_by_test_id("policy-store").select_option("saver")
+    lab.wait_until(lambda: _node(kernel, "fetch")["cache"] == {**cache, "store": "saver"})
+    page.get_by_test_id("policy-store").select_option("memory")
+    lab.wait_until(lambda: _node(kernel, "fetch")["cache"] == cache)
 
     # Bind `slot` to the notebook's `helper` graph: it becomes a subgraph group and runs it.
     lab.node("slot").click()

@@ -20,7 +20,13 @@ export type RetrySpec = {
   retry_on: string[] | null;
 };
 /** A node's cache policy (graphnb/spec.py CacheSpec). */
-export type CacheSpec = { ttl: number | null; version: string; fields: string[] | null };
+export type CacheSpec = {
+  ttl: number | null;
+  version: string;
+  fields: string[] | null;
+  /** Where results are kept; absent means "memory" (Python leaves the default out). */
+  store?: "memory" | "saver";
+};
 
 export type NodeSpec = {
   id: string;

@@ -110,6 +110,21 @@ export function PolicyFields(props: { node: NodeSpec; onChange(policies: Policie
         </label>
         {cache && (
           <div className="graphnb-policy-group">
+            <label className="graphnb-field graphnb-policy-field">
+              kept in
+              <select
+                data-testid="policy-store"
+                value={cache.store ?? "memory"}
+                title="memory: while the compiled graph lives; saver: in the checkpointer's database, shared by every run and process using it"
+                onChange={(e) => {
+                  const { store: _old, ...rest } = cache;
+                  change({ cache: e.target.value === "saver" ? { ...rest, store: "saver" } : rest });
+                }}
+              >
+                <option value="memory">memory</option>
+                <option value="saver">the saver</option>
+              </select>
+            </label>
             <NumberInput field="ttl" label="keep for (s)" value={cache.ttl} onError={onError} onCommit={(v) => change({ cache: { ...cache, ttl: v } })} />
             <label className="graphnb-field graphnb-policy-field">
               version
