@@ -197,6 +197,19 @@ class StateGraph(Generic[S]):
         )
         return self
 
+    def _attach_subgraph(self, node: str, child: StateGraph[Any]) -> None:
+        """Make the existing node ``node`` run ``child`` (shared fields in and out by name).
+
+        For builders of whole graphs (a machine's composite states): the node keeps its
+        place, edges and router; its callable is replaced by the child graph.
+        """
+        spec = self._spec.node(node)
+        spec.binding = None
+        spec.subgraph = child.spec
+        self._callables[node] = None
+        self._subgraphs[node] = (child, None, None)
+        self._spec.version = 2
+
     def _subgraph_nodes(self) -> tuple[dict[str, Subgraph], list[str]]:
         """Each subgraph node bound to its compiled child, and the problems found."""
         made: dict[str, Subgraph] = {}

@@ -76,6 +76,7 @@ def _cluster(node: DiagramNode, path: str, indent: str) -> list[str]:
     """
     assert node.child is not None
     child, inner = node.child, indent + "    "
+    machine = child.kind == "machine"  # a nested machine: pseudo-states, labelled events
     lines = [
         f"{indent}subgraph {_q('cluster_' + path)} {{",
         f"{inner}label={_q(node.id)}; style=rounded;",
@@ -86,9 +87,11 @@ def _cluster(node: DiagramNode, path: str, indent: str) -> list[str]:
         if item.child is not None:
             lines.extend(_cluster(item, name, inner))
         else:
-            lines.append(f"{inner}{_q(name)} [{_node_attrs(item, False)}];")
+            lines.append(f"{inner}{_q(name)} [{_node_attrs(item, machine)}];")
     for edge in child.edges:
         style = " [style=dashed]" if edge.kind in ("conditional", "send") else ""
+        if machine and edge.label:
+            style = f" [label={_q(edge.label)}]"
         lines.append(
             f"{inner}{_q(path + '/' + edge.source)} -> {_q(path + '/' + edge.target)}{style};"
         )

@@ -77,17 +77,26 @@ def _flowchart(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> l
     return lines
 
 
-def _machine(diagram: Diagram, ids: dict[str, str]) -> list[str]:
+def _machine(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> list[str]:
     lines = []
     for node in diagram.nodes:
         if node.kind in ("start", "end"):
             continue
         if ids[node.id] != node.label:
-            lines.append(f'    state "{_text(node.label)}" as {ids[node.id]}')
+            lines.append(f'{indent}state "{_text(node.label)}" as {ids[node.id]}')
+        if node.child is not None:
+            # A composite state (a nested machine): its states inside a `state X { }`
+            # block, their ids prefixed with its own, as Mermaid's ids are global.
+            inner = {
+                key: f"{ids[node.id]}__{value}" for key, value in _ids(node.child.nodes).items()
+            }
+            lines.append(f"{indent}state {ids[node.id]} {{")
+            lines.extend(_machine(node.child, inner, indent + "    "))
+            lines.append(f"{indent}}}")
     for edge in diagram.edges:
         lines.append(
-            f"    {_state(edge.source, diagram, ids)} --> {_state(edge.target, diagram, ids)}"
-            + _transition_label(edge)
+            f"{indent}{_state(edge.source, diagram, ids)} --> "
+            f"{_state(edge.target, diagram, ids)}" + _transition_label(edge)
         )
     return lines
 

@@ -42,6 +42,7 @@ from ..errors import GraphSetupError
 if TYPE_CHECKING:
     from ..graph import StateGraph
     from ..spec import GraphSpec
+    from .composite import Nested
     from .transition import Transition
 
 __all__ = ["machine_graph"]
@@ -76,6 +77,18 @@ class _RunnableMachine(Protocol):
     def resolve(self, state: Any, event: Any, context: Any = None) -> Transition[Any, Any] | None:
         """The transition ``event`` takes from ``state``, or ``None``."""
 
+    @property
+    def substates(self) -> Mapping[Any, Nested]:
+        """Its composite states, each with its nested machine."""
+
+
+def _enums(machine: _RunnableMachine) -> list[type[Enum]]:
+    """The state enums of ``machine`` and of every machine nested in it."""
+    found = [machine.states]
+    for inner in machine.substates.values():
+        found.extend(e for e in _enums(inner.machine) if e not in found)
+    return found
+
 
 def machine_graph(
     machine: _RunnableMachine,
@@ -103,25 +116,79 @@ def machine_graph(
     """
     from ..graph import StateGraph
 
-    unknown = [key for key in handlers if not isinstance(key, machine.states)]
+    enums = tuple(_enums(machine))
+    unknown = [key for key in handlers if not isinstance(key, enums)]
     if unknown:
+        names = " or ".join(e.__name__ for e in enums)
         raise GraphSetupError(
             f"handlers of machine {machine.name!r} are keyed by {unknown!r}, which are not "
-            f"{machine.states.__name__} members"
+            f"{names} members"
         )
+    composite = machine.substates
+    for member in composite:
+        if member in handlers:
+            raise GraphSetupError(
+                f"state {member.name} of machine {machine.name!r} is a nested machine: its "
+                "work is done by the handlers of the nested machine's states, not one of its own"
+            )
     spec = machine.spec
     namespace: dict[str, Any] = {}
     for node in spec.nodes:
         member = machine.states[node.id]
         node.binding = node.id
+        if member in composite:
+            # Bound to its child graph below; a plain node until then.
+            node.subgraph = None
+            namespace[node.id] = _placeholder
+            continue
         namespace[node.id] = _node(
             member, handlers.get(member), machine.events, event_field, phase_field
         )
     for source in list(spec.routers):
         key = f"route_{source}"
         spec.routers[source] = key
-        namespace[key] = _router(machine, machine.states[source], event_field)
-    return StateGraph.from_spec(spec, namespace=namespace, state=state)
+        member = machine.states[source]
+        if member in composite:
+            namespace[key] = _exit_router(machine, member, composite[member], phase_field)
+        else:
+            namespace[key] = _router(machine, member, event_field)
+    graph = StateGraph.from_spec(spec, namespace=namespace, state=state)
+    for member, inner in composite.items():
+        kept = tuple(_enums(inner.machine))
+        child = machine_graph(
+            inner.machine,
+            state,
+            {key: handler for key, handler in handlers.items() if isinstance(key, kept)},
+            event_field=event_field,
+            phase_field=phase_field,
+        )
+        graph._attach_subgraph(member.name, child)
+    return graph
+
+
+def _placeholder(view: Any) -> None:  # pragma: no cover - replaced by the child graph
+    return None
+
+
+def _exit_router(
+    machine: _RunnableMachine, state: Enum, inner: Nested, phase_field: str
+) -> Callable[[Any], str | list[str]]:
+    """The router after a composite state: the nested machine's final state picks the event."""
+
+    def route(view: Any) -> str | list[str]:
+        final = view.get(phase_field) if isinstance(view, Mapping) else getattr(view, phase_field)
+        event = inner.exit_event(str(final))
+        if event is None:
+            return []
+        transition = machine.resolve(state, event, view)
+        if transition is None:
+            return []
+        if transition.action is not None:
+            transition.action(state, transition.target, event, view)
+        return transition.label
+
+    route.__name__ = f"exit_{state.name}"
+    return route
 
 
 def _update(

@@ -41,6 +41,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
+from .composite import Nested
 from .errors import MachineDefinitionError, TransitionNotAllowed
 from .graph import machine_graph
 from .transition import Transition
@@ -77,6 +78,8 @@ class Machine(Generic[S, E]):
             first whose guard passes is taken.
         on_unknown: what an event without a usable transition does, see
             :data:`UnknownEventPolicy`.
+        substates: composite states: per state, the machine that does its work, made
+            with :func:`~graphnb.machine.nested` (see :mod:`graphnb.machine.composite`).
 
     Raises:
         MachineDefinitionError: listing every problem of the declaration.
@@ -92,8 +95,10 @@ class Machine(Generic[S, E]):
         final: Iterable[S] = (),
         transitions: Iterable[Transition[S, E]],
         on_unknown: UnknownEventPolicy = "raise",
+        substates: Mapping[S, Nested] | None = None,
     ) -> None:
         self.name = name
+        self.substates: dict[S, Nested] = dict(substates or {})
         self.states = states
         self.events = events
         self.initial = initial
@@ -171,6 +176,7 @@ class Machine(Generic[S, E]):
                     f"{count} unguarded transitions leave {source_name} on {event_name}; "
                     "only the first could ever be taken"
                 )
+        problems.extend(self._substate_problems())
         if not problems:
             reachable = self._reachable()
             leaving = {source for t in self.transitions for source in t.sources}
@@ -188,6 +194,50 @@ class Machine(Generic[S, E]):
                     )
         if problems:
             raise MachineDefinitionError(problems, machine=self.name)
+
+    def _substate_problems(self) -> list[str]:
+        """What is wrong with the composite states, one sentence each."""
+        problems: list[str] = []
+        for state, inner in self.substates.items():
+            if not isinstance(state, self.states):
+                problems.append(f"the substate key {state!r} is not a {self.states.__name__}")
+                continue
+            where = f"the nested machine of state {state.name}"
+            if not isinstance(inner, Nested) or not isinstance(inner.machine, Machine):
+                problems.append(
+                    f"{where} must be made with nested(machine, exits={{...}}), got {inner!r}"
+                )
+                continue
+            child = inner.machine
+            if child is self:
+                problems.append(f"{where} is the machine itself")
+                continue
+            for final, event in inner.exits.items():
+                if final not in child.final:
+                    problems.append(
+                        f"{where} ({child.name!r}) maps {_name(final)} in exits, which is not "
+                        f"one of its final states ({', '.join(s.name for s in child.final)})"
+                    )
+                if not isinstance(event, self.events):
+                    problems.append(
+                        f"{where} leaves {_name(final)} on {event!r}, which is not a "
+                        f"{self.events.__name__}"
+                    )
+                elif not self._table_has(state, event):
+                    problems.append(
+                        f"{where} leaves {_name(final)} on {event.name}, but no transition "
+                        f"leaves {state.name} on {event.name}"
+                    )
+            for final in child.final:
+                if final not in inner.exits:
+                    problems.append(
+                        f"{where} ({child.name!r}) can end in {final.name}, which exits "
+                        "does not map to an event of this machine"
+                    )
+        return problems
+
+    def _table_has(self, state: S, event: E) -> bool:
+        return any(state in t.sources and t.event == event for t in self.transitions)
 
     def _reachable(self) -> set[S]:
         seen = {self.initial}
@@ -266,7 +316,8 @@ class Machine(Generic[S, E]):
         ``metadata`` is ``{"kind": "machine", "initial": ..., "final": [...]}``; each edge's
         label (and route) is ``"EVENT"`` or ``"EVENT [guard]"``, its metadata
         ``{"event", "guard", "internal"}``. START leads to the initial state and each final
-        state to END, so the spec validates like any graph.
+        state to END, so the spec validates like any graph. A composite state's node holds
+        its nested machine's spec (``subgraph``) and, in its metadata, ``exits``.
         """
         edges = [EdgeSpec(source=START, target=self.initial.name)]
         for transition in self.transitions:
@@ -287,9 +338,22 @@ class Machine(Generic[S, E]):
                 )
         edges.extend(EdgeSpec(source=state.name, target=END) for state in self.final)
         sources = dict.fromkeys(s.name for t in self.transitions for s in t.sources)
+        nodes = [
+            NodeSpec(id=state.name)
+            if state not in self.substates
+            else NodeSpec(
+                id=state.name,
+                subgraph=self.substates[state].machine.spec,
+                metadata={
+                    "exits": {f.name: e.name for f, e in self.substates[state].exits.items()}
+                },
+            )
+            for state in self.states
+        ]
         return GraphSpec(
+            version=2 if self.substates else 1,
             name=self.name,
-            nodes=[NodeSpec(id=state.name) for state in self.states],
+            nodes=nodes,
             edges=edges,
             routers=dict.fromkeys(sources),
             metadata={
