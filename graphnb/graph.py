@@ -197,7 +197,7 @@ class StateGraph(Generic[S]):
         )
         return self
 
-    def _attach_subgraph(self, node: str, child: StateGraph[Any]) -> None:
+    def _attach_subgraph(self, node: str, child: StateGraph[Any] | CompiledGraph[Any]) -> None:
         """Make the existing node ``node`` run ``child`` (shared fields in and out by name).
 
         For builders of whole graphs (a machine's composite states): the node keeps its
@@ -319,6 +319,11 @@ class StateGraph(Generic[S]):
     def routers(self) -> dict[str, Callable[..., Any]]:
         """Each router's callable, keyed by its source node (or START)."""
         return dict(self._routers)
+
+    @property
+    def subgraphs(self) -> dict[str, StateGraph[Any] | CompiledGraph[Any]]:
+        """Each subgraph node's child graph, in node order."""
+        return {name: child for name, (child, _, _) in self._subgraphs.items()}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return display.mimebundle(self._spec)

@@ -29,7 +29,13 @@ from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .bundle import LOADER, bundle_reply
-from .composition import find_graphs, lay_out_children, subgraph_problems
+from .composition import (
+    attach_children,
+    bind_children,
+    find_graphs,
+    lay_out_children,
+    subgraph_problems,
+)
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
@@ -147,6 +153,7 @@ class Builder(anywidget.AnyWidget):
         self._known: dict[str, Callable[..., Any]] = {}
         self._known_routers: dict[str, Callable[..., Any]] = {}
         self._given: dict[str, Any] = {}
+        self._children: dict[str, Any] = {}  # subgraph nodes' child graphs given in code
         self._state_type: type[Any] | None = None
         self._notice_source = ""  # which action the notice is about
         self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
@@ -198,6 +205,7 @@ class Builder(anywidget.AnyWidget):
             self._known = {k: v for k, v in source.callables.items() if v is not None}
             self._known_routers = source.routers
             self._state_type = source.schema.state_type
+            self._children = source.subgraphs
             return self._stamp(source.spec)
         if isinstance(source, CompiledGraph):
             self._known = {name: node.fn for name, node in source.nodes.items()}
@@ -334,7 +342,8 @@ class Builder(anywidget.AnyWidget):
             BindingError: a binding names nothing in the notebook or its module.
         """
         spec, scope = self._scope()
-        return StateGraph.from_spec(spec, namespace=scope)
+        spec, space, children = bind_children(spec, scope, self._children)
+        return attach_children(StateGraph.from_spec(spec, namespace=space), children)
 
     def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile the drawing (options as :meth:`StateGraph.compile`).
@@ -352,6 +361,7 @@ class Builder(anywidget.AnyWidget):
     def _compile_for_run(self) -> CompiledGraph[Any]:
         """:meth:`compile`, each node wrapped to run off the kernel's loop (see offload)."""
         spec, scope = self._scope()
+        spec, scope, children = bind_children(spec, scope, self._children)
         wrapped: dict[str, Any] = {}
         for index, node in enumerate(spec.nodes):
             if node.binding is not None:
@@ -364,6 +374,7 @@ class Builder(anywidget.AnyWidget):
                 wrapped[private] = guard_router(resolve(binding, scope))
                 spec.routers[source] = private
         graph = StateGraph.from_spec(spec, namespace=ChainMap(wrapped, cast("Any", scope)))
+        attach_children(graph, children)
         if self._checkpointer is not None:
             return graph.compile(checkpointer=self._checkpointer)
         return graph.compile()
@@ -400,7 +411,8 @@ class Builder(anywidget.AnyWidget):
             _, why = ns.try_lookup(spec.state.binding, scope)
             if why is not None:
                 found.append(ProblemInfo(code="unresolved", message=why, nodes=[]))
-        found.extend(subgraph_problems(spec, scope))
+        kept = bind_children(spec, scope, self._children)[2]
+        found.extend(subgraph_problems(spec, scope, skip=kept))
         self.problems = [dict(problem) for problem in found] + self._pinned
 
     def pin_problems(self, problems: list[dict[str, Any]]) -> None:

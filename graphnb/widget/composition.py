@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..engine.compiled import CompiledGraph
@@ -41,6 +41,8 @@ from .namespace import try_lookup
 
 __all__ = [
     "GRAPH_KEY",
+    "attach_children",
+    "bind_children",
     "find_graphs",
     "lay_out_children",
     "note_composed",
@@ -89,16 +91,85 @@ def lay_out_children(spec: GraphSpec) -> GraphSpec:
     return spec
 
 
+Graph = StateGraph[Any] | CompiledGraph[Any]
+
+
+def _shape(spec: GraphSpec) -> dict[str, Any]:
+    """A spec's meaning, without where its nodes are drawn (the canvas lays children out)."""
+    data = spec.to_dict()
+
+    def strip(graph: dict[str, Any]) -> None:
+        graph["metadata"] = {
+            k: v for k, v in graph["metadata"].items() if not k.startswith("graphnb.widget")
+        }
+        for node in graph["nodes"]:
+            node["position"] = None
+            if node.get("subgraph"):
+                strip(node["subgraph"])
+
+    strip(data)
+    return data
+
+
+def bind_children(
+    spec: GraphSpec, scope: Mapping[str, Any], given: Mapping[str, Graph] | None = None
+) -> tuple[GraphSpec, dict[str, Any], dict[str, Graph]]:
+    """Run a subgraph node as the graph object it came from, while its child is unedited.
+
+    A node bound to a notebook graph (its metadata names it, :data:`GRAPH_KEY`) or opened
+    from code with a child graph (``given``, by node id) runs that very graph, so children
+    whose callables no binding can name (lambdas, closures) run too. Once the child was
+    edited on the canvas it no longer matches, and its spec is built like any other.
+
+    Returns the spec with those nodes made plain (bound to a placeholder), the namespace
+    holding the placeholder, and the graphs to attach after building (:func:`attach_children`).
+    """
+    children: dict[str, Graph] = {}
+    for node in spec.nodes:
+        if node.subgraph is None:
+            continue
+        name = node.metadata.get(GRAPH_KEY)
+        found = scope.get(name) if isinstance(name, str) else None
+        if not isinstance(found, (StateGraph, CompiledGraph)):
+            found = (given or {}).get(node.id)
+        if found is not None and _shape(found.spec) == _shape(node.subgraph):
+            children[node.id] = found
+    if not children:
+        return spec, dict(scope), {}
+    spec = spec.model_copy(deep=True)
+    for node in spec.nodes:
+        if node.id in children:
+            node.subgraph = None
+            node.binding = "_graphnb_subgraph_placeholder"
+    return spec, {**scope, "_graphnb_subgraph_placeholder": _placeholder}, children
+
+
+def _placeholder(state: Any) -> None:  # pragma: no cover - replaced by attach_children
+    return None
+
+
+def attach_children(graph: StateGraph[Any], children: Mapping[str, Graph]) -> StateGraph[Any]:
+    """Give each node of ``children`` its graph back (see :func:`bind_children`)."""
+    for node, child in children.items():
+        graph._attach_subgraph(node, child)
+    return graph
+
+
 def subgraph_problems(
-    spec: GraphSpec, scope: Mapping[str, Any] | None = None, *, prefix: str = ""
+    spec: GraphSpec,
+    scope: Mapping[str, Any] | None = None,
+    *,
+    prefix: str = "",
+    skip: Collection[str] = (),
 ) -> list[ProblemInfo]:
     """Every problem of every child spec, at any depth, pinned on its top subgraph node.
 
-    With ``scope``, a child's binding that names nothing there is a problem too.
+    With ``scope``, a child's binding that names nothing there is a problem too. ``skip``:
+    nodes that run a graph object as it is (see :func:`bind_children`), checked already.
     """
     problems: list[ProblemInfo] = []
     for node in spec.nodes:
-        if node.subgraph is None:
+        if node.subgraph is None or node.id in skip:
             continue
         where = f"{prefix}{node.id}"
         top = where.split("/", 1)[0]

@@ -242,3 +242,49 @@ def test_cache_hits_show_in_the_run_state(comm):
     record = comm.updates("run_state")[-1]["nodes"]["cached"]
     assert record["cache_hits"] == 2
     assert record["runs"] == 3
+
+
+def test_a_graph_of_lambdas_bound_by_name_runs_as_it_is_until_its_child_is_edited(comm):
+    lambdas = StateGraph(Notes, name="lambdas").add_node(
+        "shout", lambda state: {"notes": [state.topic.upper()]}
+    )
+    lambdas.add_edge(START, "shout").add_edge("shout", END)
+    for graph in (lambdas, lambdas.compile()):
+        builder = Builder(namespace=_namespace(lambdas=graph))
+        offered = builder.graphs[0]
+        spec = {
+            "version": 2,
+            "name": "host",
+            "nodes": [
+                {"id": "inner", "metadata": {GRAPH_KEY: "lambdas"}, "subgraph": offered["spec"]}
+            ],
+            "edges": [{"source": START, "target": "inner"}, {"source": "inner", "target": END}],
+            "state": {"kind": "model", "binding": "Notes"},
+        }
+        comm.receive_update({"spec": spec})
+        assert builder.problems == []
+        assert run_async(_run(builder)).notes == ["X"]
+        assert builder.compile().invoke({"topic": "y"}).notes == ["Y"]
+        # Moving the child's nodes is no edit of what it runs ...
+        spec["nodes"][0]["subgraph"]["nodes"][0]["position"] = {"x": 500, "y": 500}
+        comm.receive_update({"spec": spec})
+        assert builder.problems == []
+        # ... renaming one is: the child is then built from its spec, and says what it lacks.
+        spec["nodes"][0]["subgraph"]["nodes"][0]["id"] = "yell"
+        for edge in spec["nodes"][0]["subgraph"]["edges"]:
+            edge["source"] = "yell" if edge["source"] == "shout" else edge["source"]
+            edge["target"] = "yell" if edge["target"] == "shout" else edge["target"]
+        comm.receive_update({"spec": spec})
+        assert [p["message"] for p in builder.problems] == [
+            "in subgraph `inner`: `yell` is not bound to a callable."
+        ]
+
+
+def test_a_child_given_in_code_runs_its_lambdas(comm):
+    child = StateGraph(Notes, name="kid").add_node("x", lambda state: {"notes": ["kid"]})
+    child.add_edge(START, "x").add_edge("x", END)
+    parent = StateGraph(Notes, name="parent").add_node("kid", child)
+    parent.add_edge(START, "kid").add_edge("kid", END)
+    builder = Builder(parent, namespace={"Notes": Notes})
+    assert builder.problems == []
+    assert run_async(_run(builder)).notes == ["kid"]
