@@ -196,3 +196,39 @@ def test_a_result_stored_by_one_process_is_a_hit_in_another(kind: str, tmp_path:
         assert calls == [], "and so does this process"
     finally:
         drop_tables(saver)
+
+
+def test_an_async_node_reads_and_writes_the_saver_cache_off_the_event_loop(saver: BaseSaver):
+    import asyncio
+    import threading
+
+    calls: list[str] = []
+    loop_threads: set[int] = set()
+    rows = saver.cache_get  # type: ignore[attr-defined]
+
+    def watched(key: str) -> Any:
+        loop_threads.add(threading.get_ident())
+        return rows(key)
+
+    saver.cache_get = watched  # type: ignore[attr-defined]
+
+    async def answer(state: Ask) -> dict[str, Any]:
+        calls.append(state.question)
+        return {"answer": "async!"}
+
+    graph = StateGraph(Ask, name="async").add_node(
+        "answer", answer, cache=CachePolicy(store="saver")
+    )
+    graph.add_edge(START, "answer").add_edge("answer", END)
+
+    async def main() -> tuple[str, int]:
+        app = graph.compile(checkpointer=saver)
+        await app.ainvoke({"question": "q"}, thread_id=_tid())
+        final = await app.ainvoke({"question": "q"}, thread_id=_tid())
+        return final.answer, threading.get_ident()
+
+    answer_text, loop_thread = asyncio.run(main())
+    assert answer_text == "async!"
+    assert calls == ["q"]
+    assert loop_threads
+    assert loop_thread not in loop_threads, "the database was read on the event loop"
