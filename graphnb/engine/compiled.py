@@ -21,6 +21,7 @@ from ..spec import START, GraphSpec
 from . import display
 from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
 from .node import Node, Router
+from .policy import bind_node_caches
 from .run import Run, step_async, step_sync
 from .store import Saver, ThreadStore, open_store
 from .threadlist import ThreadInfo, list_threads_info
@@ -76,6 +77,10 @@ class CompiledGraph(Generic[S]):
         if checkpointer is not None:
             self._threads = open_store(checkpointer, schema)
             self.checkpointer = self._threads.saver
+            # Nodes whose cache lives in the saver use this one (see engine.policy).
+            bind_node_caches(
+                (node.fn for node in self.nodes.values()), self.checkpointer, spec.name
+            )
         self.interrupt_before = self._node_names(interrupt_before, "interrupt_before")
         self.interrupt_after = self._node_names(interrupt_after, "interrupt_after")
         self.routers = dict(routers)

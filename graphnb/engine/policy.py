@@ -32,7 +32,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -54,6 +54,7 @@ __all__ = [
     "NodeCache",
     "RetryPolicy",
     "SaverCache",
+    "bind_node_caches",
     "is_programming_error",
     "saver_caches",
     "with_policies",
@@ -320,16 +321,14 @@ class saver_caches:  # lower case: a context manager, named like contextlib's
 
 
 def bind_saver_cache(slot: _Slot, saver: Any, graph: str) -> None:
-    """Point the compile's saver caches at ``saver``; a clear error if it cannot serve."""
-    if not slot.used:
+    """Point the compile's saver caches at ``saver``; a clear error if it cannot serve.
+
+    Without a saver the caches stay unbound: the graph can still be drawn, exported or
+    compiled again around a checkpointer, and a run without one fails at the node.
+    """
+    if not slot.used or saver is None or slot.rows is not None:
         return
     nodes = ", ".join(f"`{name}`" for name in slot.used)
-    if saver is None:
-        raise GraphSetupError(
-            f"{nodes} of {graph!r} keep their cache in the saver (CachePolicy(store='saver')) "
-            "but the graph was compiled without a checkpointer; pass checkpointer=... to "
-            "compile(), or use store='memory'"
-        )
     if not all(hasattr(saver, name) for name in ("cache_get", "cache_put", "cache_delete")):
         raise GraphSetupError(
             f"{nodes} of {graph!r} keep their cache in the saver, but "
@@ -371,9 +370,11 @@ class SaverCache:
     def _rows(self) -> CacheRows:
         rows = self._slot.rows
         if rows is None:
+            nodes = ", ".join(f"`{name}`" for name in self._slot.used)
             raise GraphSetupError(
-                f"the saver cache of {self.graph!r} is not bound to a saver: compile the "
-                "graph with a checkpointer"
+                f"{nodes} of {self.graph!r} keep their cache in the saver "
+                "(CachePolicy(store='saver')), but the graph runs without a checkpointer; "
+                "compile it with checkpointer=..., or use store='memory'"
             )
         return rows
 
@@ -419,6 +420,18 @@ class SaverCache:
     def clear(self) -> int:
         """Forget every result in the saver (of every graph); returns how many went."""
         return self._rows().cache_clear()
+
+
+def bind_node_caches(fns: Iterable[Any], saver: Any, graph: str) -> None:
+    """Bind the saver caches of these node callables to ``saver``.
+
+    A graph compiled again around a checkpointer keeps its nodes, wrapped when it was
+    first compiled: their caches find the new saver here.
+    """
+    for fn in fns:
+        cache = getattr(fn, "graphnb_saver_cache", None)
+        if isinstance(cache, SaverCache):
+            bind_saver_cache(cache._slot, saver, graph)
 
 
 def _now() -> float:
@@ -518,6 +531,7 @@ def with_policies(
             return result
 
         policed_async.graphnb_node = fn  # type: ignore[attr-defined]
+        policed_async.graphnb_saver_cache = store if remote else None  # type: ignore[attr-defined]
         return policed_async
 
     def policed(state: Any, context: RunContext) -> Any:
@@ -552,6 +566,7 @@ def with_policies(
         return result
 
     policed.graphnb_node = fn  # type: ignore[attr-defined]  # what exports name
+    policed.graphnb_saver_cache = store if remote else None  # type: ignore[attr-defined]
     return policed
 
 

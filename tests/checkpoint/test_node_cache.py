@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 
 import graphnb.engine.policy as policy_module
-from graphnb import END, START, CacheHit, CachePolicy, GraphSetupError, GraphState, StateGraph
+from graphnb import (
+    END,
+    START,
+    CacheHit,
+    CachePolicy,
+    GraphSetupError,
+    GraphState,
+    NodeError,
+    StateGraph,
+)
 from graphnb.checkpoint import BaseSaver, MemorySaver, MySQLSaver, PostgresSaver, SqliteSaver
 
 from .conftest import MYSQL_URL, POSTGRES_URL, SAVERS, drop_tables, make_saver
@@ -117,14 +126,63 @@ def test_a_child_graph_keeps_its_results_in_the_parent_s_saver():
     assert len(saver._cache) == 1
 
 
-def test_a_saver_cache_without_a_checkpointer_is_refused_naming_the_node():
-    with pytest.raises(GraphSetupError) as caught:
-        _graph([]).compile()
-    assert str(caught.value) == (
-        "`answer` of 'cached' keep their cache in the saver (CachePolicy(store='saver')) but "
-        "the graph was compiled without a checkpointer; pass checkpointer=... to compile(), "
-        "or use store='memory'"
+def test_a_run_without_a_checkpointer_fails_at_the_node_saying_why():
+    app = _graph([]).compile()  # compiles: it can be drawn, exported, compiled again
+    with pytest.raises(NodeError) as caught:
+        app.invoke({"question": "q"})
+    assert caught.value.node == "answer"
+    cause = caught.value.__cause__
+    assert isinstance(cause, GraphSetupError)
+    assert str(cause) == (
+        "`answer` of 'cached' keep their cache in the saver (CachePolicy(store='saver')), but "
+        "the graph runs without a checkpointer; compile it with checkpointer=..., or use "
+        "store='memory'"
     )
+
+
+_EXPORTED = """
+from graphnb import END, START, CachePolicy, StateGraph
+
+CALLS = []
+
+
+def answer(state: dict) -> dict:
+    CALLS.append(state["question"])
+    return {"answer": state["question"] + "!"}
+
+
+def build_graph() -> StateGraph[dict]:
+    graph = StateGraph(dict, name="cached")
+    graph.add_node("answer", answer, cache=CachePolicy(store="saver"))
+    graph.add_edge(START, "answer")
+    graph.add_edge("answer", END)
+    return graph
+
+
+graph = build_graph().compile()
+"""
+
+
+def test_a_graph_compiled_again_around_a_saver_keeps_results_there(tmp_path: Path):
+    # What an exported module does: compile without a checkpointer at import; its CLI's
+    # --db then compiles the graph again around a saver (graphnb.console.compile_for).
+    from graphnb.console import compile_for
+    from graphnb.export import load_module
+
+    module = tmp_path / "exported.py"
+    module.write_text(_EXPORTED, encoding="utf-8")
+    saver = SqliteSaver(tmp_path / "runs.db")
+    try:
+        first = load_module(module)
+        compile_for(first.graph, saver).invoke({"question": "why"}, thread_id=_tid())
+        second = load_module(module)
+        again = compile_for(second.graph, saver)
+        events = list(again.stream({"question": "why"}, mode="events", thread_id=_tid()))
+        assert [e.node for e in events if isinstance(e, CacheHit)] == ["answer"]
+        assert first.CALLS == ["why"]
+        assert second.CALLS == []
+    finally:
+        saver.close()
 
 
 def test_the_spec_records_where_the_cache_lives_and_round_trips():
