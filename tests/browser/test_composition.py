@@ -226,6 +226,24 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     assert kernel.json("builder.problems") == []
     result = kernel.json("builder.compile().invoke({})")
     assert result == {"fetched": True, "helped": True}
+    # Double-click opens a group, so its name is edited in the panel.
+    rename = page.get_by_test_id("subgraph-rename")
+    rename.fill("fetch")
+    rename.press("Enter")
+    assert "graphnb-invalid" in (rename.get_attribute("class") or ""), "the name is taken"
+    rename.fill("helping")
+    rename.press("Enter")
+    lab.wait_until(
+        lambda: (
+            [n["id"] for n in kernel.json("builder.spec")["nodes"]]
+            == [
+                "fetch",
+                "helping",
+            ]
+        )
+    )
+    lab.node("helping").wait_for()
+    assert kernel.json("builder.compile().invoke({})") == {"fetched": True, "helped": True}
     lab.assert_no_js_errors()
 
 

@@ -192,6 +192,7 @@ function Editor() {
               onBind={(g) => history.commit(bindSubgraph(spec, selectedNode.id, g.spec, g.name))}
               onDetach={() => history.commit(detachSubgraph(spec, selectedNode.id))}
               onOpen={() => scope.open(selectedNode.id)}
+              onRename={(to) => editing.rename(selectedNode.id, to)}
             />
           )}
           {selectedNode && !selectedNode.subgraph && (

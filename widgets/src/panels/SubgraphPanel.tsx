@@ -12,6 +12,9 @@ export function SubgraphPanel(props: {
   onBind(graph: GraphInfo): void;
   onDetach(): void;
   onOpen(): void;
+  /** Rename the node; false when the name is taken (double-click opens a group, so its
+   * name is edited here). */
+  onRename(to: string): boolean;
 }) {
   const { node, graphs } = props;
   const bound = node.metadata?.[GRAPH_KEY];
@@ -20,6 +23,22 @@ export function SubgraphPanel(props: {
   const picked = graphs.find((g) => g.name === choice) ?? null;
   return (
     <Panel id="panel-subgraph" title="Subgraph">
+      {node.subgraph && (
+        <label className="graphnb-field">
+          node name
+          <input
+            data-testid="subgraph-rename"
+            defaultValue={node.id}
+            key={node.id}
+            onKeyDown={(e) => {
+              if (e.key !== "Enter") return;
+              const input = e.target as HTMLInputElement;
+              const ok = input.value === node.id || props.onRename(input.value);
+              input.classList.toggle("graphnb-invalid", !ok);
+            }}
+          />
+        </label>
+      )}
       {node.subgraph ? (
         <p className="graphnb-muted" data-testid="subgraph-summary">
           <strong>{node.id}</strong> runs the graph <strong>{typeof bound === "string" ? bound : node.subgraph.name}</strong> ({node.subgraph.nodes.length} nodes).{" "}
