@@ -190,3 +190,22 @@ def test_a_path_that_circles_is_a_dead_end_with_its_node() -> None:
     result = Exercise("Loop").has_path("a").no_dead_ends().check(graph)
     assert [p.nodes for p in result.failures] == [("a",), ("a",), ("b",)]
     assert "can never reach END" in result.failures[1].message
+    assert "goes round in circles" in result.failures[1].message
+
+
+def test_a_node_whose_only_way_on_stops_at_a_dead_end_names_it_not_a_circle() -> None:
+    graph = (
+        StateGraph(dict)
+        .add_node("greet", lambda s: {})
+        .add_node("shout", lambda s: {})
+        .add_edge(START, "greet")
+        .add_edge("greet", "shout")
+    )
+    result = Exercise("Lesson 1").no_dead_ends().check(graph)
+    messages = [p.message for p in result.failures]
+    assert messages == [
+        "From `greet` a run can never reach END: every way on stops at `shout`, a dead end. "
+        "Add a way out (an edge or a route to END).",
+        "`shout` is a dead end: nothing leaves it. Add an edge from `shout` to the next node, "
+        "or to END.",
+    ]
