@@ -295,3 +295,36 @@ def test_a_run_streams_from_the_builder_and_a_recorded_run_steps_back_and_forth(
     assert kernel.json("builder.last_run['chunks']") == expected
     lab.screenshot(f"run-{lab.server.app}", element=lab.builder())
     lab.assert_no_js_errors()
+    if lab.server.app == "notebook":
+        _the_saved_notebook_replays_the_run_with_a_kernel_that_never_ran_it(lab)
+
+
+def _the_saved_notebook_replays_the_run_with_a_kernel_that_never_ran_it(lab: Any) -> None:
+    """Save, shut the kernel down, reopen: the stepper's buttons work from the saved output.
+
+    Notebook 7 signs what it saves, so the reopened notebook is trusted and the output's
+    script runs; the new kernel has run no cell (``graph`` is not defined in it).
+    """
+    page = lab.page
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    lab.page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000
+    )
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.shutdown()")
+    kernel = lab.open("story", run=False)
+    assert lab.prompts()[2] == "[3]:", "the stepper's cell keeps its saved output"
+    assert "NameError" in kernel.run(
+        "try:\n    graph\nexcept NameError as error:\n    print(type(error).__name__)"
+    )
+    stepper = page.locator(".graphnb-stepper")
+    where = stepper.locator(".graphnb-where")
+    where.wait_for(timeout=30_000)
+    assert where.inner_text() == "Frame 1 of 4"
+    stepper.locator(".graphnb-next").click()
+    stepper.locator(".graphnb-next").click()
+    assert where.inner_text() == "Frame 3 of 4"
+    frame = stepper.locator(".graphnb-frame:visible")
+    assert frame.locator(".graphnb-frame-title").inner_text() == "Step 1: `draft` ran"
+    stepper.locator(".graphnb-back").click()
+    assert where.inner_text() == "Frame 2 of 4"
+    lab.assert_no_js_errors()
