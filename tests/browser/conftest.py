@@ -296,20 +296,26 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         yield server
 
 
-@pytest.fixture(scope="module", params=["notebook", "voila"])
-def other_front_end(
+@pytest.fixture(scope="module")
+def front_end(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LabServer]:
-    """Notebook 7, then Voila: a module that sets ``lab_server = other_front_end`` runs in both.
+    """A server of the front end named by the test's parameter: lab, notebook or voila.
 
-    Module scope: one server at a time, started once for all the module's tests.
+    Parametrize indirectly, at module scope, so each front end's server starts once:
+    ``@pytest.mark.parametrize("front_end", ["notebook", "voila"], indirect=True,
+    scope="module")``; a module whose ``lab_server`` fixture returns ``front_end`` then
+    drives that front end with the ``lab`` page and its helpers.
     """
-    base = tmp_path_factory.mktemp(request.param)
-    if request.param == "voila":
+    app = getattr(request, "param", "lab")
+    if app not in FRONT_ENDS:
+        raise ValueError(f"front_end must be one of {FRONT_ENDS}, not {app!r}")
+    base = tmp_path_factory.mktemp(app)
+    if app == "voila":
         with running_voila_server(base) as server:
             yield server
     else:
-        with running_lab_server(base, app="notebook") as server:
+        with running_lab_server(base, app=app) as server:
             yield server
 
 
