@@ -85,14 +85,14 @@ def _check(lab: Any) -> Any:
     page = lab.page
     # Results already on the page are marked, so the wait below is for the new one.
     page.evaluate(
-        "() => document.querySelectorAll('.graphnb-check')"
+        "() => document.querySelectorAll('.graphnb-check-result')"
         ".forEach((e) => { e.dataset.seen = '1'; })"
     )
     if lab.server.app == "voila":
         page.get_by_role("button", name="Check my graph").click()
     else:
         lab.run_new_cell("exercise.check(builder)")
-    box = page.locator(".graphnb-check:not([data-seen])").last
+    box = page.locator(".graphnb-check-result:not([data-seen])").last
     box.wait_for(timeout=30_000)
     return box
 
@@ -159,6 +159,14 @@ def test_a_learner_draws_lesson_one_in_the_builder_and_its_check_passes(lab: Any
     assert re.search(r"Lesson 1: two nodes: \d of \d checks passed", text), text
     assert "`shout` is a dead end" in text
     assert "Traceback" not in text
+    # The summary line stands above its list: the builder's stylesheet, loaded into the
+    # same page, laid out its own `.graphnb-check` (a checkbox row) as a row, and the
+    # result once had that class.
+    head, items = result.evaluate(
+        """(e) => [e.firstElementChild.getBoundingClientRect().bottom,
+                   e.querySelector('ul').getBoundingClientRect().top]"""
+    )
+    assert head <= items + 1, "the check's summary is beside its list, not above it"
     # Pinned: the node carries the check's sentence (next to the canvas's own validation
     # problem, which comes first), and the Problems panel lists it.
     page.wait_for_function(
@@ -180,7 +188,7 @@ def test_a_learner_draws_lesson_one_in_the_builder_and_its_check_passes(lab: Any
     )
     assert page.get_by_test_id("problem-exercise").count() == 0
     result = _check(lab)
-    assert result.inner_text().strip().startswith("✔ Lesson 1: two nodes: all 6 checks passed.")
+    assert result.inner_text().strip().startswith("✔ Lesson 1: two nodes: all 5 checks passed.")
     colour = result.evaluate("(e) => getComputedStyle(e).borderLeftColor")
     assert colour == "rgb(26, 127, 55)", f"the summary is not green: {colour}"
     assert page.locator("[data-problem]").count() == 0

@@ -110,7 +110,7 @@ def test_in_jupyterlab_the_stepper_steps_and_a_check_shows_its_summary(lab: Any)
     stepper.locator(".graphnb-back").click()
     assert where.inner_text() == "Frame 1 of 3"
 
-    passed, missed = page.locator(".graphnb-check").all()
+    passed, missed = page.locator(".graphnb-check-result").all()
     assert passed.inner_text().startswith("✔ Fan out: all 2 checks passed.")
     assert passed.evaluate("(e) => getComputedStyle(e).borderLeftColor") == "rgb(26, 127, 55)"
     assert "Add a node named `middle`" in missed.inner_text()
