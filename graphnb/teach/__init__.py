@@ -6,7 +6,7 @@ Example:
     >>> exercise = Exercise("Two nodes").has_nodes("a", "b").has_path("a", "b")
     >>> graph = StateGraph(dict).add_node("a", lambda s: {}).add_edge(START, "a")
     >>> print(exercise.check(graph.add_edge("a", END)))
-    Two nodes: 1 of 3 checks passed.
+    Two nodes: 0 of 2 checks passed.
     - Add a node named `b` (the graph has `a`).
     - A run cannot get from `a` to `b`: add edges so the path START → `a` → `b` → END exists.
 """

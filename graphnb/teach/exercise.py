@@ -96,24 +96,29 @@ class Exercise:
         """
         subject = Subject(graph)
         points: list[Point] = []
+        met: list[bool] = []
         for requirement in self.requirements:
-            if subject.problem is not None:  # nothing to look at: one message says why
-                message = f"Nothing to check yet: {subject.problem}."
-                points.append(Point(requirement.description, False, message))
-                continue
-            try:
-                points.extend(requirement.check(subject))
-            except Exception as error:  # a check must never hand the learner a traceback
-                points.append(
-                    Point(
-                        requirement.description,
-                        False,
-                        f"Could not check that it {requirement.description}: "
-                        f"{describe_error(error)}.",
-                    )
-                )
-        result = CheckResult(self.title, tuple(points))
+            found = self._check_one(requirement, subject)
+            points.extend(found)
+            met.append(all(point.passed for point in found))
+        result = CheckResult(self.title, tuple(points), tuple(met))
         pin = getattr(graph, "pin_problems", None)
         if callable(pin):
             pin(result.problems())
         return result
+
+    @staticmethod
+    def _check_one(requirement: Requirement, subject: Subject) -> list[Point]:
+        if subject.problem is not None:  # nothing to look at: one message says why
+            message = f"Nothing to check yet: {subject.problem}."
+            return [Point(requirement.description, False, message)]
+        try:
+            return list(requirement.check(subject))
+        except Exception as error:  # a check must never hand the learner a traceback
+            return [
+                Point(
+                    requirement.description,
+                    False,
+                    f"Could not check that it {requirement.description}: {describe_error(error)}.",
+                )
+            ]

@@ -195,12 +195,21 @@ class NoDeadEnds:
                         (node,),
                     )
                 )
-            elif END not in _reachable(spec, node):
+            elif END not in (reachable := _reachable(spec, node)):
+                # A way on that stops at a dead end is not a circle: name the dead ends.
+                stuck = [n.id for n in spec.nodes if n.id in reachable and not onward.get(n.id)]
+                why = (
+                    "every way on stops at "
+                    + ", ".join(f"`{n}`" for n in stuck)
+                    + (", a dead end" if len(stuck) == 1 else ", dead ends")
+                    if stuck
+                    else "it goes round in circles"
+                )
                 points.append(
                     Point(
                         self.description,
                         False,
-                        f"From `{node}` a run can never reach END: it goes round in circles. "
+                        f"From `{node}` a run can never reach END: {why}. "
                         "Add a way out (an edge or a route to END).",
                         (node,),
                     )

@@ -35,6 +35,18 @@ class CheckResult:
 
     title: str
     points: tuple[Point, ...]
+    met: tuple[bool, ...] = ()
+    """Per requirement of the exercise, whether all of its points passed.
+
+    The summary counts requirements, so one requirement that misses two things (two dead
+    ends) still counts once: "3 of 6" before and "all 6" after. Empty: count points.
+    """
+
+    def _counts(self) -> tuple[int, int]:
+        """How many requirements (or points) passed, out of how many."""
+        if self.met:
+            return sum(self.met), len(self.met)
+        return sum(p.passed for p in self.points), len(self.points)
 
     @property
     def passed(self) -> bool:
@@ -62,11 +74,11 @@ class CheckResult:
         ]
 
     def __str__(self) -> str:
-        total = len(self.points)
+        done, total = self._counts()
         if self.passed:
             return f"{self.title}: all {total} checks passed."
         missed = self.failures
-        lines = [f"{self.title}: {total - len(missed)} of {total} checks passed."]
+        lines = [f"{self.title}: {done} of {total} checks passed."]
         lines += [f"- {message}" for message in dict.fromkeys(p.message for p in missed)]
         return "\n".join(lines)
 
@@ -77,13 +89,12 @@ class CheckResult:
         printer.text(str(self))  # type: ignore[attr-defined]
 
     def _repr_html_(self) -> str:
-        total = len(self.points)
-        missed = self.failures
+        done, total = self._counts()
         if self.passed:
             colour, head = "#1a7f37", f"&#10004; {escape(self.title)}: all {total} checks passed."
         else:
             colour = "#b35900"
-            head = f"{escape(self.title)}: {total - len(missed)} of {total} checks passed."
+            head = f"{escape(self.title)}: {done} of {total} checks passed."
         items, shown = [], set()
         for p in self.points:
             if not p.passed and p.message in shown:
@@ -95,7 +106,7 @@ class CheckResult:
                 f'<li style="margin:2px 0"><span style="color:{colour_}">{mark}</span> {text}</li>'
             )
         return (
-            f'<div class="graphnb-check" style="border-left:4px solid {colour};'
+            f'<div class="graphnb-check-result" style="border-left:4px solid {colour};'
             f'padding:4px 10px;font-family:sans-serif;font-size:13px">'
             f'<div style="color:{colour};font-weight:600">{head}</div>'
             f'<ul style="list-style:none;padding-left:4px;margin:4px 0">{"".join(items)}</ul></div>'

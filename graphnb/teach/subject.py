@@ -26,6 +26,7 @@ def describe_error(error: BaseException) -> str:
     """
     lines = [line.strip().removeprefix("- ") for line in str(error).splitlines()]
     head, *rest = [line for line in lines if line] or [""]
+    rest = [line.rstrip(".") for line in rest[:-1]] + rest[-1:]  # "a; b." not "a.; b."
     text = f"{head} {'; '.join(rest)}" if rest else head
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 

@@ -85,3 +85,34 @@ def test_nbconvert_html_of_a_stepped_run_steps_back_and_forth_without_a_kernel(
     assert visible.locator(".graphnb-frame-title").inner_text() == "Step 0: `greet` ran"
     page.screenshot(path=str(tmp_path / "stepper.png"), full_page=True)
     assert errors == []
+
+
+def test_in_jupyterlab_the_stepper_steps_and_a_check_shows_its_summary(lab: Any) -> None:
+    lab.open_notebook(
+        "stepper",
+        [
+            CELL,
+            "from graphnb.teach import Exercise\n"
+            'Exercise("Fan out").has_path("greet", "left").no_dead_ends().check(graph)',
+            'Exercise("Three").has_nodes("greet", "middle").check(graph)',
+        ],
+    )
+    page = lab.page
+    stepper = page.locator(".graphnb-stepper")
+    where = stepper.locator(".graphnb-where")
+    where.wait_for()
+    assert where.inner_text() == "Frame 1 of 3"
+    stepper.locator(".graphnb-next").click()
+    assert where.inner_text() == "Frame 2 of 3"
+    visible = stepper.locator(".graphnb-frame:visible")
+    assert visible.locator(".graphnb-frame-title").inner_text() == "Step 0: `greet` ran"
+    assert "'hello Ada'" in visible.locator("tr.graphnb-changed").inner_text()
+    stepper.locator(".graphnb-back").click()
+    assert where.inner_text() == "Frame 1 of 3"
+
+    passed, missed = page.locator(".graphnb-check-result").all()
+    assert passed.inner_text().startswith("✔ Fan out: all 2 checks passed.")
+    assert passed.evaluate("(e) => getComputedStyle(e).borderLeftColor") == "rgb(26, 127, 55)"
+    assert "Add a node named `middle`" in missed.inner_text()
+    assert "Traceback" not in missed.inner_text()
+    lab.assert_no_js_errors()

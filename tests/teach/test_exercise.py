@@ -56,8 +56,8 @@ def test_a_correct_graph_passes_every_point_and_says_so() -> None:
     assert result.passed, str(result)
     assert bool(result)
     result.assert_passed()
-    assert str(result) == f"Notes: all {len(result.points)} checks passed."
-    assert f"all {len(result.points)} checks passed" in result._repr_html_()
+    assert str(result) == f"Notes: all {len(EXERCISE.requirements)} checks passed."
+    assert f"all {len(EXERCISE.requirements)} checks passed" in result._repr_html_()
     assert "&#10004;" in result._repr_html_()
 
 
@@ -190,3 +190,48 @@ def test_a_path_that_circles_is_a_dead_end_with_its_node() -> None:
     result = Exercise("Loop").has_path("a").no_dead_ends().check(graph)
     assert [p.nodes for p in result.failures] == [("a",), ("a",), ("b",)]
     assert "can never reach END" in result.failures[1].message
+    assert "goes round in circles" in result.failures[1].message
+
+
+def test_a_node_whose_only_way_on_stops_at_a_dead_end_names_it_not_a_circle() -> None:
+    graph = (
+        StateGraph(dict)
+        .add_node("greet", lambda s: {})
+        .add_node("shout", lambda s: {})
+        .add_edge(START, "greet")
+        .add_edge("greet", "shout")
+    )
+    result = Exercise("Lesson 1").no_dead_ends().check(graph)
+    messages = [p.message for p in result.failures]
+    assert messages == [
+        "From `greet` a run can never reach END: every way on stops at `shout`, a dead end. "
+        "Add a way out (an edge or a route to END).",
+        "`shout` is a dead end: nothing leaves it. Add an edge from `shout` to the next node, "
+        "or to END.",
+    ]
+
+
+def test_the_summary_counts_requirements_not_the_points_they_miss() -> None:
+    exercise = Exercise("Lesson 1").has_nodes("greet", "shout").no_dead_ends()
+    graph = (
+        StateGraph(dict)
+        .add_node("greet", lambda s: {})
+        .add_node("shout", lambda s: {})
+        .add_edge(START, "greet")
+        .add_edge("greet", "shout")
+    )
+    missed = exercise.check(graph)
+    assert len(missed.failures) == 2  # greet cannot reach END, shout is a dead end
+    assert str(missed).splitlines()[0] == "Lesson 1: 1 of 2 checks passed."
+    assert "Lesson 1: 1 of 2 checks passed." in missed._repr_html_()
+    passed = exercise.check(graph.add_edge("shout", END))
+    assert str(passed) == "Lesson 1: all 2 checks passed."
+
+
+def test_an_error_of_several_lines_reads_as_one_sentence() -> None:
+    from graphnb.teach.subject import describe_error
+
+    error = ValueError("'graph' has 2 problems:\n- no path leads on.\n- `b` is stuck.")
+    assert describe_error(error) == (
+        "ValueError: 'graph' has 2 problems: no path leads on; `b` is stuck."
+    )
