@@ -28,6 +28,7 @@ from ..spec import START, GraphSpec, StateSpec
 from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
+from .background import Background
 from .bundle import LOADER, bundle_reply
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
@@ -147,6 +148,7 @@ class Builder(anywidget.AnyWidget):
         self._notice_source = ""  # which action the notice is about
         self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
         self._pinned: list[dict[str, Any]] = []  # an exercise's missed points, see pin_problems
+        self._layouts = Background("layout")  # the Layout button's work, off the kernel's loop
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
         spec = self._open(source)
@@ -463,6 +465,15 @@ class Builder(anywidget.AnyWidget):
         """Place every node (and START, END) with the diagrams' layout."""
         self.spec = apply_layout(self.spec, layout(self.spec))
 
+    def _layout_in_background(self) -> None:
+        """The canvas's Layout button: :meth:`layout`, computed off the kernel's loop."""
+        spec = self.spec
+        self._layouts.submit(
+            lambda: layout(spec),
+            lambda positions: setattr(self, "spec", apply_layout(self.spec, positions)),
+            lambda error: self._tell(f"layout failed: {error}", "layout"),
+        )
+
     # -- running -----------------------------------------------------------------------
 
     @property
@@ -637,7 +648,7 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "stop":
             self.stop()
         elif message["type"] == "layout":
-            self.layout()
+            self._layout_in_background()
         elif message["type"] == "export":
             try:
                 self.export(overwrite=message.get("overwrite", False))
