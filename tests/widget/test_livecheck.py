@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from hypothesis import given, settings
@@ -32,7 +33,7 @@ def edit(spec: GraphSpec, rng: random.Random) -> GraphSpec:
         node = rng.choice(new.nodes)
         node.binding = None if node.binding else "tools:step"
     elif roll < 0.7:
-        edge = EdgeSpec(source=rng.choice(ends[:-2] + [START]), target=rng.choice(ends))
+        edge = EdgeSpec(source=rng.choice([*ends[:-2], START]), target=rng.choice(ends))
         edge.kind = rng.choice(KINDS)  # type: ignore[assignment]
         new.edges.insert(rng.randrange(len(new.edges) + 1), edge)
     elif roll < 0.85 and new.edges:
@@ -56,7 +57,7 @@ def edit(spec: GraphSpec, rng: random.Random) -> GraphSpec:
 def chain(nodes: int) -> GraphSpec:
     names = [f"n{i}" for i in range(nodes)]
     edges = [EdgeSpec(source=START, target=names[0]), EdgeSpec(source=names[-1], target=END)]
-    edges += [EdgeSpec(source=a, target=b) for a, b in zip(names, names[1:], strict=False)]
+    edges += [EdgeSpec(source=a, target=b) for a, b in itertools.pairwise(names)]
     return GraphSpec(nodes=[NodeSpec(id=n, binding="tools:step") for n in names], edges=edges)
 
 
