@@ -54,7 +54,7 @@ _DUMMY_WEIGHT = 4.0
 _LOOP_STEP = 12.0
 _PORT_STEP = 14.0  # least distance between two ends on one side of a node (an arrowhead is 9)
 _PORT_MAX = 20.0  # most distance between two ends on one side of a node
-_SLANT = 0.15  # least height of a gap per px an edge runs sideways across it
+_SLANT = 0.1  # least height of a gap per px an edge runs sideways across it
 _PORT_SPAN = 0.8  # share of a side's width the ends spread over
 _LOOP_BASE = 26.0
 
