@@ -6,22 +6,31 @@ The steps are the classic ones:
    edges that close a cycle (edges back to a node still on the search stack). They are
    reversed for the layout and drawn as back edges.
 2. **Layers.** ``networkx.topological_generations`` gives every node its longest-path
-   layer from the sources; END goes alone to the bottom. Join edges go through a join bar
-   placed in a layer of its own above the joined node.
+   layer from the sources; a node with more edges out than in then moves down next above
+   its highest successor (shorter edges). END goes alone to the bottom. Join edges go
+   through a join bar placed in a layer of its own above the joined node.
 3. **Ranks.** Each layer is a rank; where edge labels sit below a layer, a label rank is
    inserted after it, so a label is laid out like a node and can never overlap one. Every
-   edge spanning more than one rank gets a dummy item on each rank it crosses.
-4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) reorder
-   each rank; the order with the fewest crossings is kept.
+   edge spanning more than one rank gets a dummy item on each rank it crosses. A node
+   whose top or bottom side holds many ends is widened so they sit ``_PORT_STEP`` apart.
+4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) with
+   adjacent swaps reorder each rank; the order with the fewest crossings is kept. Small
+   drawings also start from reversed and shuffled (seeded) child orders and keep the best.
 5. **Coordinates.** Repeated passes pull each item towards the mean position of its
    neighbours, solving each rank exactly (weighted isotonic regression, "pool adjacent
-   violators") under minimum separations, so nothing ever overlaps.
+   violators") under minimum separations, so nothing ever overlaps. A gap between ranks
+   crossed by an edge running far sideways grows taller (up to three times), so such
+   edges do not run flat along each other.
 
 Steps 4 and 5 cost time in proportion to the items (nodes and dummies) times the sweeps or
 passes. Past ``_BIG`` items (a few hundred long edges) the sweeps and passes are limited
-to a fixed budget of item visits, and neighbours are no longer swapped one pair at a time:
-later sweeps gain little on such drawings (a few percent fewer crossings) and would cost
-seconds.
+to a fixed budget of item visits, neighbours are no longer swapped one pair at a time, a
+lone sweep is kept without counting crossings, and gaps keep their height: later sweeps
+gain little on such drawings (a few percent fewer crossings) and would cost seconds.
+
+A layout of boxes only (``routes=False``, the widget's canvas, which draws its own edges
+straight) gives labels no rank, computes no routes and, past ``_CANVAS_DUMMIES`` dummies,
+joins long edges' ends directly without dummies.
 
 Everything iterates in insertion order (never over sets), so the same diagram always
 gives the same layout, to the last bit.
@@ -46,7 +55,7 @@ _SMALL = 2_000  # items below which more crossing-reduction starts are tried
 _RESTARTS = 8  # shuffled starts tried on small drawings, at most
 _RESTART_BUDGET = 2_000  # items times shuffled starts, at most
 _SEED = 16
-_BIG = 20_000  # items (nodes and dummies) above which the budgets below apply
+_BIG = 10_000  # items (nodes and dummies) above which the budgets below apply
 _SWEEP_BUDGET = 40_000  # item visits of the crossing-reduction sweeps, past _BIG items
 _CANVAS_DUMMIES = 20_000  # dummies past which a boxes-only layout uses none
 _PASS_BUDGET = 40_000  # item visits of the coordinate passes, past _BIG items
@@ -434,7 +443,13 @@ class _Builder:
     def _slants(
         self, ranks: list[list[int]], down: list[list[int]], xs: list[float]
     ) -> list[float]:
-        """Per rank, the widest sideways run of an edge from it to the next rank, px."""
+        """Per rank, the widest sideways run of an edge from it to the next rank, px.
+
+        Huge drawings (past ``_BIG`` items) keep their plain gaps: no one reads their edges
+        one by one, and the scan would cost a tenth of the layout.
+        """
+        if len(xs) >= _BIG:
+            return [0.0] * len(ranks)
         return [
             max((abs(xs[b] - xs[a]) for a in row for b in down[a]), default=0.0) for row in ranks
         ]
