@@ -5,8 +5,8 @@ milliseconds for every drag of a node. :class:`LiveCheck` keeps what the last ch
 (the edges out of and into each node, which nodes START reaches and which reach END) and
 takes in only the difference from the spec it saw last:
 
-- the nodes and edges are reduced to small tuples (id and whether it is bound; source,
-  target and kind): a move or a relabelling changes none, and the last problems stand;
+- the nodes and edges are reduced to small tuples (id and binding; source, target and
+  kind): a move or a relabelling changes none, and the last problems stand;
 - an added edge extends the reachable sets from its end (a search over what becomes
   reachable only); a removed edge searches again only when it may have cut a path;
 - the problems are then listed from set differences, in the order ``check_spec`` gives.
@@ -19,6 +19,7 @@ under edge edits at this size in Python.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -44,9 +45,11 @@ from ..validate import (
 __all__ = ["LiveCheck"]
 
 T = TypeVar("T")
-NodeKey = tuple[str, bool]  # id, unbound
+NodeKey = tuple[str, str | None]  # id, binding
 EdgeKey = tuple[str, str, str]  # source, target, kind
 _BLOCK = 256
+_NODE_KEY = operator.attrgetter("id", "binding")
+_EDGE_KEY = operator.attrgetter("source", "target", "kind")
 
 
 class LiveCheck:
@@ -64,8 +67,10 @@ class LiveCheck:
         self._conditional: Counter[str] = Counter()
         self._unknown: Counter[tuple[str, str]] = Counter()  # edges naming a non-node
         self._reserved: set[str] = set()  # node ids that may not name a node
-        self._reachable: set[str] = {START}
-        self._finishing: set[str] = {END}
+        # What START reaches and what reaches END, each node with the node it was found
+        # from: a spanning tree, so deleting an edge outside it cannot cut a path.
+        self._reachable: dict[str, str] = {START: START}
+        self._finishing: dict[str, str] = {END: END}
         self._node_problems: list[Problem] = []
         self._flow: list[Problem] = [_NO_ENTRY]
         self._state_found: list[Problem] = []
@@ -73,8 +78,9 @@ class LiveCheck:
 
     def check(self, spec: GraphSpec) -> list[Problem]:
         """Every structural problem of ``spec``, as ``check_spec`` lists them."""
-        nodes = [(node.id, node.binding is None) for node in spec.nodes]
-        edges: list[EdgeKey] = [(edge.source, edge.target, edge.kind) for edge in spec.edges]
+        # attrgetter runs in C: at 10,000 nodes these two lists are most of a check's time.
+        nodes: list[NodeKey] = list(map(_NODE_KEY, spec.nodes))
+        edges: list[EdgeKey] = list(map(_EDGE_KEY, spec.edges))
         routers = dict(spec.routers)
         state = spec.state.model_dump()
         nodes_changed, edges_changed = nodes != self._nodes, edges != self._edges
@@ -151,8 +157,8 @@ class LiveCheck:
                 self._backward[target].pop(source, None)
                 if not self._backward[target]:
                     del self._backward[target]
-                cut_forward = cut_forward or source in self._reachable
-                cut_backward = cut_backward or target in self._finishing
+                cut_forward = cut_forward or self._reachable.get(target) == source
+                cut_backward = cut_backward or self._finishing.get(source) == target
             else:
                 self._backward[target][source] -= 1
             if not out:
@@ -165,8 +171,8 @@ class LiveCheck:
                 self._unknown[(source, target)] -= 1
                 if not self._unknown[(source, target)]:
                     del self._unknown[(source, target)]
-        grown_forward: list[str] = []
-        grown_backward: list[str] = []
+        grown_forward: list[tuple[str, str]] = []
+        grown_backward: list[tuple[str, str]] = []
         for source, target, kind in added:
             self._forward.setdefault(source, Counter())[target] += 1
             self._backward.setdefault(target, Counter())[source] += 1
@@ -175,16 +181,16 @@ class LiveCheck:
             if self._names_unknown(source, target):
                 self._unknown[(source, target)] += 1
             if source in self._reachable and target not in self._reachable:
-                grown_forward.append(target)
+                grown_forward.append((target, source))
             if target in self._finishing and source not in self._finishing:
-                grown_backward.append(source)
+                grown_backward.append((source, target))
         self._edges = edges
         if cut_forward:
-            self._reachable = _closure([START], self._forward, set())
+            self._reachable = _closure([(START, START)], self._forward, {})
         elif grown_forward:
             _closure(grown_forward, self._forward, self._reachable)
         if cut_backward:
-            self._finishing = _closure([END], self._backward, set())
+            self._finishing = _closure([(END, END)], self._backward, {})
         elif grown_backward:
             _closure(grown_backward, self._backward, self._finishing)
 
@@ -192,11 +198,11 @@ class LiveCheck:
         if START not in self._forward:
             return [_NO_ENTRY]
         known = self._names.keys()
-        reached = known & self._reachable
+        reached = known & self._reachable.keys()
         leaving = reached & self._forward.keys()
         bad: dict[str, Callable[[str], Problem]] = dict.fromkeys(known - reached, _unreachable)
         bad.update(dict.fromkeys(reached - leaving, _dead_end))
-        bad.update(dict.fromkeys(leaving - self._finishing, _no_way_out))
+        bad.update(dict.fromkeys(leaving - self._finishing.keys(), _no_way_out))
         if not bad:
             return []
         return [bad[name](name) for name, _ in self._nodes if name in bad]
@@ -213,7 +219,7 @@ class LiveCheck:
         found += [_unknown_router(s) for s in self._routers if s not in self._names]
         found += _router_problems(self._routers, self._conditional.keys())
         if self.require_bindings:
-            found += [_unbound(name) for name, unbound in self._nodes if unbound]
+            found += [_unbound(name) for name, binding in self._nodes if binding is None]
             found += _binding_problems(self._routers)
         found += self._flow
         found += self._state_found
@@ -244,13 +250,23 @@ def _difference(old: Sequence[T], new: Sequence[T]) -> tuple[Sequence[T], Sequen
     return old[head : len(old) - tail], new[head : len(new) - tail]
 
 
-def _closure(starts: list[str], links: dict[str, Counter[str]], seen: set[str]) -> set[str]:
-    """``seen`` grown by everything ``links`` lead to from ``starts`` (in place)."""
-    seen.update(starts)
-    todo = list(starts)
+def _closure(
+    starts: list[tuple[str, str]], links: dict[str, Counter[str]], seen: dict[str, str]
+) -> dict[str, str]:
+    """``seen`` grown (in place) by what ``links`` lead to from ``starts``.
+
+    ``starts`` pairs each node with the node it is reached from; every node found is
+    recorded with the node it was found from.
+    """
+    todo = []
+    for node, origin in starts:
+        if node not in seen:
+            seen[node] = origin
+            todo.append(node)
     while todo:
-        for nxt in links.get(todo.pop(), ()):
+        node = todo.pop()
+        for nxt in links.get(node, ()):
             if nxt not in seen:
-                seen.add(nxt)
+                seen[nxt] = node
                 todo.append(nxt)
     return seen
