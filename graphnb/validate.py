@@ -58,7 +58,9 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
     for edge in spec.edges:
         problems.extend(_unknown_ends(edge.source, edge.target, known))
     problems.extend(
-        _unknown_router(source) for source in spec.routers if not _is_node(source, known)
+        _unknown_router(source)
+        for source in spec.routers
+        if source != START and source not in known
     )
     conditional_sources = {e.source for e in spec.edges if e.kind in ("conditional", "send")}
     problems.extend(_router_problems(spec.routers, conditional_sources))
@@ -75,10 +77,6 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
 
 def _is_reserved(name: str) -> bool:
     return name in (START, END) or not name.strip()
-
-
-def _is_node(name: str, known: set[str]) -> bool:
-    return name in known
 
 
 def _duplicate(name: str, count: int) -> Problem:

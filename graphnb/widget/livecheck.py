@@ -216,7 +216,7 @@ class LiveCheck:
             for source, target, _ in self._edges:
                 if (source, target) in self._unknown:
                     found += _unknown_ends(source, target, known)
-        found += [_unknown_router(s) for s in self._routers if s not in self._names]
+        found += [_unknown_router(s) for s in self._routers if s != START and s not in self._names]
         found += _router_problems(self._routers, self._conditional.keys())
         if self.require_bindings:
             found += [_unbound(name) for name, binding in self._nodes if binding is None]

@@ -109,3 +109,12 @@ def test_a_drag_gives_the_very_same_problems_back() -> None:
     moved.nodes[2].position = Position(x=10, y=20)
     assert live.check(moved) is first
     assert [p.code for p in first] == [*["no-way-out"] * 3, "dead-end", "unreachable"]
+
+
+def test_a_router_on_start_is_not_an_unknown_node_in_either_check() -> None:
+    spec = chain(2)
+    spec.edges[0].kind = "conditional"
+    spec.routers[START] = "tools:route"
+    expected = check_spec(spec, require_bindings=True)
+    assert "unknown-node" not in {problem.code for problem in expected}
+    assert LiveCheck(require_bindings=True).check(spec) == expected
