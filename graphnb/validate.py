@@ -7,10 +7,11 @@ is about, so a front end can pin it on the node or edge concerned.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from .spec import END, START, GraphSpec
+from .spec import END, START, GraphSpec, NodeSpec
 
 __all__ = ["Problem", "ProblemCode", "check_spec"]
 
@@ -51,75 +52,133 @@ def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Probl
     names = [node.id for node in spec.nodes]
     for name, count in Counter(names).items():
         if count > 1:
-            problems.append(
-                Problem("duplicate-node", f"`{name}` is defined {count} times.", (name,))
-            )
-    for name in names:
-        if name in (START, END) or not name.strip():
-            problems.append(
-                Problem("reserved-name", f"{name!r} is reserved and cannot name a node.", (name,))
-            )
+            problems.append(_duplicate(name, count))
+    problems.extend(_reserved(name) for name in names if _is_reserved(name))
     known = set(names)
     for edge in spec.edges:
-        if edge.source != START and edge.source not in known:
-            problems.append(
-                Problem(
-                    "unknown-node",
-                    f"`{edge.source}` is the source of an edge to `{edge.target}` "
-                    "but is not a node.",
-                    (edge.source,),
-                )
-            )
-        if edge.target != END and edge.target not in known:
-            problems.append(
-                Problem(
-                    "unknown-node",
-                    f"`{edge.target}` is the target of an edge from `{edge.source}` "
-                    "but is not a node.",
-                    (edge.target,),
-                )
-            )
-    for source in spec.routers:
-        if source != START and source not in known:
-            problems.append(
-                Problem("unknown-node", f"`{source}` has a router but is not a node.", (source,))
-            )
+        problems.extend(_unknown_ends(edge.source, edge.target, known))
+    problems.extend(
+        _unknown_router(source)
+        for source in spec.routers
+        if source != START and source not in known
+    )
     conditional_sources = {e.source for e in spec.edges if e.kind in ("conditional", "send")}
-    for source in spec.routers:
-        if source not in conditional_sources:
-            problems.append(
-                Problem(
-                    "no-routes",
-                    f"the router of `{source}` declares no targets; list them "
-                    "(routes=[...]) or annotate its return type with Literal[...].",
-                    (source,),
-                )
-            )
-    for source in sorted(conditional_sources - set(spec.routers)):
-        problems.append(
+    problems.extend(_router_problems(spec.routers, conditional_sources))
+    if require_bindings:
+        problems.extend(_unbound(node.id) for node in spec.nodes if lacks_callable(node))
+        problems.extend(_binding_problems(spec.routers))
+    problems.extend(_flow_problems(spec, known))
+    problems.extend(_state_problems(spec))
+    return problems
+
+
+# -- each problem's text, shared with the widget's incremental check (widget/livecheck.py) --
+
+
+def _is_reserved(name: str) -> bool:
+    return name in (START, END) or not name.strip()
+
+
+def _duplicate(name: str, count: int) -> Problem:
+    return Problem("duplicate-node", f"`{name}` is defined {count} times.", (name,))
+
+
+def _reserved(name: str) -> Problem:
+    return Problem("reserved-name", f"{name!r} is reserved and cannot name a node.", (name,))
+
+
+def _unknown_ends(source: str, target: str, known: set[str]) -> list[Problem]:
+    found = []
+    if source != START and source not in known:
+        found.append(
             Problem(
-                "router-unbound",
-                f"`{source}` has conditional edges but no router to choose between them.",
+                "unknown-node",
+                f"`{source}` is the source of an edge to `{target}` but is not a node.",
                 (source,),
             )
         )
-    if require_bindings:
-        for node in spec.nodes:
-            # A subgraph node runs its child graph: it needs no callable of its own.
-            if node.binding is None and node.subgraph is None:
-                problems.append(
-                    Problem("unbound", f"`{node.id}` is not bound to a callable.", (node.id,))
-                )
-        for source, router in spec.routers.items():
-            if router is None:
-                problems.append(
-                    Problem(
-                        "router-unbound",
-                        f"the router of `{source}` is not bound to a callable.",
-                        (source,),
-                    )
-                )
-    problems.extend(_flow_problems(spec, known))
+    if target != END and target not in known:
+        found.append(
+            Problem(
+                "unknown-node",
+                f"`{target}` is the target of an edge from `{source}` but is not a node.",
+                (target,),
+            )
+        )
+    return found
+
+
+def _unknown_router(source: str) -> Problem:
+    return Problem("unknown-node", f"`{source}` has a router but is not a node.", (source,))
+
+
+def _router_problems(
+    routers: Mapping[str, str | None], conditional_sources: Collection[str]
+) -> list[Problem]:
+    problems = [
+        Problem(
+            "no-routes",
+            f"the router of `{source}` declares no targets; list them "
+            "(routes=[...]) or annotate its return type with Literal[...].",
+            (source,),
+        )
+        for source in routers
+        if source not in conditional_sources
+    ]
+    problems.extend(
+        Problem(
+            "router-unbound",
+            f"`{source}` has conditional edges but no router to choose between them.",
+            (source,),
+        )
+        for source in sorted(set(conditional_sources) - set(routers))
+    )
+    return problems
+
+
+def lacks_callable(node: NodeSpec) -> bool:
+    """Whether ``node`` has nothing to run: no binding and no child graph.
+
+    A subgraph node runs its child graph, so it needs no callable of its own.
+    """
+    return node.binding is None and node.subgraph is None
+
+
+def _unbound(node: str) -> Problem:
+    return Problem("unbound", f"`{node}` is not bound to a callable.", (node,))
+
+
+def _binding_problems(routers: Mapping[str, str | None]) -> list[Problem]:
+    return [
+        Problem(
+            "router-unbound", f"the router of `{source}` is not bound to a callable.", (source,)
+        )
+        for source, router in routers.items()
+        if router is None
+    ]
+
+
+_NO_ENTRY = Problem("no-entry", "no edge leaves START; the graph has nowhere to begin.")
+
+
+def _unreachable(name: str) -> Problem:
+    return Problem("unreachable", f"`{name}` cannot be reached from START.", (name,))
+
+
+def _dead_end(name: str) -> Problem:
+    return Problem(
+        "dead-end",
+        f"`{name}` has no outgoing edge; add one (to END if the run should stop there).",
+        (name,),
+    )
+
+
+def _no_way_out(name: str) -> Problem:
+    return Problem("no-way-out", f"no path leads from `{name}` to END.", (name,))
+
+
+def _state_problems(spec: GraphSpec) -> list[Problem]:
+    problems = []
     streaming = [field.name for field in spec.state.fields if field.streaming]
     if len(streaming) > 1:
         listed = ", ".join(f"`{name}`" for name in streaming)
@@ -161,7 +220,7 @@ def _flow_problems(spec: GraphSpec, known: set[str]) -> list[Problem]:
         forward[edge.source].add(edge.target)
         backward[edge.target].add(edge.source)
     if not forward[START]:
-        return [Problem("no-entry", "no edge leaves START; the graph has nowhere to begin.")]
+        return [_NO_ENTRY]
     problems = []
     reachable = _closure(START, forward)
     finishing = _closure(END, backward)
@@ -170,20 +229,11 @@ def _flow_problems(spec: GraphSpec, known: set[str]) -> list[Problem]:
         if name not in known:
             continue
         if name not in reachable:
-            problems.append(
-                Problem("unreachable", f"`{name}` cannot be reached from START.", (name,))
-            )
+            problems.append(_unreachable(name))
         elif not forward[name]:
-            problems.append(
-                Problem(
-                    "dead-end",
-                    f"`{name}` has no outgoing edge; "
-                    "add one (to END if the run should stop there).",
-                    (name,),
-                )
-            )
+            problems.append(_dead_end(name))
         elif name not in finishing:
-            problems.append(Problem("no-way-out", f"no path leads from `{name}` to END.", (name,)))
+            problems.append(_no_way_out(name))
     return problems
 
 

@@ -6,22 +6,31 @@ The steps are the classic ones:
    edges that close a cycle (edges back to a node still on the search stack). They are
    reversed for the layout and drawn as back edges.
 2. **Layers.** ``networkx.topological_generations`` gives every node its longest-path
-   layer from the sources; END goes alone to the bottom. Join edges go through a join bar
-   placed in a layer of its own above the joined node.
+   layer from the sources; a node with more edges out than in then moves down next above
+   its highest successor (shorter edges). END goes alone to the bottom. Join edges go
+   through a join bar placed in a layer of its own above the joined node.
 3. **Ranks.** Each layer is a rank; where edge labels sit below a layer, a label rank is
    inserted after it, so a label is laid out like a node and can never overlap one. Every
-   edge spanning more than one rank gets a dummy item on each rank it crosses.
-4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) reorder
-   each rank; the order with the fewest crossings is kept.
+   edge spanning more than one rank gets a dummy item on each rank it crosses. A node
+   whose top or bottom side holds many ends is widened so they sit ``_PORT_STEP`` apart.
+4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) with
+   adjacent swaps reorder each rank; the order with the fewest crossings is kept. Small
+   drawings also start from reversed and shuffled (seeded) child orders and keep the best.
 5. **Coordinates.** Repeated passes pull each item towards the mean position of its
    neighbours, solving each rank exactly (weighted isotonic regression, "pool adjacent
-   violators") under minimum separations, so nothing ever overlaps.
+   violators") under minimum separations, so nothing ever overlaps. A gap between ranks
+   crossed by an edge running far sideways grows taller (up to three times), so such
+   edges do not run flat along each other.
 
 Steps 4 and 5 cost time in proportion to the items (nodes and dummies) times the sweeps or
 passes. Past ``_BIG`` items (a few hundred long edges) the sweeps and passes are limited
-to a fixed budget of item visits, and neighbours are no longer swapped one pair at a time:
-later sweeps gain little on such drawings (a few percent fewer crossings) and would cost
-seconds.
+to a fixed budget of item visits, neighbours are no longer swapped one pair at a time, a
+lone sweep is kept without counting crossings, and gaps keep their height: later sweeps
+gain little on such drawings (a few percent fewer crossings) and would cost seconds.
+
+A layout of boxes only (``routes=False``, the widget's canvas, which draws its own edges
+straight) gives labels no rank, computes no routes and, past ``_CANVAS_DUMMIES`` dummies,
+joins long edges' ends directly without dummies.
 
 Everything iterates in insertion order (never over sets), so the same diagram always
 gives the same layout, to the last bit.
@@ -30,6 +39,7 @@ gives the same layout, to the last bit.
 from __future__ import annotations
 
 import itertools
+import random
 
 from ..spec import END, START
 from .geometry import Box, Layout, Point, Route, Sizes
@@ -41,12 +51,20 @@ __all__ = ["compute_layout", "loop_label_offset"]
 
 _SWEEPS = 8
 _PASSES = 4
-_SMALL = 2_000  # items below which a second crossing-reduction start is tried
-_BIG = 20_000  # items (nodes and dummies) above which the budgets below apply
-_SWEEP_BUDGET = 80_000  # item visits of the crossing-reduction sweeps, past _BIG items
+_SMALL = 2_000  # items below which more crossing-reduction starts are tried
+_RESTARTS = 8  # shuffled starts tried on small drawings, at most
+_RESTART_BUDGET = 2_000  # items times shuffled starts, at most
+_SEED = 16
+_BIG = 10_000  # items (nodes and dummies) above which the budgets below apply
+_SWEEP_BUDGET = 40_000  # item visits of the crossing-reduction sweeps, past _BIG items
+_CANVAS_DUMMIES = 20_000  # dummies past which a boxes-only layout uses none
 _PASS_BUDGET = 40_000  # item visits of the coordinate passes, past _BIG items
 _DUMMY_WEIGHT = 4.0
 _LOOP_STEP = 12.0
+_PORT_STEP = 14.0  # least distance between two ends on one side of a node (an arrowhead is 9)
+_PORT_MAX = 20.0  # most distance between two ends on one side of a node
+_SLANT = 0.1  # least height of a gap per px an edge runs sideways across it
+_PORT_SPAN = 0.8  # share of a side's width the ends spread over
 _LOOP_BASE = 26.0
 
 
@@ -55,21 +73,31 @@ def loop_label_offset(count: int) -> float:
     return _LOOP_BASE * 0.75 + _LOOP_STEP * 0.75 * (count - 1) + 6.0
 
 
-def compute_layout(diagram: Diagram, sizes: Sizes) -> Layout:
+def compute_layout(
+    diagram: Diagram, sizes: Sizes, *, labels: bool = True, routes: bool = True
+) -> Layout:
     """Lay ``diagram`` out, top (START) to bottom (END).
 
     Args:
         diagram: what to lay out.
         sizes: the size of each box and the gaps between them.
+        labels: give edge labels a place of their own (a rank of labels between two
+            layers); off for a canvas that draws labels on its edges itself.
+        routes: compute the edges' routes; off when only the boxes are wanted (the
+            layout then has no routes and no connectors).
     """
-    return _Builder(diagram, sizes).run()
+    return _Builder(diagram, sizes, labels=labels, routes=routes).run()
 
 
 class _Builder:
     """One layout computation; items are ints: nodes, then join bars, then dummies."""
 
-    def __init__(self, diagram: Diagram, sizes: Sizes) -> None:
+    def __init__(
+        self, diagram: Diagram, sizes: Sizes, *, labels: bool = True, routes: bool = True
+    ) -> None:
         self.diagram = diagram
+        self.with_labels = labels
+        self.with_routes = routes
         self.sizes = sizes
         self.index = {node.id: i for i, node in enumerate(diagram.nodes)}
         self.count_real = len(diagram.nodes)
@@ -79,6 +107,7 @@ class _Builder:
         self.right: list[float] = []
         self.height: list[float] = []
         self.dummy: list[bool] = []
+        self.width: list[float] = []  # per node: its box's width (widened for many ports)
         self.loops: dict[int, list[DiagramEdge]] = {}
         for edge in diagram.edges:
             if edge.is_loop:
@@ -86,17 +115,18 @@ class _Builder:
         self.loop_labels: dict[int, list[tuple[DiagramEdge, float, float]]] = {}
         for i, node in enumerate(diagram.nodes):
             width, height = sizes.node(node)
+            self.width.append(width)
             right = width / 2
             loops = self.loops.get(i, [])
             if loops:
-                labels = [
+                loop_sizes = [
                     (edge, *sizes.label(edge.label)) if edge.label else (edge, 0.0, 0.0)
                     for edge in loops
                 ]
-                self.loop_labels[i] = labels
-                widest = max(w for _, w, _ in labels)
+                self.loop_labels[i] = loop_sizes
+                widest = max(w for _, w, _ in loop_sizes)
                 right += loop_label_offset(len(loops)) + widest
-                height = max(height, sum(h for _, _, h in labels))
+                height = max(height, sum(h for _, _, h in loop_sizes))
             self._add(width / 2, right, height, dummy=False)
         self.joins = diagram.joins()
         self.bar_of: dict[str, int] = {}
@@ -155,6 +185,27 @@ class _Builder:
                     stack.append((nxt, 0))
         return back
 
+    def _widen_for_ports(self, oriented: list[tuple[int, int]]) -> None:
+        """Widen nodes whose top or bottom side holds too many ends to space them apart.
+
+        Arrowheads (and edges leaving) are spread along a side at least ``_PORT_STEP``
+        apart, so no two arrow tips touch: a node with many edges gets a wider box.
+        """
+        ends = [0] * (2 * self.count_real)
+        for top, bottom in oriented:
+            if top < self.count_real:
+                ends[2 * top] += 1
+            if bottom < self.count_real:
+                ends[2 * bottom + 1] += 1
+        for i in range(self.count_real):
+            most = max(ends[2 * i], ends[2 * i + 1])
+            needed = (most - 1) * _PORT_STEP / _PORT_SPAN + 2 * _PORT_STEP
+            if most > 1 and needed > self.width[i]:
+                extra = (needed - self.width[i]) / 2
+                self.width[i] = needed
+                self.left[i] += extra
+                self.right[i] += extra
+
     # -- 2. layers ---------------------------------------------------------------------
 
     def _layers(self, oriented: list[tuple[int, int]]) -> list[int]:
@@ -164,9 +215,18 @@ class _Builder:
         graph.add_nodes_from(range(self.count_fixed))
         graph.add_edges_from(oriented)
         layer = [0] * self.count_fixed
+        order = []
         for depth, generation in enumerate(nx.topological_generations(graph)):
             for item in generation:
                 layer[item] = depth
+            order += generation
+        # Longest-path layers put every node as high as it can go: a node with more edges
+        # out than in moves down, next above its highest successor, which shortens its
+        # edges in total (and saves a dummy item per layer gained).
+        for item in reversed(order):
+            below = [layer[n] for n in graph.successors(item)]
+            if below and len(below) > graph.in_degree(item):
+                layer[item] = max(layer[item], min(below) - 1)
         end = self.index.get(END)
         if end is not None and graph.out_degree(end) == 0 and self.count_fixed > 1:
             others = [layer[i] for i in range(self.count_fixed) if i != end]
@@ -179,12 +239,13 @@ class _Builder:
         back = self._back_links()
         oriented = [(v, u) if back[k] else (u, v) for k, (u, v, _) in enumerate(self.links)]
         layer = self._layers(oriented)
+        self._widen_for_ports(oriented)
         # A label rank follows a layer only where some edge label sits: below its source,
         # or (for a back edge) above it.
         label_after: set[int] = set()
         for k, (top, bottom) in enumerate(oriented):
             edge = self.links[k][2]
-            if edge is not None and edge.label:
+            if edge is not None and edge.label and self.with_labels:
                 label_after.add(layer[bottom] - 1 if back[k] else layer[top])
         rank_of_layer: list[int] = []
         r = 0
@@ -196,41 +257,65 @@ class _Builder:
         # 3. chains of dummies, one per link, top to bottom.
         chains: list[list[int]] = []
         label_item: dict[int, int] = {}
+        # Neighbours above and below each item; a dummy has one each way, so its lists
+        # are made as its chain is (in bulk: a long edge crosses hundreds of ranks).
+        up: list[list[int]] = [[] for _ in range(self.count_fixed)]
+        down: list[list[int]] = [[] for _ in range(self.count_fixed)]
+        # Boxes only (a canvas, which draws its edges straight from end to end): past
+        # _CANVAS_DUMMIES dummies, edges get none and join their ends directly, so a huge
+        # canvas lays out in a fraction of the time (no route needs them).
+        direct = not self.with_routes and (
+            sum(rank[b] - rank[t] - 1 for t, b in oriented) > _CANVAS_DUMMIES
+        )
         for k, (top, bottom) in enumerate(oriented):
             edge = self.links[k][2]
-            label = self.sizes.label(edge.label) if edge is not None and edge.label else None
+            label = (
+                self.sizes.label(edge.label)
+                if edge is not None and edge.label and self.with_labels
+                else None
+            )
             label_rank = rank_of_layer[layer[bottom] - 1] + 1 if back[k] else rank[top] + 1
-            chain = [top]
-            for r in range(rank[top] + 1, rank[bottom]):
-                if label is not None and r == label_rank:
-                    item = self._add(label[0] / 2, label[0] / 2, label[1], dummy=True)
-                    label_item[k] = item
-                else:
-                    item = self._add(0.0, 0.0, 0.0, dummy=True)
-                rank.append(r)
-                chain.append(item)
-            chain.append(bottom)
-            chains.append(chain)
+            first, count = len(self.left), 0 if direct else max(0, rank[bottom] - rank[top] - 1)
+            last = first + count
+            self.left += [0.0] * count
+            self.right += [0.0] * count
+            self.height += [0.0] * count
+            self.dummy += [True] * count
+            rank += range(rank[top] + 1, rank[top] + 1 + count)
+            if label is not None and rank[top] < label_rank < rank[bottom]:
+                item = first + label_rank - rank[top] - 1
+                self.left[item] = self.right[item] = label[0] / 2
+                self.height[item] = label[1]
+                label_item[k] = item
+            if count:
+                up.append([top])
+                up += [[i] for i in range(first, last - 1)]
+                down += [[i] for i in range(first + 1, last)]
+                down.append([bottom])
+            down[top].append(first if count else bottom)
+            up[bottom].append(last - 1 if count else top)
+            chains.append([top, *range(first, last), bottom])
         total = len(self.left)
-        up: list[list[int]] = [[] for _ in range(total)]
-        down: list[list[int]] = [[] for _ in range(total)]
-        for chain in chains:
-            for a, b in itertools.pairwise(chain):
-                down[a].append(b)
-                up[b].append(a)
 
-        # Small drawings also try a second start (children in reverse order); the first
-        # start wins ties, so the result stays deterministic.
+        # Small drawings also try other starts: children in reverse order, then shuffled
+        # children (from a fixed seed); the first start wins ties, so the result stays
+        # deterministic.
         ranks, fewest = self._reducecrossings(self._initial_order(rank, down), up, down, total)
         if total < _SMALL and fewest:
-            flipped = [list(reversed(d)) for d in down]
-            other, count = self._reducecrossings(
-                self._initial_order(rank, flipped), up, down, total
-            )
-            if count < fewest:
-                ranks = other
+            starts = [[list(reversed(d)) for d in down]]
+            rng = random.Random(_SEED)
+            for _ in range(min(_RESTARTS, _RESTART_BUDGET // total)):
+                starts.append([rng.sample(d, len(d)) for d in down])
+            for children in starts:
+                other, count = self._reducecrossings(
+                    self._initial_order(rank, children), up, down, total
+                )
+                if count < fewest:
+                    ranks, fewest = other, count
+                if not fewest:
+                    break
         xs = self._coordinates(ranks, up, down, total)
-        ys, row_top, row_bottom = self._rows(ranks, total)
+        ys, row_top, row_bottom = self._rows(ranks, total, self._slants(ranks, down, xs))
         return self._result(ranks, rank, chains, back, label_item, xs, ys, row_top, row_bottom)
 
     # -- 4. order ----------------------------------------------------------------------
@@ -264,35 +349,50 @@ class _Builder:
         total: int,
     ) -> tuple[list[list[int]], int]:
         pos = [0] * total
-
-        def number(row: list[int]) -> None:
+        for row in ranks:
             for p, item in enumerate(row):
                 pos[item] = p
-
-        for row in ranks:
-            number(row)
+        big = total >= _BIG
+        sweeps = max(1, _SWEEP_BUDGET // total) if big else _SWEEPS
+        if sweeps == 1:
+            # One sweep only (a huge drawing): keep it without counting crossings, which
+            # costs as much as the sweep; a barycenter sweep is rarely worse than the
+            # depth-first order it starts from.
+            self._sweep(ranks, up, down, pos, transposing=False)
+            return ranks, -1
         best = [list(row) for row in ranks]
         fewest = crossings(ranks, down, pos)
         stale = 0
-        big = total >= _BIG
-        for _ in range(max(1, _SWEEP_BUDGET // total) if big else _SWEEPS):
+        for _ in range(sweeps):
             if fewest == 0 or stale >= 2:
                 break
-            for r in range(1, len(ranks)):
-                ranks[r] = by_barycenter(ranks[r], up, pos)
-                number(ranks[r])
-            for r in range(len(ranks) - 2, -1, -1):
-                ranks[r] = by_barycenter(ranks[r], down, pos)
-                number(ranks[r])
-            if not big:
-                for row in ranks:
-                    transpose(row, up, down, pos)
+            self._sweep(ranks, up, down, pos, transposing=not big)
             count = crossings(ranks, down, pos)
             if count < fewest:
                 fewest, best, stale = count, [list(row) for row in ranks], 0
             else:
                 stale += 1
         return best, fewest
+
+    @staticmethod
+    def _sweep(
+        ranks: list[list[int]],
+        up: list[list[int]],
+        down: list[list[int]],
+        pos: list[int],
+        *,
+        transposing: bool,
+    ) -> None:
+        """One barycenter sweep down then up (in place), then transpositions if asked."""
+        downwards = [(r, up) for r in range(1, len(ranks))]
+        upwards = [(r, down) for r in range(len(ranks) - 2, -1, -1)]
+        for r, neighbours in downwards + upwards:
+            row = ranks[r] = by_barycenter(ranks[r], neighbours, pos)
+            for p, item in enumerate(row):
+                pos[item] = p
+        if transposing:
+            for row in ranks:
+                transpose(row, up, down, pos)
 
     # -- 5. coordinates ----------------------------------------------------------------
 
@@ -330,17 +430,32 @@ class _Builder:
                 place(r, up)
             for r in range(len(ranks) - 2, -1, -1):
                 place(r, down)
-        both = [above + below for above, below in zip(up, down, strict=True)]
-        for r in range(len(ranks)):
-            place(r, both)
+        if total < _BIG:  # a last pass balancing both sides; on huge drawings it moves little
+            both = [above + below for above, below in zip(up, down, strict=True)]
+            for r in range(len(ranks)):
+                place(r, both)
         return xs
 
     def _gap(self, a: int, b: int) -> float:
         space = self.sizes.dummy_gap if self.dummy[a] or self.dummy[b] else self.sizes.node_gap
         return self.right[a] + space + self.left[b]
 
+    def _slants(
+        self, ranks: list[list[int]], down: list[list[int]], xs: list[float]
+    ) -> list[float]:
+        """Per rank, the widest sideways run of an edge from it to the next rank, px.
+
+        Huge drawings (past ``_BIG`` items) keep their plain gaps: no one reads their edges
+        one by one, and the scan would cost a tenth of the layout.
+        """
+        if len(xs) >= _BIG:
+            return [0.0] * len(ranks)
+        return [
+            max((abs(xs[b] - xs[a]) for a in row for b in down[a]), default=0.0) for row in ranks
+        ]
+
     def _rows(
-        self, ranks: list[list[int]], total: int
+        self, ranks: list[list[int]], total: int, slants: list[float]
     ) -> tuple[list[float], list[float], list[float]]:
         ys = [0.0] * total
         row_top: list[float] = []
@@ -352,7 +467,10 @@ class _Builder:
             # Label ranks hold only dummies; the gaps around them are half as tall.
             labels = all(self.dummy[i] for i in row)
             if r:
-                y += self.sizes.rank_gap / 2 if labels or labels_above else self.sizes.rank_gap
+                gap = self.sizes.rank_gap / 2 if labels or labels_above else self.sizes.rank_gap
+                # An edge running far sideways between close ranks is drawn almost flat,
+                # along its neighbours: give such a gap more height, up to three times.
+                y += min(max(gap, slants[r - 1] * _SLANT), 3 * gap)
             labels_above = labels
             row_top.append(y)
             row_bottom.append(y + height)
@@ -382,14 +500,16 @@ class _Builder:
         width = max((xs[i] + self.right[i] for i in items), default=0.0) + margin
         height = (row_bottom[-1] if row_bottom else 0.0) + margin
 
-        node_sizes = [self.sizes.node(node) for node in self.diagram.nodes]
         boxes: dict[str, Box] = {}
         for i, node in enumerate(self.diagram.nodes):
-            boxes[node.id] = Box(xs[i], ys[i], node_sizes[i][0], node_sizes[i][1])
+            boxes[node.id] = Box(xs[i], ys[i], self.width[i], self.sizes.node(node)[1])
         bars = {
             target: Box(xs[bar], ys[bar], self.left[bar] * 2, self.height[bar])
             for target, bar in self.bar_of.items()
         }
+
+        if not self.with_routes:
+            return Layout(boxes, bars, (), {}, width, height)
 
         def box_of(item: int) -> Box:
             if item < self.count_real:
@@ -406,7 +526,7 @@ class _Builder:
             attached.sort()
             box = box_of(item)
             count = len(attached)
-            step = min(12.0, box.width * 0.8 / (count - 1)) if count > 1 else 0.0
+            step = min(_PORT_MAX, box.width * _PORT_SPAN / (count - 1)) if count > 1 else 0.0
             for j, (_, k) in enumerate(attached):
                 port[(item, side, k)] = box.x + (j - (count - 1) / 2) * step
 

@@ -50,8 +50,13 @@ def layout(
     def label(text: str) -> tuple[float, float]:
         return text_width(shorten(text, 24), 11.0) + 12.0, 20.0
 
+    # The canvas draws each edge's label on the edge itself, halfway: the gap between two
+    # layers holds it, so labels get no rank of their own, and no routes are needed.
     result = compute_layout(
-        extract(obj), Sizes(node, label, node_gap=gap, rank_gap=48.0, margin=0.0)
+        extract(obj),
+        Sizes(node, label, node_gap=gap, rank_gap=48.0, margin=0.0),
+        labels=False,
+        routes=False,
     )
     return {
         node_id: (round(box.left, 1), round(box.top, 1)) for node_id, box in result.nodes.items()

@@ -25,9 +25,9 @@ from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
 from ..graph import StateGraph
 from ..spec import START, GraphSpec, StateSpec
-from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
+from .background import Background
 from .bundle import LOADER, bundle_reply
 from .composition import (
     attach_children,
@@ -38,6 +38,7 @@ from .composition import (
 )
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
+from .livecheck import LiveCheck
 from .messages import (
     ClientMessage,
     ExportExistsMessage,
@@ -158,6 +159,9 @@ class Builder(anywidget.AnyWidget):
         self._notice_source = ""  # which action the notice is about
         self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
         self._pinned: list[dict[str, Any]] = []  # an exercise's missed points, see pin_problems
+        self._layouts = Background("layout")  # the Layout button's work, off the kernel's loop
+        self._live = LiveCheck(require_bindings=True)  # checks again only what an edit touched
+        self._lookups: dict[str, str | None] = {}  # binding -> why it does not resolve, or None
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
         spec = self._open(source)
@@ -274,6 +278,7 @@ class Builder(anywidget.AnyWidget):
         self.callables = [dict(info) for info in ns.find_callables(space)]
         self.models = [dict(info) for info in ns.find_models(space)]
         self.graphs = [dict(info) for info in find_graphs(space)]
+        self._lookups.clear()  # names may have been defined, redefined or deleted
         self._validate()
 
     def _watch_cells(self) -> Callable[..., None] | None:
@@ -310,21 +315,24 @@ class Builder(anywidget.AnyWidget):
 
     # -- the graph ---------------------------------------------------------------------
 
-    def _scope(self) -> tuple[GraphSpec, Mapping[str, Any]]:
+    def _scope(self, *, readonly: bool = False) -> tuple[GraphSpec, Mapping[str, Any]]:
         """The spec with code-given callables bound under private names, and its namespace.
 
         A graph opened from code may hold callables no binding can name (lambdas,
         closures); they stay usable until the user binds the node to something else.
+        ``readonly``: the caller will not change the spec, which is then copied only when
+        some binding must be filled in (a check after an edit copies nothing).
         """
-        spec = self.spec.model_copy(deep=True)
-        keys = self._code_keys(spec)
+        copy = not readonly or bool(self._known) or bool(self._known_routers)
+        spec = self.spec.model_copy(deep=True) if copy else self.spec
+        keys = self._code_keys(spec) if copy else {}
         overlay: dict[str, Any] = {}
-        for node in spec.nodes:
+        for node in spec.nodes if copy else ():
             key = keys.get(node.id)
             if node.binding is None and key in self._known:
                 node.binding = f"_graphnb_node_{len(overlay)}"
                 overlay[node.binding] = self._known[key]
-        for source, binding in list(spec.routers.items()):
+        for source, binding in list(spec.routers.items()) if copy else ():
             key = keys.get(source, source if source == START else None)
             if binding is None and key in self._known_routers:
                 private = f"_graphnb_router_{len(overlay)}"
@@ -392,19 +400,21 @@ class Builder(anywidget.AnyWidget):
             self.save()
 
     def _validate(self) -> None:
-        spec, scope = self._scope()
+        spec, scope = self._scope(readonly=True)
         found = [
             ProblemInfo(code=p.code, message=p.message, nodes=list(p.nodes))
-            for p in check_spec(spec, require_bindings=True)
+            for p in self._live.check(spec)
         ]
-        for node in spec.nodes:
-            if node.binding is not None:
-                _, why = ns.try_lookup(node.binding, scope)
+        bindings = {node.binding for node in spec.nodes}
+        bindings.discard(None)
+        if any(self._unresolved(binding, scope) for binding in bindings if binding):
+            for node in spec.nodes:
+                why = self._unresolved(node.binding, scope) if node.binding else None
                 if why is not None:
                     found.append(ProblemInfo(code="unresolved", message=why, nodes=[node.id]))
         for source, binding in spec.routers.items():
             if binding is not None:
-                _, why = ns.try_lookup(binding, scope)
+                why = self._unresolved(binding, scope)
                 if why is not None:
                     found.append(ProblemInfo(code="unresolved", message=why, nodes=[source]))
         if spec.state.binding:
@@ -414,6 +424,19 @@ class Builder(anywidget.AnyWidget):
         kept = bind_children(spec, scope, self._children)[2]
         found.extend(subgraph_problems(spec, scope, skip=kept))
         self.problems = [dict(problem) for problem in found] + self._pinned
+
+    def _unresolved(self, binding: str, scope: Mapping[str, Any]) -> str | None:
+        """Why ``binding`` does not resolve (``None``: it does), remembered until a refresh.
+
+        The namespace changes only when a cell runs, which refreshes the builder: an edit
+        of a 10,000-node drawing then looks up no binding again.
+        """
+        if binding in self._lookups:
+            return self._lookups[binding]
+        why = ns.try_lookup(binding, scope)[1]
+        if not binding.startswith("_graphnb_"):  # private names follow the node order
+            self._lookups[binding] = why
+        return why
 
     def pin_problems(self, problems: list[dict[str, Any]]) -> None:
         """Pin more problems on the canvas (an exercise's missed points) until the next edit.
@@ -481,6 +504,15 @@ class Builder(anywidget.AnyWidget):
     def layout(self) -> None:
         """Place every node (and START, END) with the diagrams' layout."""
         self.spec = apply_layout(self.spec, layout(self.spec))
+
+    def _layout_in_background(self) -> None:
+        """The canvas's Layout button: :meth:`layout`, computed off the kernel's loop."""
+        spec = self.spec
+        self._layouts.submit(
+            lambda: layout(spec),
+            lambda positions: setattr(self, "spec", apply_layout(self.spec, positions)),
+            lambda error: self._tell(f"layout failed: {error}", "layout"),
+        )
 
     # -- running -----------------------------------------------------------------------
 
@@ -656,7 +688,7 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "stop":
             self.stop()
         elif message["type"] == "layout":
-            self.layout()
+            self._layout_in_background()
         elif message["type"] == "export":
             try:
                 self.export(overwrite=message.get("overwrite", False))
