@@ -102,11 +102,17 @@ class ModelInfo(TypedDict):
 
 
 class NodeRun(TypedDict):
-    """One node's part in the current run."""
+    """One node's part in the current run.
+
+    ``step`` and ``writes``: the super-step of the node's last finished run and the update
+    it wrote there (JSON), for inspecting a node (absent until it finished once).
+    """
 
     status: NodeStatus
     duration: float | None
     runs: int
+    step: NotRequired[int]
+    writes: NotRequired[dict[str, Any]]
 
 
 class StepRecord(TypedDict):
@@ -284,13 +290,18 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 class ChunksMessage(TypedDict):
-    """A batch of streamed text; ``offset`` is the length of the text before it."""
+    """A batch of streamed text; ``offset`` is the length of the text before it.
+
+    ``sizes``: the length of each chunk the batch joins, in order, so a view can show the
+    stream chunk by chunk.
+    """
 
     type: Literal["chunks"]
     run: str
     node: str
     offset: int
     text: str
+    sizes: NotRequired[list[int]]
 
 
 class ChunksReplacedMessage(TypedDict):

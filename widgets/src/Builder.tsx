@@ -15,6 +15,18 @@ import { useFitWhenShown } from "./hooks/useFitWhenShown";
 import { useHistory } from "./hooks/useHistory";
 import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
+import { usePieces } from "./hooks/useChunkPieces";
+import { useEditorTools } from "./hooks/useEditorTools";
+import { useLevelOfDetail } from "./hooks/useLevelOfDetail";
+import { usePaletteDrop } from "./hooks/usePaletteDrop";
+import { useRoom } from "./hooks/useRoom";
+import { CanvasCorner } from "./panels/CanvasCorner";
+import { ContextMenu } from "./panels/ContextMenu";
+import { InspectPanel } from "./panels/InspectPanel";
+import { NodeSearch } from "./panels/NodeSearch";
+import { Palette } from "./panels/Palette";
+import { ShortcutSheet } from "./panels/ShortcutSheet";
+import { SourceDialog } from "./panels/SourceDialog";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
@@ -104,6 +116,23 @@ function Editor() {
       : null;
   const currentModel = models?.find((m) => m.binding === spec.state.binding) ?? null;
   const running = run.status === "running";
+  // The editor's tools (issue 13): palette, menus, clipboard, shortcuts, inspection, room.
+  const room = useRoom();
+  const pieces = usePieces(model);
+  const useModelBinding = useCallback((binding: string) => send({ type: "use_model", binding }), [send]);
+  const tools = useEditorTools({
+    model,
+    root,
+    spec,
+    history,
+    editing,
+    editable: connection.live,
+    keepFocus,
+    useModel: useModelBinding,
+    onBreakpoint: undefined, // the debugger's hook: a function here enables "Set breakpoint"
+  });
+  usePaletteDrop(editing.wrapper, spec, history, connection.live, useModelBinding);
+  useLevelOfDetail(editing.wrapper);
 
   useEffect(() => {
     console.debug(`[graphnb] builder ready: ${spec.nodes.length} nodes, ${spec.edges.length} edges`);
@@ -113,12 +142,15 @@ function Editor() {
     <div
       ref={root}
       tabIndex={-1}
-      className="graphnb-builder"
+      className={`graphnb-builder${room.maximised ? " graphnb-maximised" : ""}`}
       data-testid="graphnb-builder"
       data-lm-suppress-shortcuts="true"
       data-run-status={run.status}
       data-connection={connection.live ? "live" : connection.final ? "lost" : "away"}
-      onKeyDown={onKeyDown}
+      onKeyDown={(e) => {
+        tools.onKeyDown(e);
+        if (!e.defaultPrevented) onKeyDown(e);
+      }}
       onKeyDownCapture={gateShortcuts}
       style={{ height: `${height || 560}px` }}
     >
@@ -148,9 +180,34 @@ function Editor() {
         onCancelExport={() => setExportExists(null)}
       />
       <div className="graphnb-main">
-        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart} />
-        <aside className="graphnb-side">
+        <Palette
+          callables={callables ?? []}
+          models={models ?? []}
+          open={room.paletteOpen}
+          onToggle={room.togglePalette}
+          onAdd={tools.addFromPalette}
+        />
+        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart}>
+          <CanvasCorner
+            room={room}
+            message={tools.message}
+            onSearch={() => tools.setDialog({ kind: "search" })}
+            onShortcuts={() => tools.setDialog({ kind: "shortcuts" })}
+          />
+        </GraphCanvas>
+        <div
+          className="graphnb-splitter"
+          data-testid="side-splitter"
+          role="separator"
+          aria-orientation="vertical"
+          title="drag to resize the side panel"
+          hidden={!room.sideOpen}
+          onPointerDown={room.onSplitterDown}
+        />
+        <aside className="graphnb-side" style={{ width: room.sideWidth }} hidden={!room.sideOpen} data-testid="side-panel">
           <fieldset className="graphnb-editable" disabled={!connection.live}>
+          <div className="graphnb-side-scroll">
+          {selectedNode && <InspectPanel run={run} node={selectedNode.id} pieces={pieces} />}
           <BindingPanel
             spec={spec}
             node={selectedNode}
@@ -182,12 +239,41 @@ function Editor() {
             onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
             onStop={() => send({ type: "stop" })}
             onSelectNode={editing.selectNode}
+            pieces={pieces.run === run.id ? pieces.pieces : undefined}
           />
-          <StatePanel run={run} />
+          </div>
+          {/* The final state and the problems stay in view, below the scrolling panels. */}
+          <div className="graphnb-side-pinned">
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
+          <StatePanel run={run} />
+          </div>
           </fieldset>
         </aside>
       </div>
+      {tools.menu && (
+        <ContextMenu
+          menu={tools.menu}
+          spec={spec}
+          selected={selection.nodes}
+          callables={callables ?? []}
+          actions={tools.actions}
+          onClose={tools.closeMenu}
+        />
+      )}
+      {tools.dialog?.kind === "shortcuts" && <ShortcutSheet onClose={tools.closeDialog} />}
+      {tools.dialog?.kind === "source" && (
+        <SourceDialog binding={tools.dialog.binding} callables={callables ?? []} inspect={inspect} onClose={tools.closeDialog} />
+      )}
+      {tools.dialog?.kind === "search" && (
+        <NodeSearch
+          spec={spec}
+          onClose={tools.closeDialog}
+          onPick={(id) => {
+            tools.closeDialog();
+            editing.selectNode(id);
+          }}
+        />
+      )}
     </div>
   );
 }

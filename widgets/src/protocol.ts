@@ -90,7 +90,14 @@ export type JsonSchema = {
   $ref?: string;
 };
 
-export type NodeRun = { status: NodeStatus; duration: number | null; runs: number };
+/** `step`, `writes`: the step of the node's last finished run and what it wrote there. */
+export type NodeRun = {
+  status: NodeStatus;
+  duration: number | null;
+  runs: number;
+  step?: number;
+  writes?: Record<string, Json>;
+};
 export type StepRecord = {
   step: number;
   nodes: string[];
@@ -151,7 +158,8 @@ export type ClientMessage =
 
 // -- Python -> front end ------------------------------------------------------------------
 
-export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string };
+/** `sizes`: the length of each chunk the batch joins (absent from older kernels). */
+export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string; sizes?: number[] };
 /** The streamed text from `offset` on is now `text`: the run withdrew text it streamed. */
 export type ChunksReplacedMessage = { type: "chunks_replaced"; run: string; node: string; offset: number; text: string };
 export type InspectedMessage = {
