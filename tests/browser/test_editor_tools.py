@@ -210,3 +210,370 @@ def test_the_palette_lists_callables_and_a_drag_makes_a_bound_node_a_router_or_t
         )
         assert colours[0] != colours[1]
     assert not lab.notebook_errors()
+
+
+TWO = [
+    STORY
+    + """
+graph = (
+    StateGraph(Story, name="story")
+    .add_node("research", research)
+    .add_node("tell", tell)
+    .add_edge(START, "research")
+    .add_edge("research", "tell")
+    .add_edge("tell", END)
+)
+builder = Builder(graph, height=520)
+builder
+""",
+    """
+other = Builder(name="other", height=360)
+other
+""",
+]
+
+
+def _menu_on(lab: Any, element: Any) -> Any:
+    """Right-click ``element`` (a node) and return the context menu."""
+    lab.show_widget_of(element)
+    element.click(button="right")
+    menu = lab.page.get_by_test_id("context-menu")
+    menu.wait_for()
+    # Ours alone: JupyterLab's cell menu does not open over it.
+    assert not lab.page.locator(".lm-Menu").is_visible()
+    return menu
+
+
+def test_context_menus_rename_bind_duplicate_delete_and_open_source(lab):
+    kernel = lab.open_notebook("menus", TWO[:1])
+    page = lab.page
+    root = lab.builder()
+    menu = _menu_on(lab, lab.node("research"))
+    labels = [t.strip() for t in menu.locator(".graphnb-menu-item span").all_inner_texts()]
+    assert labels == [
+        "Rename…",
+        "Bind to…",
+        "New function",
+        "Open source",
+        "Duplicate",
+        "Copy",
+        "Set breakpoint",
+        "Delete",
+    ]
+    # The debugger wires breakpoints; until then the entry says so and does nothing.
+    assert menu.get_by_test_id("menu-breakpoint").is_disabled()
+    _doc_shot(lab, "context-menu", page.locator(".graphnb-canvas").first)
+    # The menu is keyboard-driven too: arrows move, Escape closes.
+    page.wait_for_function("""() => document.activeElement?.dataset.testid === 'menu-rename'""")
+    page.keyboard.press("ArrowDown")
+    assert menu.get_by_test_id("menu-bind").evaluate("(e) => e === document.activeElement")
+    page.keyboard.press("Escape")
+    menu.wait_for(state="detached")
+
+    # Rename.
+    menu = _menu_on(lab, lab.node("research"))
+    menu.get_by_test_id("menu-rename").click()
+    field = menu.get_by_test_id("menu-rename-input")
+    field.fill("tell")  # taken: refused, said on the field
+    field.press("Enter")
+    assert "graphnb-invalid" in (field.get_attribute("class") or "")
+    field.fill("study")
+    field.press("Enter")
+    lab.node("study").wait_for()
+    _spec_when(lab, kernel, lambda s: [n["id"] for n in s["nodes"]] == ["study", "tell"])
+
+    # Bind, from a searchable list of the notebook's functions.
+    menu = _menu_on(lab, lab.node("study"))
+    menu.get_by_test_id("menu-bind").click()
+    menu.get_by_test_id("menu-bind-search").fill("rout")
+    menu.get_by_test_id("menu-bind-route").click()
+    _spec_when(lab, kernel, lambda s: s["nodes"][0]["binding"] == "route")
+
+    # Open source: the bound function's code, in a dialog over the builder.
+    menu = _menu_on(lab, lab.node("study"))
+    menu.get_by_test_id("menu-source").click()
+    source = page.get_by_test_id("source-dialog-text")
+    source.wait_for()
+    assert "def route(state: Story) -> str:" in source.inner_text()
+    page.keyboard.press("Escape")
+    source.wait_for(state="detached")
+
+    # Duplicate, then delete the copy.
+    menu = _menu_on(lab, lab.node("study"))
+    menu.get_by_test_id("menu-duplicate").click()
+    lab.node("study_2").wait_for()
+    spec = _spec_when(lab, kernel, lambda s: len(s["nodes"]) == 3)
+    assert {n["id"]: n["binding"] for n in spec["nodes"]}["study_2"] == "route"
+    menu = _menu_on(lab, lab.node("study_2"))
+    menu.get_by_test_id("menu-delete").click()
+    lab.node("study_2").wait_for(state="detached")
+    _spec_when(lab, kernel, lambda s: len(s["nodes"]) == 2)
+
+    # An edge's menu: make it conditional.
+    lab.wait_for_canvas_still()
+    x, y = _edge_middle(lab, "study", "tell")
+    page.mouse.click(x, y, button="right")
+    menu = page.get_by_test_id("context-menu")
+    assert menu.get_by_test_id("menu-edge-kind").inner_text().startswith("Make conditional")
+    menu.get_by_test_id("menu-edge-kind").click()
+    _spec_when(lab, kernel, lambda s: s["edges"][1]["kind"] == "conditional")
+
+    # The empty canvas's menu adds a node where it was opened.
+    lab.builder()
+    box = page.locator(".react-flow__pane").first.bounding_box()
+    assert box
+    page.mouse.click(box["x"] + 80, box["y"] + 60, button="right")
+    page.get_by_test_id("menu-add-node").click()
+    lab.node("node_1").wait_for()
+    with dark_theme(lab):
+        menu = _menu_on(lab, lab.node("tell"))
+        lab.screenshot("tools-context-menu-dark", element=root)
+        colours = menu.evaluate(
+            "(e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]"
+        )
+        assert colours[0] != colours[1]
+        page.keyboard.press("Escape")
+
+
+def test_keys_copy_paste_between_builders_duplicate_find_and_the_shortcut_sheet(lab):
+    kernel = lab.open_notebook("keys", TWO)
+    page = lab.page
+    lab.builder()
+    first = page.get_by_test_id("graphnb-builder").nth(0)
+    second = page.get_by_test_id("graphnb-builder").nth(1)
+
+    # `?` shows every shortcut; Escape closes it.
+    lab.node("tell").click()
+    page.keyboard.press("?")
+    sheet = page.get_by_test_id("shortcut-sheet")
+    sheet.wait_for()
+    assert "duplicate the selected nodes" in sheet.inner_text()
+    _doc_shot(lab, "shortcuts", sheet)
+    page.keyboard.press("Escape")
+    sheet.wait_for(state="detached")
+
+    # Ctrl+D duplicates the selection, bound as the original.
+    lab.node("tell").click()
+    page.keyboard.press("Control+d")
+    first.locator('.react-flow__node[data-id="tell_2"]').wait_for()
+    spec = _spec_when(lab, kernel, lambda s: len(s["nodes"]) == 3)
+    assert {n["id"]: n["binding"] for n in spec["nodes"]}["tell_2"] == "tell"
+
+    # F2 renames the selected node.
+    first.locator('.react-flow__node[data-id="tell_2"]').click()
+    page.keyboard.press("F2")
+    page.get_by_test_id("menu-rename-input").fill("retell")
+    page.keyboard.press("Enter")
+    first.locator('.react-flow__node[data-id="retell"]').wait_for()
+
+    # Ctrl+C two nodes (and the edge between them) here, Ctrl+V in the other builder.
+    lab.node("research").click()
+    lab.node("tell").click(modifiers=["Shift"])
+    page.keyboard.press("Control+c")
+    assert page.get_by_test_id("editor-message").first.inner_text() == "copied 2 nodes"
+    second.evaluate("(e) => e.scrollIntoView({ block: 'center' })")
+    pane = second.locator(".react-flow__pane")
+    box = pane.bounding_box()
+    assert box
+    page.mouse.click(box["x"] + 40, box["y"] + 40)
+    page.keyboard.press("Control+v")
+    second.locator('.react-flow__node[data-id="research"]').wait_for()
+    other = lab.wait_until(
+        lambda: (o := kernel.json("other.spec.to_dict()")) and len(o["nodes"]) == 2 and o,
+        timeout=15,
+    )
+    assert {(n["id"], n["binding"]) for n in other["nodes"]} == {
+        ("research", "research"),
+        ("tell", "tell"),
+    }
+    assert [(e["source"], e["target"]) for e in other["edges"]] == [("research", "tell")]
+    # Pasting again in the same builder gives fresh ids.
+    page.keyboard.press("Control+v")
+    second.locator('.react-flow__node[data-id="research_2"]').wait_for()
+
+    # Ctrl+F finds a node by name and jumps to it (it is selected and centred).
+    lab.builder()
+    lab.node("retell").click()
+    page.keyboard.press("Control+f")
+    page.get_by_test_id("node-search-input").fill("resea")
+    page.keyboard.press("Enter")
+    first.locator('.react-flow__node.selected[data-id="research"]').wait_for()
+
+    # Handles are easier to grab: 7 px beside the drawn dot still starts a connection.
+    lab.wait_for_canvas_still()
+    handle = first.locator('.react-flow__node[data-id="retell"] .react-flow__handle.source')
+    hb = handle.bounding_box()
+    assert hb
+    hx, hy = _centre(hb)
+    grabbed = page.evaluate(
+        "([x, y]) => !!document.elementFromPoint(x, y)?.closest('.react-flow__handle')",
+        [hx + 7, hy + 7],
+    )
+    assert grabbed, "the handle's hit area is no larger than its dot"
+    target = first.locator('.react-flow__node[data-id="research"] .react-flow__handle.target')
+    tb = target.bounding_box()
+    assert tb
+    page.mouse.move(hx + 7, hy + 5)
+    page.mouse.down()
+    page.mouse.move(*_centre(tb), steps=12)
+    page.mouse.up()
+    _spec_when(lab, kernel, lambda s: any(e["source"] == "retell" for e in s["edges"]))
+    assert not lab.notebook_errors()
+
+
+def test_a_finished_node_shows_its_input_writes_duration_and_its_chunks(lab):
+    lab.open_notebook("inspect", TWO[:1])
+    page = lab.page
+    root = lab.builder()
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="run-status"]').textContent === 'done'""",
+        timeout=30_000,
+    )
+    lab.node("research").click()
+    panel = page.get_by_test_id("panel-inspect")
+    panel.wait_for()
+    assert "Last run of research" in panel.inner_text()
+    # Its input is the state before its step; its writes, what it returned.
+    assert panel.get_by_test_id("inspect-input-topic").inner_text() == 'topic\t"otters"'
+    assert panel.get_by_test_id("inspect-input-draft").inner_text() == 'draft\t""'
+    assert panel.get_by_test_id("inspect-writes-draft").inner_text() == 'draft\t"notes on otters"'
+    assert panel.get_by_test_id("inspect-duration").inner_text().endswith("ms")
+    # The streaming node: its input holds research's notes, its writes the whole text,
+    # and the chunks it streamed, one by one.
+    lab.node("tell").click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="panel-inspect"]')
+            .textContent.includes('Last run of tell')"""
+    )
+    assert panel.get_by_test_id("inspect-input-draft").inner_text() == 'draft\t"notes on otters"'
+    assert panel.get_by_test_id("inspect-writes-text").inner_text() == 'text\t"once upon a time"'
+    chunks = panel.get_by_test_id("inspect-chunks").locator("li").all_inner_texts()
+    assert chunks == ['"once"', '" upon"', '" a"', '" time"']
+    _doc_shot(lab, "inspect", page.get_by_test_id("side-panel"))
+    # A click on the run's streamed text lists its chunks, with the node of each.
+    stream = page.get_by_test_id("run-chunks")
+    assert stream.get_attribute("data-chunks") == "4"
+    stream.evaluate(
+        """(e) => { const s = e.closest('.graphnb-side-scroll');
+            s.scrollTop += e.getBoundingClientRect().top - s.getBoundingClientRect().top - 20; }"""
+    )
+    stream.click()
+    listed = page.get_by_test_id("run-chunk-list").locator("li").all_inner_texts()
+    assert listed == ['tell "once"', 'tell " upon"', 'tell " a"', 'tell " time"']
+    page.get_by_test_id("run-chunk-list").click()
+    stream.wait_for()
+    with dark_theme(lab):
+        lab.node("research").click()
+        cell = panel.get_by_test_id("inspect-writes-draft")
+        colours = cell.evaluate(
+            """(e) => [getComputedStyle(e).color,
+                getComputedStyle(e.closest('.graphnb-side')).backgroundColor]"""
+        )
+        assert colours[0] != colours[1]
+        lab.screenshot("tools-inspect-dark", element=root)
+
+
+def _box(element: Any) -> dict[str, float]:
+    box = element.bounding_box()
+    assert box, "not on screen"
+    return box
+
+
+def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_out(lab):
+    lab.open_notebook("room", TWO[:1])
+    page = lab.page
+    root = lab.builder()
+    # At the default size, the problems and the final state are in view without scrolling.
+    side = _box(page.get_by_test_id("side-panel"))
+    for testid in ("panel-problems", "panel-state"):
+        header = _box(page.get_by_test_id(testid).locator("header"))
+        assert side["y"] <= header["y"], testid
+        assert header["y"] + header["height"] <= side["y"] + side["height"], testid
+
+    # Maximised: the builder fills the window; Escape gives it back to the notebook.
+    normal = _box(root)
+    page.get_by_test_id("corner-maximise").click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="graphnb-builder"]')
+            .getBoundingClientRect().height === window.innerHeight"""
+    )
+    full = _box(root)
+    assert (full["x"], full["y"], full["width"]) == (0, 0, page.viewport_size["width"])
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        """(h) => document.querySelector('[data-testid="graphnb-builder"]')
+            .getBoundingClientRect().height === h""",
+        arg=normal["height"],
+    )
+
+    # The side panel resizes by its edge, and collapses.
+    root = lab.builder()
+    splitter = page.get_by_test_id("side-splitter")
+    before = _box(page.get_by_test_id("side-panel"))["width"]
+    x, y = _centre(_box(splitter))
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 150, y, steps=6)
+    page.mouse.up()
+    after = _box(page.get_by_test_id("side-panel"))["width"]
+    assert abs(after - before - 150) <= 2, (before, after)
+    canvas_before = _box(page.locator(".graphnb-canvas"))["width"]
+    page.get_by_test_id("corner-side").click()
+    page.get_by_test_id("side-panel").wait_for(state="hidden")
+    assert _box(page.locator(".graphnb-canvas"))["width"] > canvas_before + after
+    page.get_by_test_id("corner-side").click()
+    page.get_by_test_id("side-panel").wait_for()
+    # The palette collapses to a button.
+    page.get_by_test_id("palette-toggle").click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="palette"]').dataset.open === 'false'"""
+    )
+    page.get_by_test_id("palette-toggle").click()
+    page.get_by_test_id("palette-search").wait_for()
+
+    # Zoomed out, a node shows its name alone, larger; zoomed back in, its details.
+    canvas = page.locator(".graphnb-canvas")
+    assert canvas.get_attribute("data-detail") is None
+    for _ in range(6):
+        page.locator(".react-flow__controls-zoomout").click()
+    page.wait_for_function(
+        """() => document.querySelector('.graphnb-canvas').dataset.detail === 'names'"""
+    )
+    assert lab.zoom() < 0.6
+    assert not page.get_by_test_id("node-binding-tell").is_visible()
+    assert page.get_by_test_id("node-label-tell").is_visible()
+    lab.screenshot("tools-zoomed-out", element=root)
+    page.get_by_test_id("toolbar-fit").click()
+    page.wait_for_function(
+        """() => document.querySelector('.graphnb-canvas').dataset.detail === undefined"""
+    )
+
+
+def test_new_function_inserts_a_stub_cell_below_the_builder_bound_once_it_runs(lab):
+    kernel = lab.open_notebook("stub", TWO[:1])
+    page = lab.page
+    lab.builder()
+    page.get_by_test_id("toolbar-add-node").click()
+    lab.node("node_1").wait_for()
+    menu = _menu_on(lab, lab.node("node_1"))
+    menu.get_by_test_id("menu-new-function").click()
+    # A new cell, right below the builder's, holds the stub: inserted into the notebook
+    # as JupyterLab's own commands do, not written to the file.
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells.length === 2"
+    )
+    source = page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells[1].getSource()"
+    )
+    assert source.startswith("def node_1(state: Story) -> dict:")
+    on_disk = (lab.server.root_dir / "stub.ipynb").read_text()
+    assert "def node_1" not in on_disk
+    # The node is bound to it at once; the binding resolves when the cell runs.
+    spec = _spec_when(lab, kernel, lambda s: len(s["nodes"]) == 3)
+    assert {n["id"]: n["binding"] for n in spec["nodes"]}["node_1"] == "node_1"
+    unresolved = "[p['code'] for p in builder.problems if p['nodes'] == ['node_1']]"
+    assert "unresolved" in kernel.json(unresolved)
+    lab.run_cells([1])
+    lab.wait_until(lambda: "unresolved" not in kernel.json(unresolved))
+    assert kernel.json("node_1({})") == {}

@@ -117,7 +117,7 @@ function Editor() {
   const currentModel = models?.find((m) => m.binding === spec.state.binding) ?? null;
   const running = run.status === "running";
   // The editor's tools (issue 13): palette, menus, clipboard, shortcuts, inspection, room.
-  const room = useRoom();
+  const room = useRoom(root);
   const pieces = usePieces(model);
   const useModelBinding = useCallback((binding: string) => send({ type: "use_model", binding }), [send]);
   const tools = useEditorTools({

@@ -148,6 +148,8 @@ export function useEditorTools(opts: {
             : { kind: "pane" };
       openMenu(target, { x: e.clientX, y: e.clientY });
     };
+    // JupyterLab opens its own cell menu on top of ours unless told the canvas has one.
+    el.setAttribute("data-jp-suppress-context-menu", "true");
     el.addEventListener("contextmenu", onContext);
     return () => el.removeEventListener("contextmenu", onContext);
   }, [editing.wrapper, openMenu]);

@@ -2,7 +2,7 @@
 // edge) or collapses, a palette that collapses. Widths and what is open are remembered
 // in localStorage for the next builder.
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useState } from "react";
 
 const KEY = "graphnb.room";
 export const SIDE_MIN = 220;
@@ -19,7 +19,7 @@ function load(): Saved {
   }
 }
 
-export function useRoom() {
+export function useRoom(root: React.RefObject<HTMLElement | null>) {
   const [saved, setSaved] = useState<Saved>(load);
   const [maximised, setMaximised] = useState(false);
   const update = useCallback((change: Partial<Saved>) => {
@@ -33,6 +33,21 @@ export function useRoom() {
       return next;
     });
   }, []);
+  // Maximised, the view's host element moves to the page's body: JupyterLab's notebook
+  // contains its cells (CSS containment), which would hold a fixed element inside the cell.
+  // A placeholder keeps its place; the host (not the React tree) moves, so nothing remounts.
+  useLayoutEffect(() => {
+    const host = root.current?.parentElement;
+    const parent = host?.parentElement;
+    if (!maximised || !host || !parent) return;
+    const place = document.createComment("graphnb: the maximised builder's place");
+    parent.insertBefore(place, host);
+    document.body.appendChild(host);
+    root.current?.focus({ preventScroll: true });
+    return () => {
+      if (place.parentNode) place.parentNode.replaceChild(host, place);
+    };
+  }, [maximised, root]);
   // Escape leaves the maximised view, wherever focus is.
   useEffect(() => {
     if (!maximised) return;

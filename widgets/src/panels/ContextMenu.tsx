@@ -69,7 +69,12 @@ export function ContextMenu(props: {
     return () => document.removeEventListener("mousedown", away, true);
   }, [onClose]);
   useEffect(() => {
-    if (!mode) box.current?.querySelector<HTMLElement>("button:not(:disabled)")?.focus({ preventScroll: true });
+    // After the right-click's own focus change (React Flow focuses the node it selects).
+    if (mode) return;
+    const frame = requestAnimationFrame(() =>
+      box.current?.querySelector<HTMLElement>("button:not(:disabled)")?.focus({ preventScroll: true }),
+    );
+    return () => cancelAnimationFrame(frame);
   }, [mode]);
   const close = (then: () => void) => () => {
     onClose();
@@ -191,6 +196,7 @@ export function ContextMenu(props: {
       role="menu"
       data-testid="context-menu"
       data-lm-suppress-shortcuts="true"
+      data-jp-suppress-context-menu="true"
       style={{ left: menu.x, top: menu.y }}
       onKeyDown={keys}
       onContextMenu={(e) => e.preventDefault()}

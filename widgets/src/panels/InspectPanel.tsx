@@ -1,6 +1,7 @@
 // Inspect a node: select a node that ran to see its input (the state before its step),
 // what it wrote and how long it took in the last run, and the chunks it streamed.
 
+import { useEffect, useRef } from "react";
 import type { Pieces } from "../hooks/useChunkPieces";
 import type { Json, RunState } from "../protocol";
 import { formatDuration } from "../format";
@@ -32,6 +33,12 @@ function Fields(props: { values: Record<string, Json>; testid: string; highlight
 export function InspectPanel(props: { run: RunState; node: string; pieces: Pieces }) {
   const { run, node } = props;
   const record = run.nodes[node];
+  // A click on a node that ran brings its record into the side panel's view.
+  const anchor = useRef<HTMLSpanElement>(null);
+  useEffect(() => {
+    const side = anchor.current?.closest(".graphnb-side-scroll");
+    if (side) side.scrollTop = 0;
+  }, [node]);
   if (!record || record.step === undefined || !record.writes) {
     if (record?.status === "running" || record?.status === "error")
       return (
@@ -50,6 +57,7 @@ export function InspectPanel(props: { run: RunState; node: string; pieces: Piece
   return (
     <Panel id="panel-inspect" title={`Last run of ${node}`}>
       <p className="graphnb-muted" data-testid="inspect-summary">
+        <span ref={anchor} />
         step {record.step} · took <strong data-testid="inspect-duration">{formatDuration(record.duration ?? 0)}</strong>
         {record.runs > 1 ? ` · ran ${record.runs}×, the last shown` : ""}
       </p>
