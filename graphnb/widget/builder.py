@@ -29,6 +29,7 @@ from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .bundle import LOADER, bundle_reply
+from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals, turn
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
@@ -459,9 +460,25 @@ class Builder(anywidget.AnyWidget):
         self.saver = mask_url(checkpointer) if isinstance(checkpointer, str) else repr(saver)
         self.threads = True
 
-    def layout(self) -> None:
-        """Place every node (and START, END) with the diagrams' layout."""
-        self.spec = apply_layout(self.spec, layout(self.spec))
+    def layout(self, direction: Direction | None = None) -> None:
+        """Place every node (and START, END) with the diagrams' layout.
+
+        Args:
+            direction: ``"TB"`` top-down or ``"LR"`` left-right; the current one (kept in
+                the spec's metadata) when omitted.
+
+        Raises:
+            ValueError: ``direction`` is neither.
+        """
+        if direction is not None and direction not in ("TB", "LR"):
+            raise ValueError(f"layout direction must be 'TB' or 'LR', got {direction!r}")
+        chosen = direction or direction_of(self.spec)
+        positions = layout(self.spec)
+        spec = apply_layout(self.spec, turn(positions) if chosen == "LR" else positions)
+        if chosen == "LR":
+            settle_terminals(spec, -50.0, 12.0)  # apply_layout centred them across a column
+        spec.metadata[DIRECTION_KEY] = chosen
+        self.spec = spec
 
     # -- running -----------------------------------------------------------------------
 
@@ -637,7 +654,7 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "stop":
             self.stop()
         elif message["type"] == "layout":
-            self.layout()
+            self.layout(message.get("direction"))
         elif message["type"] == "export":
             try:
                 self.export(overwrite=message.get("overwrite", False))

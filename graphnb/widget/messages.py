@@ -170,9 +170,13 @@ class StopRequest(TypedDict):
 
 
 class LayoutRequest(TypedDict):
-    """Place every node with the diagrams' layout."""
+    """Place every node with the diagrams' layout.
+
+    ``direction``: ``"TB"`` top-down or ``"LR"`` left-right (the current one when absent).
+    """
 
     type: Literal["layout"]
+    direction: NotRequired[Literal["TB", "LR"]]
 
 
 class ExportRequest(TypedDict):

@@ -134,6 +134,10 @@ def test_the_palette_lists_callables_and_a_drag_makes_a_bound_node_a_router_or_t
     page = lab.page
     root = lab.builder()
     palette = page.get_by_test_id("palette")
+    # Folded at first (the canvas keeps its width), a strip that says what it holds.
+    assert palette.get_attribute("data-open") == "false"
+    assert palette.get_by_test_id("palette-toggle").inner_text() == "ƒ functions (3)"
+    palette.get_by_test_id("palette-toggle").click()
     # Every function of the notebook, each with its signature.
     for name in ("research", "tell", "route"):
         palette.get_by_test_id(f"palette-item-{name}").wait_for()
@@ -481,7 +485,7 @@ def _box(element: Any) -> dict[str, float]:
 
 
 def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_out(lab):
-    lab.open_notebook("room", TWO[:1])
+    kernel = lab.open_notebook("room", TWO[:1])
     page = lab.page
     root = lab.builder()
     # At the default size, the problems and the final state are in view without scrolling.
@@ -524,13 +528,26 @@ def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_ou
     assert _box(page.locator(".graphnb-canvas"))["width"] > canvas_before + after
     page.get_by_test_id("corner-side").click()
     page.get_by_test_id("side-panel").wait_for()
-    # The palette collapses to a button.
+    # The palette opens from its strip and folds back to it.
+    page.get_by_test_id("palette-toggle").click()
+    page.get_by_test_id("palette-search").wait_for()
     page.get_by_test_id("palette-toggle").click()
     page.wait_for_function(
         """() => document.querySelector('[data-testid="palette"]').dataset.open === 'false'"""
     )
-    page.get_by_test_id("palette-toggle").click()
-    page.get_by_test_id("palette-search").wait_for()
+
+    # Left to right as well as top-down: levels become columns, handles move to the sides.
+    page.get_by_test_id("corner-direction").click()
+    lab.node("tell").locator(".react-flow__handle-right.source").wait_for()
+    lab.builder()
+    research, tell = _box(lab.node("research")), _box(lab.node("tell"))
+    assert research["x"] + research["width"] < tell["x"]
+    assert abs(research["y"] - tell["y"]) < 5
+    lab.screenshot("tools-left-right", element=root)
+    assert kernel.json("builder.spec.metadata['graphnb.widget.direction']") == "LR"
+    page.get_by_test_id("corner-direction").click()
+    lab.node("tell").locator(".react-flow__handle-bottom.source").wait_for()
+    lab.builder()
 
     # Zoomed out, a node shows its name alone, larger; zoomed back in, its details.
     canvas = page.locator(".graphnb-canvas")
@@ -577,3 +594,73 @@ def test_new_function_inserts_a_stub_cell_below_the_builder_bound_once_it_runs(l
     lab.run_cells([1])
     lab.wait_until(lambda: "unresolved" not in kernel.json(unresolved))
     assert kernel.json("node_1({})") == {}
+
+
+KEPT = """
+from graphnb.widget import Builder
+
+def step(state: dict) -> dict:
+    return {}
+
+builder = Builder()
+builder
+"""
+
+CELL_META = """() => window.jupyterapp.shell.currentWidget.content.model.sharedModel
+    .cells[0].getMetadata('graphnb')"""
+RESTART = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()"
+
+
+def _restart_and_rerun(lab: Any) -> Any:
+    """Restart the kernel (the old view says it is disconnected), run cell 0 again."""
+    page = lab.page
+    page.evaluate(RESTART)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="disconnected"]')]
+            .some((e) => e.dataset.final === 'true')""",
+        timeout=60_000,
+    )
+    lab.wait_for_kernel_idle()
+    lab.run_cells([0])
+    return lab.kernel()
+
+
+def test_a_plain_builders_drawing_is_kept_in_the_notebook_and_restored_or_asked(lab):
+    lab.open_notebook("kept", [KEPT])
+    kernel = lab.kernel()
+    page = lab.page
+    lab.builder()
+    page.get_by_test_id("toolbar-add-node").click()
+    page.get_by_test_id("toolbar-add-node").click()
+    lab.wait_until(lambda: len(_spec(kernel)["nodes"]) == 2)
+    # Kept in the notebook itself (the cell's metadata), so it is saved with it.
+    page.wait_for_function(f"() => (({CELL_META})()?.drawings?.['0']?.nodes || []).length === 2")
+
+    # A new kernel runs the cell: its empty builder gets the drawing back, and says so.
+    kernel = _restart_and_rerun(lab)
+    page.get_by_test_id("kept-restored").wait_for(timeout=30_000)
+    assert "2 nodes" in page.get_by_test_id("kept-restored").inner_text()
+    lab.builder()
+    assert sorted(i for i in lab.node_ids() if not i.startswith("__")) == ["node_1", "node_2"]
+    lab.wait_until(lambda: len(_spec(kernel)["nodes"]) == 2, timeout=15)
+
+    # A builder that comes up with a drawing of its own: nothing is replaced unasked.
+    page.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells[0]
+            .setSource('from graphnb.widget import Builder\\n'
+                + 'builder = Builder({"name": "fresh", "nodes": [{"id": "solo"}]})\\n'
+                + 'builder')"""
+    )
+    kernel = _restart_and_rerun(lab)
+    question = page.get_by_test_id("kept-drawing")
+    question.wait_for(timeout=30_000)
+    assert "2 nodes" in question.inner_text()
+    assert [n["id"] for n in _spec(kernel)["nodes"]] == ["solo"]
+    kept = page.evaluate(CELL_META)
+    assert len(kept["drawings"]["0"]["nodes"]) == 2, "the kept drawing was replaced unasked"
+    page.get_by_test_id("kept-restore").click()
+    lab.wait_until(
+        lambda: sorted(n["id"] for n in _spec(kernel)["nodes"]) == ["node_1", "node_2"],
+        timeout=15,
+    )
+    question.wait_for(state="detached")

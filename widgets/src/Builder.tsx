@@ -18,11 +18,13 @@ import { useUndoKeys } from "./hooks/useUndoKeys";
 import { usePieces } from "./hooks/useChunkPieces";
 import { useEditorTools } from "./hooks/useEditorTools";
 import { useLevelOfDetail } from "./hooks/useLevelOfDetail";
+import { useKeptDrawing } from "./hooks/useKeptDrawing";
 import { usePaletteDrop } from "./hooks/usePaletteDrop";
 import { useRoom } from "./hooks/useRoom";
 import { CanvasCorner } from "./panels/CanvasCorner";
 import { ContextMenu } from "./panels/ContextMenu";
 import { InspectPanel } from "./panels/InspectPanel";
+import { KeptDrawing } from "./panels/KeptDrawing";
 import { NodeSearch } from "./panels/NodeSearch";
 import { Palette } from "./panels/Palette";
 import { ShortcutSheet } from "./panels/ShortcutSheet";
@@ -33,7 +35,7 @@ import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
-import type { ClientMessage, EdgeSpec, GraphSpec, Model, ProblemInfo, RunState } from "./protocol";
+import { DIRECTION_KEY, type ClientMessage, type EdgeSpec, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
 import { runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
@@ -133,6 +135,7 @@ function Editor() {
   });
   usePaletteDrop(editing.wrapper, spec, history, connection.live, useModelBinding);
   useLevelOfDetail(editing.wrapper);
+  const kept = useKeptDrawing({ model, root, spec, live: connection.live, restore: history.commit });
 
   useEffect(() => {
     console.debug(`[graphnb] builder ready: ${spec.nodes.length} nodes, ${spec.edges.length} edges`);
@@ -193,6 +196,17 @@ function Editor() {
             message={tools.message}
             onSearch={() => tools.setDialog({ kind: "search" })}
             onShortcuts={() => tools.setDialog({ kind: "shortcuts" })}
+            leftRight={spec.metadata?.[DIRECTION_KEY] === "LR"}
+            onTurn={() => send({ type: "layout", direction: spec.metadata?.[DIRECTION_KEY] === "LR" ? "TB" : "LR" })}
+          />
+          <KeptDrawing
+            choice={kept.choice}
+            restored={kept.restored}
+            onUndo={() => {
+              history.undo();
+              kept.clearRestored();
+            }}
+            onClose={kept.clearRestored}
           />
         </GraphCanvas>
         <div

@@ -2,7 +2,7 @@
 
 import { MarkerType, type Node } from "@xyflow/react";
 import type { GraphEdge } from "./edges";
-import { END, START, type GraphSpec, type XY } from "./protocol";
+import { DIRECTION_KEY, END, START, type GraphSpec, type XY } from "./protocol";
 import * as edit from "./spec";
 
 /** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
@@ -35,12 +35,14 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
       measured: before.measured,
     };
   };
+  // Left-right graphs take edges in on the left and out on the right.
+  const lr = spec.metadata?.[DIRECTION_KEY] === "LR";
   const result: Node[] = [
     keep(START, {
       id: START,
       type: "terminal",
       position: special[START] ?? { x: startX, y: top - 110 },
-      data: { label: "START" },
+      data: { label: "START", lr },
       deletable: false,
     }),
   ];
@@ -51,7 +53,7 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
         id: n.id,
         type: "step",
         position,
-        data: { label: n.label ?? n.id, binding: n.binding, code: typeof n.metadata?.[CODE_KEY] === "string" },
+        data: { label: n.label ?? n.id, binding: n.binding, code: typeof n.metadata?.[CODE_KEY] === "string", lr },
       }),
     );
   });
@@ -60,7 +62,7 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
       id: END,
       type: "terminal",
       position: special[END] ?? { x: endX, y: bottom + 110 },
-      data: { label: "END" },
+      data: { label: "END", lr },
       deletable: false,
     }),
   );

@@ -8,7 +8,8 @@ import { formatDuration } from "./format";
 import { type Store, useSelect } from "./store";
 
 /** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
-export type StepData = { label: string; binding: string | null; code: boolean };
+/** `lr`: the graph is laid out left-right: handles on the left and right sides. */
+export type StepData = { label: string; binding: string | null; code: boolean; lr?: boolean };
 
 /**
  * The card's second line: the binding when it says more than the node's name ("research"
@@ -19,7 +20,7 @@ export function bindingText(id: string, data: Pick<StepData, "binding" | "code">
   return data.code ? "in code" : "unbound";
 }
 export type StepNode = Node<StepData, "step">;
-export type TerminalNode = Node<{ label: string }, "terminal">;
+export type TerminalNode = Node<{ label: string; lr?: boolean }, "terminal">;
 
 /** What nodes read besides their own data: run state, problems, and how to rename. */
 export type CanvasContext = {
@@ -91,7 +92,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
             : "not bound: select the node and pick a callable")
       }
     >
-      <Handle type="target" position={Position.Top} />
+      <Handle type="target" position={data.lr ? Position.Left : Position.Top} />
       {editing ? (
         <input
           ref={input}
@@ -140,7 +141,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
         </div>
       )}
       {code && <span className="graphnb-node-badge" aria-label={message ?? ""}>!</span>}
-      <Handle type="source" position={Position.Bottom} />
+      <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} />
     </div>
   );
 }
@@ -149,9 +150,9 @@ function Terminal({ id, data }: NodeProps<TerminalNode>) {
   const isStart = data.label === "START";
   return (
     <div className={`graphnb-terminal ${isStart ? "graphnb-start" : "graphnb-end"}`} data-testid={`node-${id}`}>
-      {!isStart && <Handle type="target" position={Position.Top} />}
+      {!isStart && <Handle type="target" position={data.lr ? Position.Left : Position.Top} />}
       {data.label}
-      {isStart && <Handle type="source" position={Position.Bottom} />}
+      {isStart && <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} />}
     </div>
   );
 }

@@ -4,7 +4,12 @@
 
 import type { AnyModel } from "@anywidget/types";
 
-type SharedCell = { cell_type: string; getSource(): string };
+type SharedCell = {
+  cell_type: string;
+  getSource(): string;
+  getMetadata(key?: string): unknown;
+  setMetadata(key: string, value: unknown): void;
+};
 type SharedNotebook = {
   cells: SharedCell[];
   insertCell(index: number, cell: { cell_type: "code"; source: string }): unknown;
@@ -35,4 +40,12 @@ export function insertCellBelow(model: AnyModel<object>, element: Element, sourc
   if (!notebook || index < 0 || index >= notebook.cells.length) return false;
   notebook.insertCell(index + 1, { cell_type: "code", source });
   return true;
+}
+
+/** The notebook's shared cell whose output holds `element`, or null. */
+export function cellOf(model: AnyModel<object>, element: Element): SharedCell | null {
+  const notebook = sharedNotebook(model);
+  const index = cellIndexOf(element);
+  const cell = notebook && index >= 0 ? notebook.cells[index] : undefined;
+  return cell && typeof cell.setMetadata === "function" && typeof cell.getMetadata === "function" ? cell : null;
 }

@@ -138,7 +138,10 @@ export type Model = {
 
 export type RunRequest = { type: "run"; input: Record<string, Json>; thread_id: string | null };
 export type StopRequest = { type: "stop" };
-export type LayoutRequest = { type: "layout" };
+/** `direction`: top-down or left-right (the current one when absent). */
+export type LayoutRequest = { type: "layout"; direction?: "TB" | "LR" };
+/** Spec metadata key holding the layout direction, "TB" or "LR" (graphnb/widget/direction.py). */
+export const DIRECTION_KEY = "graphnb.widget.direction";
 /** `overwrite`: replace the file when it exists (the user confirmed it). */
 export type ExportRequest = { type: "export"; overwrite?: boolean };
 export type InspectRequest = { type: "inspect"; request: number; binding: string };

@@ -9,7 +9,9 @@ export const SIDE_MIN = 220;
 export const SIDE_MAX = 720;
 
 type Saved = { side: number; sideOpen: boolean; paletteOpen: boolean };
-const DEFAULTS: Saved = { side: 330, sideOpen: true, paletteOpen: true };
+// The palette starts folded to a strip at the canvas's left edge, leaving the canvas the
+// width it always had; opened once, it stays open (remembered) for later builders.
+const DEFAULTS: Saved = { side: 330, sideOpen: true, paletteOpen: false };
 
 function load(): Saved {
   try {

@@ -3,7 +3,16 @@
 
 import type { Room } from "../hooks/useRoom";
 
-export function CanvasCorner(props: { room: Room; message: string; onSearch(): void; onShortcuts(): void }) {
+export function CanvasCorner(props: {
+  room: Room;
+  message: string;
+  onSearch(): void;
+  onShortcuts(): void;
+  /** The graph is laid out left-right (else top-down). */
+  leftRight: boolean;
+  /** Lay the graph out again, the other way round. */
+  onTurn(): void;
+}) {
   const { room } = props;
   return (
     <div className="graphnb-corner nodrag nopan" data-testid="canvas-corner">
@@ -14,6 +23,15 @@ export function CanvasCorner(props: { room: Room; message: string; onSearch(): v
       )}
       <button type="button" data-testid="corner-search" title="find a node (Ctrl+F)" onClick={props.onSearch}>
         ⌕
+      </button>
+      <button
+        type="button"
+        data-testid="corner-direction"
+        aria-pressed={props.leftRight}
+        title={props.leftRight ? "lay the graph out top-down" : "lay the graph out left to right"}
+        onClick={props.onTurn}
+      >
+        {props.leftRight ? "↓" : "→"}
       </button>
       <button type="button" data-testid="corner-shortcuts" title="keyboard shortcuts (?)" onClick={props.onShortcuts}>
         ?

@@ -56,8 +56,14 @@ export function Palette(props: {
   if (!props.open)
     return (
       <div className="graphnb-palette graphnb-palette-closed" data-testid="palette" data-open="false">
-        <button type="button" data-testid="palette-toggle" title="show the palette of the notebook's functions" onClick={props.onToggle}>
-          ƒ
+        <button
+          type="button"
+          className="graphnb-palette-open"
+          data-testid="palette-toggle"
+          title="show the palette of the notebook's functions and state models"
+          onClick={props.onToggle}
+        >
+          ƒ functions ({props.callables.length})
         </button>
       </div>
     );
