@@ -238,6 +238,9 @@ export function useEditorTools(opts: {
         return;
       }
       if (!mod || e.shiftKey || e.altKey) return;
+      // Text selected on the page (a traceback, a state value): Ctrl+C copies that text.
+      const textSelected = Boolean(window.getSelection()?.toString());
+      if ((key === "c" || key === "x") && textSelected) return;
       if (key === "c" && nodes.length) {
         e.preventDefault();
         copy(nodes);

@@ -15,6 +15,8 @@ export const SHORTCUTS: [string, string][] = [
   ["Ctrl+F", "find a node and jump to it"],
   ["Shift+click, drag", "add to the selection / select an area"],
   ["⤢ (canvas corner)", "maximise the builder (Escape: back)"],
+  ["→ / ↓ (canvas corner)", "lay the graph out left to right / top-down"],
+  ["Enter on a palette entry", "add its node (or use its state model)"],
   ["Escape", "close a menu, the sheet, the maximised view"],
   ["Ctrl+S", "save the notebook (JupyterLab's)"],
 ];
