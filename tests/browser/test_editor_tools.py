@@ -664,3 +664,42 @@ def test_a_plain_builders_drawing_is_kept_in_the_notebook_and_restored_or_asked(
         timeout=15,
     )
     question.wait_for(state="detached")
+
+
+def test_a_selection_groups_collapses_into_one_box_and_opens_again(lab):
+    kernel = lab.open_notebook("groups", TWO[:1])
+    page = lab.page
+    root = lab.builder()
+    lab.node("research").click()
+    lab.node("tell").click(modifiers=["Shift"])
+    page.keyboard.press("Control+g")
+    box = page.get_by_test_id("group-group_1")
+    box.wait_for()
+    assert "2 nodes" in box.inner_text()
+    lab.node("research").wait_for(state="hidden")
+    # The edges that cross the group's border are drawn to and from its box.
+    assert {("__start__", "group:group_1"), ("group:group_1", "__end__")} <= set(lab.edge_pairs())
+    groups = kernel.json("builder.spec.metadata['graphnb.widget.groups']")
+    assert groups == [
+        {"id": "group_1", "label": "group_1", "nodes": ["research", "tell"], "collapsed": True}
+    ]
+    lab.screenshot("tools-group-collapsed", element=root)
+    # ▸ opens it; a member's menu collapses it again; the box's menu ungroups.
+    page.get_by_test_id("group-open-group_1").click()
+    lab.node("research").wait_for()
+    menu = _menu_on(lab, lab.node("tell"))
+    menu.get_by_test_id("menu-collapse").click()
+    box.wait_for()
+    lab.show_widget_of(box)
+    box.click(button="right")
+    page.get_by_test_id("menu-ungroup").click()
+    lab.node("tell").wait_for()
+    lab.wait_until(
+        lambda: "graphnb.widget.groups" not in kernel.json("builder.spec.metadata"), timeout=15
+    )
+    # The graph itself never changed: grouping is a way of looking at it.
+    assert [(e["source"], e["target"]) for e in _spec(kernel)["edges"]] == [
+        ("__start__", "research"),
+        ("research", "tell"),
+        ("tell", "__end__"),
+    ]

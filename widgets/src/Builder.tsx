@@ -5,6 +5,7 @@ import { useModel, useModelState } from "@anywidget/react";
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { FIT } from "./flow";
+import { setCollapsed } from "./groups";
 import { GraphCanvas } from "./GraphCanvas";
 import { useCanvasEditing } from "./hooks/useCanvasEditing";
 import { useCanvasStores } from "./hooks/useCanvasStores";
@@ -99,9 +100,14 @@ function Editor() {
     [onFitMoveStart, onUserMove],
   );
   const { rename, setRoute } = editing;
+  // Stable across edits (a new function would re-render every node): reads the latest spec.
+  const latestSpec = useRef(spec);
+  latestSpec.current = spec;
+  const { commit } = history;
+  const expandGroup = useCallback((id: string) => commit(setCollapsed(latestSpec.current, id, false)), [commit]);
   const canvas: CanvasContext = useMemo(
-    () => ({ run: runStore, problems: problemStore, rename, setRoute }),
-    [runStore, problemStore, rename, setRoute],
+    () => ({ run: runStore, problems: problemStore, rename, setRoute, expandGroup }),
+    [runStore, problemStore, rename, setRoute, expandGroup],
   );
 
   // The toolbar's Run runs with the run panel's current input ...

@@ -4,6 +4,7 @@ import { MarkerType, type Node } from "@xyflow/react";
 import type { GraphEdge } from "./edges";
 import { DIRECTION_KEY, END, START, type GraphSpec, type XY } from "./protocol";
 import * as edit from "./spec";
+import { GROUP_PREFIX, groupPosition, groupsOf, standIns } from "./groups";
 
 /** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
  * graph is shown at its natural size, never blown up. */
@@ -57,6 +58,21 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
       }),
     );
   });
+  // Collapsed groups: their members hidden, one box each in their place.
+  const hidden = standIns(spec);
+  if (hidden.size) {
+    for (const node of result) if (hidden.has(node.id)) node.hidden = true;
+    for (const g of groupsOf(spec).filter((x) => x.collapsed))
+      result.push({
+        id: GROUP_PREFIX + g.id,
+        type: "collapsed",
+        position: groupPosition(spec, g),
+        data: { label: g.label, count: g.nodes.length, lr, group: g.id },
+        draggable: false,
+        deletable: false,
+        selected: old.get(GROUP_PREFIX + g.id)?.selected,
+      });
+  }
   result.push(
     keep(END, {
       id: END,
@@ -71,7 +87,31 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
 
 export function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
   const selected = new Set(previous.filter((e) => e.selected).map((e) => e.id));
-  return spec.edges.map((e) => {
+  const hidden = standIns(spec);
+  const crossing: GraphEdge[] = [];
+  if (hidden.size) {
+    // Edges into, out of or inside a collapsed group: drawn once between the boxes.
+    const seen = new Set<string>();
+    for (const e of spec.edges) {
+      if (!hidden.has(e.source) && !hidden.has(e.target)) continue;
+      const source = hidden.get(e.source) ?? e.source;
+      const target = hidden.get(e.target) ?? e.target;
+      const id = `${GROUP_PREFIX}${source}->${target}`;
+      if (source === target || seen.has(id)) continue;
+      seen.add(id);
+      crossing.push({
+        id,
+        source,
+        target,
+        type: "graph",
+        selectable: false,
+        deletable: false,
+        markerEnd: { type: MarkerType.ArrowClosed, width: 15, height: 15 },
+        data: { kind: "direct", route: null },
+      });
+    }
+  }
+  const drawn = spec.edges.filter((e) => !hidden.has(e.source) && !hidden.has(e.target)).map((e): GraphEdge => {
     const id = edit.edgeKey(e);
     return {
       id,
@@ -83,4 +123,5 @@ export function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
       data: { kind: e.kind, route: e.route },
     };
   });
+  return crossing.length ? [...drawn, ...crossing] : drawn;
 }

@@ -4,6 +4,7 @@ import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
 import { createContext, memo, useContext, useEffect, useRef, useState } from "react";
 import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
 import { Elapsed } from "./Elapsed";
+import { GroupNodeView } from "./GroupNode";
 import { formatDuration } from "./format";
 import { type Store, useSelect } from "./store";
 
@@ -28,6 +29,8 @@ export type CanvasContext = {
   problems: Store<Record<string, ProblemInfo[]>>;
   rename(from: string, to: string): boolean;
   setRoute(source: string, target: string, route: string): void;
+  /** Open a collapsed group (see groups.ts). */
+  expandGroup?(id: string): void;
 };
 
 export const Canvas = createContext<CanvasContext | null>(null);
@@ -157,4 +160,4 @@ function Terminal({ id, data }: NodeProps<TerminalNode>) {
   );
 }
 
-export const nodeTypes = { step: memo(Step), terminal: memo(Terminal) };
+export const nodeTypes = { step: memo(Step), terminal: memo(Terminal), collapsed: GroupNodeView };

@@ -24,7 +24,7 @@ const KEPT = new Set([
 ]);
 /** Undo, redo, text editing, duplicate (D) and find a node (F): kept without Shift (Ctrl+Shift+C is the command palette),
  * and Ctrl+Shift+Z is redo. */
-const EDITING = new Set(["z", "y", "a", "c", "v", "x", "d", "f"]);
+const EDITING = new Set(["z", "y", "a", "c", "v", "x", "d", "f", "g"]);
 
 export type KeyLike = { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean };
 

@@ -59,3 +59,22 @@ test("a new function's stub takes the state model and returns a dict", () => {
   assert.equal(functionStub("write", "Story").split("\n")[0], "def write(state: Story) -> dict:");
   assert.equal(functionStub("9 lives", null).split("\n")[0], "def n_9_lives(state) -> dict:");
 });
+
+test("a group collapses its members into one box; edges crossing it are drawn to the box", async () => {
+  const { group, groupsOf, setCollapsed, standIns, ungroup } = await import("../src/groups");
+  const { toEdges, toNodes } = await import("../src/flow");
+  const made = group(spec, ["b", "c"])!;
+  assert.equal(made.id, "group_1");
+  assert.deepEqual(groupsOf(made.spec), [{ id: "group_1", label: "group_1", nodes: ["b", "c"], collapsed: true }]);
+  assert.deepEqual([...standIns(made.spec).keys()], ["b", "c"]);
+  const nodes = toNodes(made.spec, []);
+  assert.deepEqual(nodes.filter((n) => n.hidden).map((n) => n.id), ["b", "c"]);
+  assert.ok(nodes.some((n) => n.id === "group:group_1" && n.type === "collapsed"));
+  const edges = toEdges(made.spec, []);
+  assert.deepEqual(edges.map((e) => [e.source, e.target]), [["__start__", "a"], ["a", "group:group_1"]]);
+  const open = setCollapsed(made.spec, "group_1", false);
+  assert.equal(toNodes(open, []).filter((n) => n.hidden).length, 0);
+  assert.equal(group(spec, ["a"]), null, "a group needs two nodes");
+  assert.deepEqual(groupsOf(ungroup(made.spec, "group_1")), []);
+  assert.equal(ungroup(made.spec, "group_1").metadata["graphnb.widget.groups"], undefined);
+});

@@ -6,6 +6,8 @@ import type { AnyModel } from "@anywidget/types";
 import { useReactFlow, useStoreApi } from "@xyflow/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { addBoundNode, CLIP_KEY, copySelection, functionStub, parseClip, pasteClip } from "../clip";
+import * as groups from "../groups";
+import { GROUP_PREFIX } from "../groups";
 import { insertCellBelow } from "../notebook";
 import type { MenuActions, MenuState, MenuTarget } from "../panels/ContextMenu";
 import type { PaletteItem } from "../panels/Palette";
@@ -141,7 +143,9 @@ export function useEditorTools(opts: {
       const node = t.closest(".react-flow__node")?.getAttribute("data-id");
       const edge = t.closest(".react-flow__edge")?.getAttribute("data-id");
       const target: MenuTarget =
-        node && node !== "__start__" && node !== "__end__"
+        node?.startsWith(GROUP_PREFIX)
+          ? { kind: "group", id: node.slice(GROUP_PREFIX.length) }
+          : node && node !== "__start__" && node !== "__end__"
           ? { kind: "node", id: node }
           : edge
             ? { kind: "edge", key: edge }
@@ -177,6 +181,12 @@ export function useEditorTools(opts: {
     openSource: (binding) => setDialog({ kind: "source", binding }),
     newFunction,
     showShortcuts: () => setDialog({ kind: "shortcuts" }),
+    group: (ids) => {
+      const made = groups.group(spec, ids);
+      if (made) history.commit(made.spec);
+    },
+    setCollapsed: (id, collapsed) => history.commit(groups.setCollapsed(spec, id, collapsed)),
+    ungroup: (id) => history.commit(groups.ungroup(spec, id)),
     onBreakpoint: opts.onBreakpoint,
   };
 
@@ -211,7 +221,7 @@ export function useEditorTools(opts: {
       if (target.closest("input, textarea, select, [contenteditable]")) return;
       const mod = e.ctrlKey || e.metaKey;
       const key = e.key.toLowerCase();
-      const nodes = editing.selection.nodes.filter((id) => id !== "__start__" && id !== "__end__");
+      const nodes = editing.selection.nodes.filter((id) => id !== "__start__" && id !== "__end__" && !id.startsWith(GROUP_PREFIX));
       if (e.key === "Escape" && (menu || dialog)) {
         setMenu(null);
         setDialog(null);
@@ -253,6 +263,10 @@ export function useEditorTools(opts: {
       } else if (key === "d" && nodes.length && latest.current.editable) {
         e.preventDefault();
         duplicate(nodes);
+      } else if (key === "g" && nodes.length > 1 && latest.current.editable) {
+        e.preventDefault();
+        const made = groups.group(spec, nodes);
+        if (made) history.commit(made.spec);
       } else if (key === "a") {
         e.preventDefault();
         const state = store.getState();
@@ -262,7 +276,7 @@ export function useEditorTools(opts: {
         setDialog({ kind: "search" });
       }
     },
-    [editing, menu, dialog, copy, paste, duplicate, store, spec, openMenu],
+    [editing, menu, dialog, copy, paste, duplicate, store, spec, openMenu, history],
   );
 
   // A message ("copied 2 nodes") fades after a few seconds.

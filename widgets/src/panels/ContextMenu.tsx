@@ -5,9 +5,14 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { CallableInfo, EdgeSpec, GraphSpec, NodeSpec } from "../protocol";
+import { GROUP_PREFIX, groupOfNode, groupsOf } from "../groups";
 import * as edit from "../spec";
 
-export type MenuTarget = { kind: "node"; id: string } | { kind: "edge"; key: string } | { kind: "pane" };
+export type MenuTarget =
+  | { kind: "node"; id: string }
+  | { kind: "edge"; key: string }
+  | { kind: "group"; id: string }
+  | { kind: "pane" };
 export type MenuState = { target: MenuTarget; x: number; y: number; client: { x: number; y: number }; mode?: "rename" | "bind" };
 
 export type MenuActions = {
@@ -25,6 +30,9 @@ export type MenuActions = {
   openSource(binding: string): void;
   newFunction(id: string): void;
   showShortcuts(): void;
+  group(ids: string[]): void;
+  setCollapsed(group: string, collapsed: boolean): void;
+  ungroup(group: string): void;
   /**
    * Set or clear a breakpoint on a node. The debugger wires it (a prop of the builder);
    * until then the entry is shown disabled.
@@ -95,7 +103,8 @@ export function ContextMenu(props: {
   if (target.kind === "node") {
     const node = spec.nodes.find((n) => n.id === target.id);
     if (!node) return null;
-    const group = props.selected.includes(node.id) ? props.selected : [node.id];
+    const group = props.selected.includes(node.id) ? props.selected.filter((id) => !id.startsWith(GROUP_PREFIX)) : [node.id];
+    const inGroup = groupOfNode(spec, node.id);
     body =
       mode === "rename" ? (
         <RenameField initial={node.id} onDone={(to) => (to === null || actions.rename(node.id, to) ? onClose() : false)} />
@@ -120,6 +129,12 @@ export function ContextMenu(props: {
             onClick={close(() => node.binding && actions.openSource(node.binding))}
           />
           <hr />
+          {group.length > 1 && (
+            <Item testid="menu-group" label={`Group ${group.length} and collapse`} keys="Ctrl+G" onClick={close(() => actions.group(group))} />
+          )}
+          {inGroup && (
+            <Item testid="menu-collapse" label={`Collapse ${inGroup.label}`} onClick={close(() => actions.setCollapsed(inGroup.id, true))} />
+          )}
           <Item testid="menu-duplicate" label={group.length > 1 ? `Duplicate ${group.length}` : "Duplicate"} keys="Ctrl+D" onClick={close(() => actions.duplicate(group))} />
           <Item testid="menu-copy" label={group.length > 1 ? `Copy ${group.length}` : "Copy"} keys="Ctrl+C" onClick={close(() => actions.copy(group))} />
           <Item
@@ -179,6 +194,18 @@ export function ContextMenu(props: {
           <Item testid="menu-delete" label="Delete" keys="Del" onClick={close(() => actions.remove([], [target.key]))} />
         </>
       );
+  } else if (target.kind === "group") {
+    const g = groupsOf(spec).find((x) => x.id === target.id);
+    if (!g) return null;
+    body = (
+      <>
+        <div className="graphnb-menu-title">
+          {g.label}: {g.nodes.length} nodes
+        </div>
+        <Item testid="menu-expand" label="Open the group" onClick={close(() => actions.setCollapsed(g.id, false))} />
+        <Item testid="menu-ungroup" label="Ungroup" onClick={close(() => actions.ungroup(g.id))} />
+      </>
+    );
   } else {
     body = (
       <>

@@ -11,6 +11,7 @@ export const SHORTCUTS: [string, string][] = [
   ["Ctrl+V", "paste (also from another builder)"],
   ["Ctrl+D", "duplicate the selected nodes"],
   ["Ctrl+A", "select every node"],
+  ["Ctrl+G", "group the selected nodes and collapse them (▸ opens)"],
   ["Ctrl+Z / Ctrl+Shift+Z", "undo / redo"],
   ["Ctrl+F", "find a node and jump to it"],
   ["Shift+click, drag", "add to the selection / select an area"],
