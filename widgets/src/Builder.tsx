@@ -23,13 +23,10 @@ import { useKeptDrawing } from "./hooks/useKeptDrawing";
 import { usePaletteDrop } from "./hooks/usePaletteDrop";
 import { useRoom } from "./hooks/useRoom";
 import { CanvasCorner } from "./panels/CanvasCorner";
-import { ContextMenu } from "./panels/ContextMenu";
+import { EditorOverlays } from "./panels/EditorOverlays";
 import { InspectPanel } from "./panels/InspectPanel";
 import { KeptDrawing } from "./panels/KeptDrawing";
-import { NodeSearch } from "./panels/NodeSearch";
 import { Palette } from "./panels/Palette";
-import { ShortcutSheet } from "./panels/ShortcutSheet";
-import { SourceDialog } from "./panels/SourceDialog";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
@@ -270,30 +267,14 @@ function Editor() {
           </fieldset>
         </aside>
       </div>
-      {tools.menu && (
-        <ContextMenu
-          menu={tools.menu}
-          spec={spec}
-          selected={selection.nodes}
-          callables={callables ?? []}
-          actions={tools.actions}
-          onClose={tools.closeMenu}
-        />
-      )}
-      {tools.dialog?.kind === "shortcuts" && <ShortcutSheet onClose={tools.closeDialog} />}
-      {tools.dialog?.kind === "source" && (
-        <SourceDialog binding={tools.dialog.binding} callables={callables ?? []} inspect={inspect} onClose={tools.closeDialog} />
-      )}
-      {tools.dialog?.kind === "search" && (
-        <NodeSearch
-          spec={spec}
-          onClose={tools.closeDialog}
-          onPick={(id) => {
-            tools.closeDialog();
-            editing.selectNode(id);
-          }}
-        />
-      )}
+      <EditorOverlays
+        tools={tools}
+        spec={spec}
+        selected={selection.nodes}
+        callables={callables ?? []}
+        inspect={inspect}
+        onSelectNode={editing.selectNode}
+      />
     </div>
   );
 }
