@@ -135,7 +135,9 @@ def configure_output_filter(notebook: Path) -> bool:
         ("filter.nbstripout.clean", f"{python} -m nbstripout --keep-id"),
         ("filter.nbstripout.smudge", "cat"),
         # JupyterLab records the kernel's version here on every save: not worth a diff.
-        ("filter.nbstripout.extrakeys", "metadata.language_info"),
+        # A builder keeps its drawing in its cell's metadata (restored after a kernel
+        # restart): widget state too, so stripped like it.
+        ("filter.nbstripout.extrakeys", "metadata.language_info cell.metadata.graphnb"),
         ("diff.ipynb.textconv", f"{python} -m nbstripout --keep-id -t"),
     ):
         if _git(folder, "config", "--local", key, value) is None:

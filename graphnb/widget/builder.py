@@ -36,6 +36,7 @@ from .composition import (
     lay_out_children,
     subgraph_problems,
 )
+from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals, turn
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .livecheck import LiveCheck
@@ -501,18 +502,40 @@ class Builder(anywidget.AnyWidget):
         self.saver = mask_url(checkpointer) if isinstance(checkpointer, str) else repr(saver)
         self.threads = True
 
-    def layout(self) -> None:
-        """Place every node (and START, END) with the diagrams' layout."""
-        self.spec = apply_layout(self.spec, layout(self.spec))
+    def layout(self, direction: Direction | None = None) -> None:
+        """Place every node (and START, END) with the diagrams' layout.
 
-    def _layout_in_background(self) -> None:
+        Args:
+            direction: ``"TB"`` top-down or ``"LR"`` left-right; the current one (kept in
+                the spec's metadata) when omitted.
+
+        Raises:
+            ValueError: ``direction`` is neither.
+        """
+        chosen = self._direction(direction)
+        self.spec = self._placed(layout(self.spec), chosen)
+
+    def _layout_in_background(self, direction: Direction | None = None) -> None:
         """The canvas's Layout button: :meth:`layout`, computed off the kernel's loop."""
-        spec = self.spec
+        spec, chosen = self.spec, self._direction(direction)
         self._layouts.submit(
             lambda: layout(spec),
-            lambda positions: setattr(self, "spec", apply_layout(self.spec, positions)),
+            lambda positions: setattr(self, "spec", self._placed(positions, chosen)),
             lambda error: self._tell(f"layout failed: {error}", "layout"),
         )
+
+    def _direction(self, direction: Direction | None) -> Direction:
+        if direction is not None and direction not in ("TB", "LR"):
+            raise ValueError(f"layout direction must be 'TB' or 'LR', got {direction!r}")
+        return direction or direction_of(self.spec)
+
+    def _placed(self, positions: dict[str, tuple[float, float]], direction: Direction) -> GraphSpec:
+        """The current spec with ``positions`` applied, turned for a left-right layout."""
+        spec = apply_layout(self.spec, turn(positions) if direction == "LR" else positions)
+        if direction == "LR":
+            settle_terminals(spec, -50.0, 12.0)  # apply_layout centred them across a column
+        spec.metadata[DIRECTION_KEY] = direction
+        return spec
 
     # -- running -----------------------------------------------------------------------
 
@@ -688,7 +711,7 @@ class Builder(anywidget.AnyWidget):
         elif message["type"] == "stop":
             self.stop()
         elif message["type"] == "layout":
-            self._layout_in_background()
+            self._layout_in_background(message.get("direction"))
         elif message["type"] == "export":
             try:
                 self.export(overwrite=message.get("overwrite", False))

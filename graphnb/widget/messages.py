@@ -117,7 +117,9 @@ class NodeRun(TypedDict):
 
     A node inside a subgraph is keyed by its path joined with ``/`` (``research/search``).
     ``instances``: the node ran once per ``Send`` item; ``cache_hits`` and ``retries``:
-    how often its cache answered for it and its retry policy ran it again.
+    how often its cache answered for it and its retry policy ran it again. ``step`` and
+    ``writes``: the super-step of the node's last finished run and the update it wrote
+    there (JSON), for inspecting a node (absent until it finished once).
     """
 
     status: NodeStatus
@@ -126,6 +128,8 @@ class NodeRun(TypedDict):
     instances: NotRequired[SendCount]
     cache_hits: NotRequired[int]
     retries: NotRequired[int]
+    step: NotRequired[int]
+    writes: NotRequired[dict[str, Any]]
 
 
 class GraphInfo(TypedDict):
@@ -192,9 +196,13 @@ class StopRequest(TypedDict):
 
 
 class LayoutRequest(TypedDict):
-    """Place every node with the diagrams' layout."""
+    """Place every node with the diagrams' layout.
+
+    ``direction``: ``"TB"`` top-down or ``"LR"`` left-right (the current one when absent).
+    """
 
     type: Literal["layout"]
+    direction: NotRequired[Literal["TB", "LR"]]
 
 
 class ExportRequest(TypedDict):
@@ -312,13 +320,18 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 class ChunksMessage(TypedDict):
-    """A batch of streamed text; ``offset`` is the length of the text before it."""
+    """A batch of streamed text; ``offset`` is the length of the text before it.
+
+    ``sizes``: the length of each chunk the batch joins, in order, so a view can show the
+    stream chunk by chunk.
+    """
 
     type: Literal["chunks"]
     run: str
     node: str
     offset: int
     text: str
+    sizes: NotRequired[list[int]]
 
 
 class ChunksReplacedMessage(TypedDict):

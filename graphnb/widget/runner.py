@@ -273,6 +273,9 @@ class RunController:
             record["status"] = "done"
             record["duration"] = event.duration
             record["runs"] += 1
+            record["step"] = event.step
+            writes = _jsonable(event.update)
+            record["writes"] = writes if isinstance(writes, dict) else {"value": writes}
             state["active"] = [name for name in state["active"] if name != event.node]
         elif isinstance(event, NodeFailed):
             if event.node in nodes:
@@ -388,12 +391,15 @@ class RunController:
         if not self._pending:
             return
         text = "".join(self._pending)
+        sizes = [len(piece) for piece in self._pending]
         offset = len(self.state["chunks"])
         self._pending = []
         self.state["chunks"] += text
         run = self.state["id"] or ""
         node = self._pending_node
-        self._send(ChunksMessage(type="chunks", run=run, node=node, offset=offset, text=text))
+        self._send(
+            ChunksMessage(type="chunks", run=run, node=node, offset=offset, text=text, sizes=sizes)
+        )
         self.messages_sent += 1
 
     def _publish_now(self, *, force: bool = False, from_thread: bool = False) -> None:

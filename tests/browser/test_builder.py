@@ -355,7 +355,7 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     page.wait_for_function(
         """() => {
             const chunks = document.querySelector('[data-testid="run-chunks"]');
-            const side = chunks.closest('.graphnb-side').getBoundingClientRect();
+            const side = chunks.closest('.graphnb-side-scroll').getBoundingClientRect();
             const box = chunks.getBoundingClientRect();
             const atEnd = chunks.scrollHeight - chunks.scrollTop - chunks.clientHeight < 4;
             return box.top >= side.top && box.top + 30 <= side.bottom && atEnd;

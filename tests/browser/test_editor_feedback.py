@@ -147,7 +147,7 @@ def _side_scrolled_to(lab: Any, testid: str) -> Any:
     element = lab.page.get_by_test_id(testid)
     element.evaluate(
         """(e) => {
-            const side = e.closest('.graphnb-side');
+            const side = e.closest('.graphnb-side-scroll, .graphnb-side-pinned');
             side.scrollTop += e.getBoundingClientRect().top
                 - side.getBoundingClientRect().top - 20;
         }"""

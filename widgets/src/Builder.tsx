@@ -5,6 +5,7 @@ import { useModel, useModelState } from "@anywidget/react";
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { FIT } from "./flow";
+import { setCollapsed } from "./groups";
 import { GraphCanvas } from "./GraphCanvas";
 import { useCanvasEditing } from "./hooks/useCanvasEditing";
 import { useCanvasStores } from "./hooks/useCanvasStores";
@@ -16,6 +17,17 @@ import { useHistory } from "./hooks/useHistory";
 import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
 import { scopeKeys, useSubgraphScope } from "./hooks/useSubgraphScope";
+import { usePieces } from "./hooks/useChunkPieces";
+import { useEditorTools } from "./hooks/useEditorTools";
+import { useLevelOfDetail } from "./hooks/useLevelOfDetail";
+import { useKeptDrawing } from "./hooks/useKeptDrawing";
+import { usePaletteDrop } from "./hooks/usePaletteDrop";
+import { useRoom } from "./hooks/useRoom";
+import { CanvasCorner } from "./panels/CanvasCorner";
+import { EditorOverlays } from "./panels/EditorOverlays";
+import { InspectPanel } from "./panels/InspectPanel";
+import { KeptDrawing } from "./panels/KeptDrawing";
+import { Palette } from "./panels/Palette";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
 import { PolicyFields } from "./panels/PolicyFields";
@@ -28,7 +40,7 @@ import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
-import type { ClientMessage, EdgeSpec, GraphInfo, GraphSpec, Model, ProblemInfo, RunState } from "./protocol";
+import { DIRECTION_KEY, type ClientMessage, type EdgeSpec, type GraphInfo, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
 import { runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
@@ -97,9 +109,14 @@ function Editor() {
     [onFitMoveStart, onUserMove],
   );
   const { rename, setRoute } = editing;
+  // Stable across edits (a new function would re-render every node): reads the latest spec.
+  const latestSpec = useRef(spec);
+  latestSpec.current = spec;
+  const { commit } = history;
+  const expandGroup = useCallback((id: string) => commit(setCollapsed(latestSpec.current, id, false)), [commit]);
   const canvas: CanvasContext = useMemo(
-    () => ({ run: runStore, problems: problemStore, rename, setRoute }),
-    [runStore, problemStore, rename, setRoute],
+    () => ({ run: runStore, problems: problemStore, rename, setRoute, expandGroup }),
+    [runStore, problemStore, rename, setRoute, expandGroup],
   );
 
   // The toolbar's Run runs with the run panel's current input ...
@@ -117,6 +134,24 @@ function Editor() {
   const currentModel = models?.find((m) => m.binding === spec.state.binding) ?? null;
   const running = run.status === "running";
   const groups = useMemo(() => ({ toggle: scope.toggle, open: scope.open }), [scope.toggle, scope.open]);
+  // The editor's tools (issue 13): palette, menus, clipboard, shortcuts, inspection, room.
+  const room = useRoom(root);
+  const pieces = usePieces(model);
+  const useModelBinding = useCallback((binding: string) => send({ type: "use_model", binding }), [send]);
+  const tools = useEditorTools({
+    model,
+    root,
+    spec,
+    history,
+    editing,
+    editable: connection.live,
+    keepFocus,
+    useModel: useModelBinding,
+    onBreakpoint: undefined, // the debugger's hook: a function here enables "Set breakpoint"
+  });
+  usePaletteDrop(editing.wrapper, spec, history, connection.live, useModelBinding);
+  useLevelOfDetail(editing.wrapper);
+  const kept = useKeptDrawing({ model, root, spec, live: connection.live, restore: history.commit });
 
   useEffect(() => {
     console.debug(`[graphnb] builder ready: ${spec.nodes.length} nodes, ${spec.edges.length} edges`);
@@ -126,14 +161,15 @@ function Editor() {
     <div
       ref={root}
       tabIndex={-1}
-      className="graphnb-builder"
+      className={`graphnb-builder${room.maximised ? " graphnb-maximised" : ""}`}
       data-testid="graphnb-builder"
       data-lm-suppress-shortcuts="true"
       data-run-status={run.status}
       data-connection={connection.live ? "live" : connection.final ? "lost" : "away"}
       onKeyDown={(e) => {
         scopeKeys(e, scope, selectedNode, keepFocus);
-        onKeyDown(e);
+        if (!e.defaultPrevented) tools.onKeyDown(e);
+        if (!e.defaultPrevented) onKeyDown(e);
       }}
       onKeyDownCapture={gateShortcuts}
       style={{ height: `${height || 560}px` }}
@@ -165,11 +201,47 @@ function Editor() {
       />
       <ScopeBar top={rootSpec.name} path={scope.path} onUp={scope.up} />
       <div className="graphnb-main">
+        <Palette
+          callables={callables ?? []}
+          models={models ?? []}
+          open={room.paletteOpen}
+          onToggle={room.togglePalette}
+          onAdd={tools.addFromPalette}
+        />
         <Groups.Provider value={groups}>
-          <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart} />
+        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart}>
+          <CanvasCorner
+            room={room}
+            message={tools.message}
+            onSearch={() => tools.setDialog({ kind: "search" })}
+            onShortcuts={() => tools.setDialog({ kind: "shortcuts" })}
+            leftRight={spec.metadata?.[DIRECTION_KEY] === "LR"}
+            onTurn={() => send({ type: "layout", direction: spec.metadata?.[DIRECTION_KEY] === "LR" ? "TB" : "LR" })}
+          />
+          <KeptDrawing
+            choice={kept.choice}
+            restored={kept.restored}
+            onUndo={() => {
+              history.undo();
+              kept.clearRestored();
+            }}
+            onClose={kept.clearRestored}
+          />
+        </GraphCanvas>
         </Groups.Provider>
-        <aside className="graphnb-side">
+        <div
+          className="graphnb-splitter"
+          data-testid="side-splitter"
+          role="separator"
+          aria-orientation="vertical"
+          title="drag to resize the side panel"
+          hidden={!room.sideOpen}
+          onPointerDown={room.onSplitterDown}
+        />
+        <aside className="graphnb-side" style={{ width: room.sideWidth }} hidden={!room.sideOpen} data-testid="side-panel">
           <fieldset className="graphnb-editable" disabled={!connection.live}>
+          <div className="graphnb-side-scroll">
+          {selectedNode && <InspectPanel run={run} node={selectedNode.id} pieces={pieces} />}
           <BindingPanel
             spec={spec}
             node={selectedNode}
@@ -214,12 +286,25 @@ function Editor() {
             onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
             onStop={() => send({ type: "stop" })}
             onSelectNode={editing.selectNode}
+            pieces={pieces.run === run.id ? pieces.pieces : undefined}
           />
-          <StatePanel run={run} />
+          </div>
+          {/* The final state and the problems stay in view, below the scrolling panels. */}
+          <div className="graphnb-side-pinned">
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
+          <StatePanel run={run} />
+          </div>
           </fieldset>
         </aside>
       </div>
+      <EditorOverlays
+        tools={tools}
+        spec={spec}
+        selected={selection.nodes}
+        callables={callables ?? []}
+        inspect={inspect}
+        onSelectNode={editing.selectNode}
+      />
     </div>
   );
 }

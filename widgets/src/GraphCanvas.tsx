@@ -1,6 +1,7 @@
 // The canvas: React Flow with the graph's nodes and edges, wired to the editing hook.
 
 import { Background, Controls, MiniMap, ReactFlow } from "@xyflow/react";
+import type { ReactNode } from "react";
 import { Disconnected } from "./Disconnected";
 import { edgeTypes } from "./edges";
 import { FIT } from "./flow";
@@ -15,6 +16,8 @@ export function GraphCanvas(props: {
   dark: boolean;
   connection: Connection;
   onMoveStart(event: MouseEvent | TouchEvent | null): void;
+  /** Drawn over the canvas (its corner buttons). */
+  children?: ReactNode;
 }) {
   const { editing } = props;
   const editable = props.connection.live;
@@ -57,6 +60,7 @@ export function GraphCanvas(props: {
           <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />
         </ReactFlow>
         <Disconnected connection={props.connection} />
+        {props.children}
       </Canvas.Provider>
     </div>
   );

@@ -2,8 +2,9 @@
 
 import { MarkerType, type Node } from "@xyflow/react";
 import type { GraphEdge } from "./edges";
-import { END, START, type GraphSpec, type XY } from "./protocol";
+import { DIRECTION_KEY, END, START, type GraphSpec, type XY } from "./protocol";
 import * as edit from "./spec";
+import { GROUP_PREFIX, groupPosition, groupsOf, standIns } from "./groups";
 
 /** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
  * graph is shown at its natural size, never blown up. */
@@ -38,12 +39,14 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
       data: sameData(before.data, fresh.data) ? before.data : fresh.data,
     };
   };
+  // Left-right graphs take edges in on the left and out on the right.
+  const lr = spec.metadata?.[DIRECTION_KEY] === "LR";
   const result: Node[] = [
     keep(START, {
       id: START,
       type: "terminal",
       position: special[START] ?? { x: startX, y: top - 110 },
-      data: { label: "START" },
+      data: { label: "START", lr },
       deletable: false,
     }),
   ];
@@ -54,16 +57,31 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
         id: n.id,
         type: "step",
         position,
-        data: { label: n.label ?? n.id, binding: n.binding, code: typeof n.metadata?.[CODE_KEY] === "string" },
+        data: { label: n.label ?? n.id, binding: n.binding, code: typeof n.metadata?.[CODE_KEY] === "string", lr },
       }),
     );
   });
+  // Collapsed groups: their members hidden, one box each in their place.
+  const hidden = standIns(spec);
+  if (hidden.size) {
+    for (const node of result) if (hidden.has(node.id)) node.hidden = true;
+    for (const g of groupsOf(spec).filter((x) => x.collapsed))
+      result.push({
+        id: GROUP_PREFIX + g.id,
+        type: "collapsed",
+        position: groupPosition(spec, g),
+        data: { label: g.label, count: g.nodes.length, lr, group: g.id },
+        draggable: false,
+        deletable: false,
+        selected: old.get(GROUP_PREFIX + g.id)?.selected,
+      });
+  }
   result.push(
     keep(END, {
       id: END,
       type: "terminal",
       position: special[END] ?? { x: endX, y: bottom + 110 },
-      data: { label: "END" },
+      data: { label: "END", lr },
       deletable: false,
     }),
   );
@@ -78,7 +96,31 @@ function sameData(a: Record<string, unknown>, b: Record<string, unknown>): boole
 export function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
   const selected = new Set(previous.filter((e) => e.selected).map((e) => e.id));
   const old = new Map(previous.map((e) => [e.id, e]));
-  return spec.edges.map((e) => {
+  const hidden = standIns(spec);
+  const crossing: GraphEdge[] = [];
+  if (hidden.size) {
+    // Edges into, out of or inside a collapsed group: drawn once between the boxes.
+    const seen = new Set<string>();
+    for (const e of spec.edges) {
+      if (!hidden.has(e.source) && !hidden.has(e.target)) continue;
+      const source = hidden.get(e.source) ?? e.source;
+      const target = hidden.get(e.target) ?? e.target;
+      const id = `${GROUP_PREFIX}${source}->${target}`;
+      if (source === target || seen.has(id)) continue;
+      seen.add(id);
+      crossing.push({
+        id,
+        source,
+        target,
+        type: "graph",
+        selectable: false,
+        deletable: false,
+        markerEnd: { type: MarkerType.ArrowClosed, width: 15, height: 15 },
+        data: { kind: "direct", route: null },
+      });
+    }
+  }
+  const drawn = spec.edges.filter((e) => !hidden.has(e.source) && !hidden.has(e.target)).map((e): GraphEdge => {
     const id = edit.edgeKey(e);
     // Unchanged edges keep their object, so the memoised edge components skip redrawing.
     const before = old.get(id);
@@ -95,4 +137,5 @@ export function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
       data: { kind: e.kind, route: e.route },
     };
   });
+  return crossing.length ? [...drawn, ...crossing] : drawn;
 }

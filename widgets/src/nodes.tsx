@@ -4,12 +4,14 @@ import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
 import { createContext, memo, useContext, useEffect, useRef, useState } from "react";
 import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
 import { Elapsed } from "./Elapsed";
+import { GroupNodeView } from "./GroupNode";
 import { formatDuration } from "./format";
 import { type Store, useSelect } from "./store";
 import { RunBadges } from "./RunBadges";
 
 /** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
-export type StepData = { label: string; binding: string | null; code: boolean };
+/** `lr`: the graph is laid out left-right: handles on the left and right sides. */
+export type StepData = { label: string; binding: string | null; code: boolean; lr?: boolean };
 
 /**
  * The card's second line: the binding when it says more than the node's name ("research"
@@ -20,7 +22,7 @@ export function bindingText(id: string, data: Pick<StepData, "binding" | "code">
   return data.code ? "in code" : "unbound";
 }
 export type StepNode = Node<StepData, "step">;
-export type TerminalNode = Node<{ label: string }, "terminal">;
+export type TerminalNode = Node<{ label: string; lr?: boolean }, "terminal">;
 
 /** What nodes read besides their own data: run state, problems, and how to rename. */
 export type CanvasContext = {
@@ -28,6 +30,8 @@ export type CanvasContext = {
   problems: Store<Record<string, ProblemInfo[]>>;
   rename(from: string, to: string): boolean;
   setRoute(source: string, target: string, route: string): void;
+  /** Open a collapsed group (see groups.ts). */
+  expandGroup?(id: string): void;
 };
 
 export const Canvas = createContext<CanvasContext | null>(null);
@@ -92,7 +96,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
             : "not bound: select the node and pick a callable")
       }
     >
-      <Handle type="target" position={Position.Top} />
+      <Handle type="target" position={data.lr ? Position.Left : Position.Top} />
       {editing ? (
         <input
           ref={input}
@@ -142,7 +146,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
         </div>
       )}
       {code && <span className="graphnb-node-badge" aria-label={message ?? ""}>!</span>}
-      <Handle type="source" position={Position.Bottom} />
+      <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} />
     </div>
   );
 }
@@ -151,11 +155,11 @@ function Terminal({ id, data }: NodeProps<TerminalNode>) {
   const isStart = data.label === "START";
   return (
     <div className={`graphnb-terminal ${isStart ? "graphnb-start" : "graphnb-end"}`} data-testid={`node-${id}`}>
-      {!isStart && <Handle type="target" position={Position.Top} />}
+      {!isStart && <Handle type="target" position={data.lr ? Position.Left : Position.Top} />}
       {data.label}
-      {isStart && <Handle type="source" position={Position.Bottom} />}
+      {isStart && <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} />}
     </div>
   );
 }
 
-export const nodeTypes = { step: memo(Step), terminal: memo(Terminal) };
+export const nodeTypes = { step: memo(Step), terminal: memo(Terminal), collapsed: GroupNodeView };

@@ -118,7 +118,10 @@ export type JsonSchema = {
 
 /** A node's Send instances in the run: how many, and how they stand. */
 export type SendCount = { total: number; running: number; done: number; failed: number };
-/** A node inside a subgraph is keyed by its path joined with "/" (`research/search`). */
+/**
+ * A node inside a subgraph is keyed by its path joined with "/" (`research/search`).
+ * `step`, `writes`: the step of the node's last finished run and what it wrote there.
+ */
 export type NodeRun = {
   status: NodeStatus;
   duration: number | null;
@@ -126,6 +129,8 @@ export type NodeRun = {
   instances?: SendCount;
   cache_hits?: number;
   retries?: number;
+  step?: number;
+  writes?: Record<string, Json>;
 };
 /** A graph in the notebook a node can run as its subgraph (`graphs` trait). */
 export type GraphInfo = { name: string; kind: "StateGraph" | "CompiledGraph"; nodes: number; spec: GraphSpec };
@@ -170,7 +175,10 @@ export type Model = {
 
 export type RunRequest = { type: "run"; input: Record<string, Json>; thread_id: string | null };
 export type StopRequest = { type: "stop" };
-export type LayoutRequest = { type: "layout" };
+/** `direction`: top-down or left-right (the current one when absent). */
+export type LayoutRequest = { type: "layout"; direction?: "TB" | "LR" };
+/** Spec metadata key holding the layout direction, "TB" or "LR" (graphnb/widget/direction.py). */
+export const DIRECTION_KEY = "graphnb.widget.direction";
 /** `overwrite`: replace the file when it exists (the user confirmed it). */
 export type ExportRequest = { type: "export"; overwrite?: boolean };
 export type InspectRequest = { type: "inspect"; request: number; binding: string };
@@ -190,7 +198,8 @@ export type ClientMessage =
 
 // -- Python -> front end ------------------------------------------------------------------
 
-export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string };
+/** `sizes`: the length of each chunk the batch joins (absent from older kernels). */
+export type ChunksMessage = { type: "chunks"; run: string; node: string; offset: number; text: string; sizes?: number[] };
 /** The streamed text from `offset` on is now `text`: the run withdrew text it streamed. */
 export type ChunksReplacedMessage = { type: "chunks_replaced"; run: string; node: string; offset: number; text: string };
 export type InspectedMessage = {

@@ -22,9 +22,9 @@ const KEPT = new Set([
   "alt",
   "shift",
 ]);
-/** Undo, redo and text editing: kept without Shift (Ctrl+Shift+C is the command palette),
+/** Undo, redo, text editing, duplicate (D) and find a node (F): kept without Shift (Ctrl+Shift+C is the command palette),
  * and Ctrl+Shift+Z is redo. */
-const EDITING = new Set(["z", "y", "a", "c", "v", "x"]);
+const EDITING = new Set(["z", "y", "a", "c", "v", "x", "d", "f", "g"]);
 
 export type KeyLike = { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean };
 

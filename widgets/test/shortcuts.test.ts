@@ -20,7 +20,7 @@ test("modifier shortcuts the widget does not use go to JupyterLab", () => {
 
 test("plain keys, undo, editing and Enter stay in the widget", () => {
   for (const k of ["d", "a", "Enter", "ArrowUp", "Delete", "Backspace", "z", "?"]) assert.equal(goesToJupyterLab(key(k)), false, k);
-  for (const k of ["z", "Z", "y", "a", "c", "v", "x", "Enter", "Control"])
+  for (const k of ["z", "Z", "y", "a", "c", "v", "x", "d", "f", "Enter", "Control"])
     assert.equal(goesToJupyterLab(key(k, { ctrl: true })), false, `Ctrl+${k}`);
   assert.equal(goesToJupyterLab(key("Enter", { alt: true })), false);
 });

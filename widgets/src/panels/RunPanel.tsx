@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { formatDuration } from "../format";
 import type { Json, ModelInfo, RunState } from "../protocol";
 import { fieldErrors, inputError, parseRunInput, type RunBlock } from "../runInput";
+import type { Piece } from "../hooks/useChunkPieces";
 import { Chunks } from "./Chunks";
 import { InputForm } from "./InputForm";
 import { Panel } from "./Panel";
@@ -25,6 +26,8 @@ export function RunPanel(props: {
   onInputError(error: string | null): void;
   /** Why Run cannot start (the graph's problems, this panel's input), or null. */
   blocked: RunBlock | null;
+  /** The stream chunk by chunk, for the list a click on the streamed text shows. */
+  pieces?: Piece[];
 }) {
   const [text, setText] = useState("{}");
   const [threadId, setThreadId] = useState("");
@@ -50,7 +53,7 @@ export function RunPanel(props: {
   useEffect(() => {
     if (!running) return;
     const el = head.current;
-    const side = el?.closest(".graphnb-side");
+    const side = el?.closest(".graphnb-side-scroll");
     const section = el?.closest("section");
     if (!side || !section) return;
     side.scrollTop += section.getBoundingClientRect().top - side.getBoundingClientRect().top;
@@ -85,7 +88,7 @@ export function RunPanel(props: {
       )}
       {/* The headline: the streamed text, right under Run and Stop, following its end. */}
       <div className="graphnb-muted">streamed{run.field ? ` into ${run.field}` : ""}:</div>
-      <Chunks text={props.chunks} live={running} />
+      <Chunks text={props.chunks} live={running} pieces={props.pieces} />
       {run.error && (
         <div className="graphnb-run-error" data-testid="run-error">
           {run.error.node && (

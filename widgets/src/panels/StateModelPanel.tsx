@@ -1,12 +1,34 @@
 // The state model panel: which model the graph's state is, and its fields.
 
+import { useState } from "react";
 import type { GraphSpec, ModelInfo } from "../protocol";
+import { isPaletteDrag, readPaletteItem } from "./Palette";
 import { Panel } from "./Panel";
 
 export function StateModelPanel(props: { spec: GraphSpec; models: ModelInfo[]; onUse(binding: string | null): void }) {
   const { state } = props.spec;
   const known = props.models.some((m) => m.binding === state.binding);
+  // A model dragged from the palette and dropped here types the graph's state.
+  const [over, setOver] = useState(false);
   return (
+    <div
+      className={`graphnb-drop-zone${over ? " graphnb-drop-over" : ""}`}
+      data-testid="state-model-drop"
+      onDragOver={(e) => {
+        if (!isPaletteDrag(e.dataTransfer)) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = "copy";
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        setOver(false);
+        const item = readPaletteItem(e.dataTransfer);
+        if (item?.kind !== "model") return;
+        e.preventDefault();
+        props.onUse(item.binding);
+      }}
+    >
     <Panel id="panel-state-model" title="State model">
       <select
         data-testid="state-model-select"
@@ -59,5 +81,6 @@ export function StateModelPanel(props: { spec: GraphSpec; models: ModelInfo[]; o
         </tbody>
       </table>
     </Panel>
+    </div>
   );
 }

@@ -1,0 +1,56 @@
+"""Which way the canvas lays a graph out: top-down (the default) or left-right.
+
+The direction is kept in the spec's metadata under :data:`DIRECTION_KEY`, so the canvas
+draws handles on the matching sides (top/bottom, or left/right) and a later Layout keeps
+it. A left-right layout is the top-down one turned a quarter: levels become columns.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..spec import END, START, GraphSpec
+from .layout import POSITIONS_KEY
+
+__all__ = ["DIRECTION_KEY", "Direction", "direction_of", "settle_terminals", "turn"]
+
+DIRECTION_KEY = "graphnb.widget.direction"
+"""Spec metadata key: ``"TB"`` (top-down) or ``"LR"`` (left-right)."""
+
+Direction = Literal["TB", "LR"]
+
+_ACROSS = 2.2
+"""Top-down level spacing (rows, ~110 px) to left-right column spacing (~240 px)."""
+_ALONG = 0.42
+"""Top-down sibling spacing (~220 px, a node's width) to left-right row spacing (~90 px)."""
+
+
+def direction_of(spec: GraphSpec) -> Direction:
+    """The direction ``spec`` is drawn in (``"TB"`` unless its metadata says ``"LR"``)."""
+    return "LR" if spec.metadata.get(DIRECTION_KEY) == "LR" else "TB"
+
+
+def turn(positions: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    """Top-down positions turned into left-right ones (levels become columns).
+
+    Example:
+        >>> turn({"__start__": (0.0, 0.0), "a": (-110.0, 110.0), "b": (110.0, 110.0)})
+        {'__start__': (0.0, 0.0), 'a': (242.0, -46.2), 'b': (242.0, 46.2)}
+    """
+    return {
+        name: (round(y * _ACROSS, 1), round(x * _ALONG, 1)) for name, (x, y) in positions.items()
+    }
+
+
+def settle_terminals(spec: GraphSpec, offset_x: float, offset_y: float) -> None:
+    """Move START and END (kept in metadata by apply_layout) by an offset, in place."""
+    stored = spec.metadata.get(POSITIONS_KEY)
+    if not isinstance(stored, dict):
+        return
+    for name in (START, END):
+        place = stored.get(name)
+        if not isinstance(place, dict):
+            continue
+        x, y = place.get("x"), place.get("y")
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            place["x"], place["y"] = float(x) + offset_x, float(y) + offset_y
