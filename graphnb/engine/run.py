@@ -247,7 +247,7 @@ class Run(Generic[S]):
             sources, target = self.graph.joins[index]
             seen = self.joins.setdefault(index, set())
             seen.add(source)
-            if seen >= sources:
+            if len(seen) == len(sources):  # seen only ever holds sources: all have fired
                 fired.append(target)
                 del self.joins[index]
         return fired
