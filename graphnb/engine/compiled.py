@@ -79,6 +79,8 @@ class CompiledGraph(Generic[S]):
         self.interrupt_before = self._node_names(interrupt_before, "interrupt_before")
         self.interrupt_after = self._node_names(interrupt_after, "interrupt_after")
         self.routers = dict(routers)
+        # Routing needs no awaiting: the threaded loop then routes without a request.
+        self.sync_routing = not any(router.is_async for router in self.routers.values())
         successors: dict[str, list[str]] = {}
         join_sources: dict[str, list[str]] = {}
         for edge in spec.edges:

@@ -406,7 +406,10 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
             return
         run.merge(results)
         finished = [node for node, _ in results]
-        tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
+        if graph.sync_routing:  # what either driver would answer, without the round trip
+            tasks = run.next_tasks(finished)
+        else:
+            tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
         stops = _stops(finished, tasks, options)
         yield _put(writer, _step_row(run, results, tasks, stops))
         run.base = writer.last.checkpoint_id  # type: ignore[union-attr]
