@@ -139,6 +139,11 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    # Tab completion lists the names not loaded yet, too.
+    return sorted({*globals(), *__all__})
+
+
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "END",
