@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from .engine import batch as _batch
 from .engine import display as _display
 from .engine import store as _store
-from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.context import RunContext
 from .engine.events import (
     CacheHit,
@@ -30,8 +29,6 @@ from .engine.events import (
     StreamMode,
 )
 from .engine.node import Streamed
-from .engine.policy import CachePolicy, MemoryCache, RetryPolicy
-from .engine.send import Send
 from .errors import (
     BindingError,
     ConflictingUpdateError,
@@ -45,28 +42,49 @@ from .errors import (
     NodeTimeout,
     RouteError,
 )
-from .graph import StateGraph
 from .reducers import Reducer, add, append, merge, replace
-from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
-from .state import GraphState, StateField
 
 if TYPE_CHECKING:
     from .checkpoint.threads import Threads
     from .engine.batch import OnProgress as _OnProgress
     from .engine.batch import Recipe as _Recipe
+    from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
+    from .engine.policy import CachePolicy, MemoryCache, RetryPolicy
+    from .engine.send import Send
+    from .graph import StateGraph
     from .human import Command, interrupt
     from .records import Interrupt, StateSnapshot
     from .schema import StateSchema
-    from .spec import GraphSpec as _GraphSpec
+    from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
+    from .state import GraphState, StateField
 
 __version__ = "0.1.0"
 
-# Names of threaded runs load on first use, not on `import graphnb`.
+# Names load on first use, not on `import graphnb`: the graph builder, specs, typed
+# states and checkpoint records all stand on Pydantic, whose import is most of a fresh
+# process's start-up. The events, errors and reducers above do not need it.
 _LAZY = {
+    "DEFAULT_RECURSION_LIMIT": "graphnb.engine.compiled",
+    "CompiledGraph": "graphnb.engine.compiled",
+    "CachePolicy": "graphnb.engine.policy",
+    "MemoryCache": "graphnb.engine.policy",
+    "RetryPolicy": "graphnb.engine.policy",
+    "Send": "graphnb.engine.send",
+    "StateGraph": "graphnb.graph",
     "Command": "graphnb.human",
     "interrupt": "graphnb.human",
     "Interrupt": "graphnb.records",
     "StateSnapshot": "graphnb.records",
+    "START": "graphnb.spec",
+    "END": "graphnb.spec",
+    "EdgeSpec": "graphnb.spec",
+    "FieldSpec": "graphnb.spec",
+    "GraphSpec": "graphnb.spec",
+    "NodeSpec": "graphnb.spec",
+    "Position": "graphnb.spec",
+    "StateSpec": "graphnb.spec",
+    "GraphState": "graphnb.state",
+    "StateField": "graphnb.state",
 }
 
 
@@ -80,7 +98,7 @@ def _open_threads(checkpointer: Any, schema: StateSchema[Any]) -> Threads[Any]:
     return Threads(as_saver(checkpointer), schema)
 
 
-def _draw(spec: _GraphSpec) -> dict[str, str]:
+def _draw(spec: GraphSpec) -> dict[str, str]:
     from .diagram import mimebundle
 
     return mimebundle(spec)
@@ -93,6 +111,8 @@ def _progress_display(total: int) -> _OnProgress:
 
 
 def _rebuild(recipe: _Recipe) -> CompiledGraph[Any]:
+    from .graph import StateGraph
+
     return StateGraph.from_spec(recipe.spec_json).compile(
         recursion_limit=recipe.recursion_limit,
         max_concurrency=recipe.max_concurrency,
@@ -117,6 +137,11 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    # Tab completion lists the names not loaded yet, too.
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [

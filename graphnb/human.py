@@ -57,7 +57,9 @@ class _Asking:
     calls: int = 0
 
 
-_ASKING: ContextVar[_Asking | None] = ContextVar("graphnb_interrupt", default=None)
+# The node whose interrupt() calls are being answered: its key alone while it has no
+# answers (then its first call stops the run, so nothing needs counting), or an _Asking.
+_ASKING: ContextVar[_Asking | str | None] = ContextVar("graphnb_interrupt", default=None)
 
 
 def interrupt(value: Any = None) -> Any:
@@ -81,6 +83,8 @@ def interrupt(value: Any = None) -> Any:
             "interrupt() works only inside a node of a run that has a thread: compile with "
             "checkpointer=... and run with thread_id=..."
         )
+    if isinstance(asking, str):
+        raise GraphInterrupt(Interrupt(asking, "during", value, f"{asking}:0"))
     index = asking.calls
     asking.calls += 1
     if index < len(asking.answers):
@@ -90,7 +94,7 @@ def interrupt(value: Any = None) -> Any:
 
 def asking(node: str, answers: tuple[Any, ...]) -> Any:
     """Make :func:`interrupt` calls in this context belong to ``node``; returns a reset token."""
-    return _ASKING.set(_Asking(node, answers))
+    return _ASKING.set(_Asking(node, answers) if answers else node)
 
 
 def done_asking(token: Any) -> None:

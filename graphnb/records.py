@@ -178,7 +178,7 @@ class Loaded:
 class StoredInterrupt(BaseModel):
     """An interrupt as the ``meta`` column holds it."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
     node: str
     when: InterruptWhen
     value: Any = None
@@ -188,7 +188,7 @@ class StoredInterrupt(BaseModel):
 class CheckpointMeta(BaseModel):
     """The shape of the ``meta`` column; anything else in it is refused."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
     ran: list[str] = []
     next: list[str] = []
     sends: list[list[Any]] = []  # [[node, payload], ...]: the next step's Send instances

@@ -107,8 +107,16 @@ def _scan(value: Any, path: str, limit: int | None) -> tuple[str, bool] | None:
 # -- writing -------------------------------------------------------------------------------
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def _encode(field: FieldSchema | None, name: str, value: Any, *, typed_update: bool) -> Any:
     adapter = field.adapter if field is not None else None
+    kind = type(value)
+    if kind in _PLAIN and (
+        adapter is None or not typed_update or (field is not None and field.exact is kind)
+    ):
+        return value  # JSON as it is, with no field type of its own to serialize it through
     try:
         if adapter is not None and typed_update:
             encoded = adapter.dump_python(value, mode="json", warnings="error")

@@ -196,10 +196,11 @@ class SqlSaver(BaseSaver):
     @contextmanager
     def _cursor(self) -> Iterator[Any]:
         with self._lock:
-            if self._conn is not None and self._pid == os.getpid() and self._is_closed(self._conn):
+            pid = os.getpid()  # a system call: once per statement's cursor, not twice
+            if self._conn is not None and self._pid == pid and self._is_closed(self._conn):
                 # A dead connection would fail every later call: the next one reconnects.
                 self._discard(self._conn)
-            if self._conn is None or self._pid != os.getpid():
+            if self._conn is None or self._pid != pid:
                 self._open()
             conn = self._conn
             cursor = conn.cursor()

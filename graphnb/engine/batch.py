@@ -21,12 +21,9 @@ notebook, a text bar elsewhere); the engine itself imports no display.
 
 from __future__ import annotations
 
-import pickle
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,7 +31,12 @@ from ..binding import resolve
 from ..errors import BindingError, GraphRuntimeError, GraphSetupError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from .compiled import CompiledGraph
+
+# pickle, traceback and concurrent.futures (which imports logging) load when a batch runs:
+# `import graphnb` imports this module to install the recipe builder.
 
 __all__ = [
     "BatchProgress",
@@ -238,6 +240,9 @@ def run_remote(
 
 def _sendable(error: Exception, thread_id: str | None) -> Exception:
     # an error whose class takes keyword-only context does not unpickle as itself
+    import pickle
+    import traceback
+
     try:
         pickle.loads(pickle.dumps(error))
     except Exception:
@@ -365,6 +370,8 @@ def wait_all(
     input's outcome.
     """
     if on_progress is not None:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
         started = time.perf_counter()
         pending = set(futures)
         done = failed = 0

@@ -84,6 +84,8 @@ class CompiledGraph(Generic[S]):
         self.interrupt_before = self._node_names(interrupt_before, "interrupt_before")
         self.interrupt_after = self._node_names(interrupt_after, "interrupt_after")
         self.routers = dict(routers)
+        # Routing needs no awaiting: the threaded loop then routes without a request.
+        self.sync_routing = not any(router.is_async for router in self.routers.values())
         successors: dict[str, list[str]] = {}
         join_sources: dict[str, list[str]] = {}
         for edge in spec.edges:
@@ -707,22 +709,25 @@ def _check_modes(mode: StreamMode | Sequence[StreamMode]) -> frozenset[str]:
 
 def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:
     """What the stream yields for ``event``: items, or ``(mode, item)`` pairs."""
-    # A list, not a generator: this runs for every event of every stream.
-    selected: list[tuple[str, Any]] = []
+    # A list, not a generator, and no pairs built for a single mode: this runs for every
+    # event of every stream. The event types are disjoint; the most frequent comes first.
+    selected: list[Any] = []
     if "events" in modes:
-        selected.append(("events", event))
-    if isinstance(event, StepFinished):
-        if "values" in modes:
-            selected.append(("values", event.state))
-    elif isinstance(event, NodeFinished):
+        selected.append(event if single else ("events", event))
+    if isinstance(event, NodeFinished):
         if "updates" in modes:
             key = "/".join(event.path) if event.namespace else event.node
-            selected.append(("updates", {key: event.update}))
+            update = {key: event.update}
+            selected.append(update if single else ("updates", update))
+    elif isinstance(event, StepFinished):
+        if "values" in modes:
+            selected.append(event.state if single else ("values", event.state))
     elif isinstance(event, Chunk):
         if "chunks" in modes:
-            selected.append(("chunks", event))
+            selected.append(event if single else ("chunks", event))
         if "custom" in modes and event.field is None:
-            selected.append(("custom", event.value))
+            selected.append(event.value if single else ("custom", event.value))
     elif isinstance(event, Interrupted) and "updates" in modes:
-        selected.append(("updates", {"__interrupt__": event.interrupts}))
-    return [item for _, item in selected] if single else selected
+        stop = {"__interrupt__": event.interrupts}
+        selected.append(stop if single else ("updates", stop))
+    return selected

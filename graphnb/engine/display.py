@@ -8,12 +8,14 @@ The engine does not import :mod:`graphnb.diagram` (a face above it). The package
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..spec import GraphSpec
+if TYPE_CHECKING:
+    from ..spec import GraphSpec
 
 __all__ = ["Renderer", "install_renderer", "mimebundle"]
 
-Renderer = Callable[[GraphSpec], dict[str, str]]
+Renderer = Callable[["GraphSpec"], dict[str, str]]
 """Draws a spec as a Jupyter MIME bundle (``image/svg+xml``, ``text/plain`` ...)."""
 
 _renderer: Renderer | None = None

@@ -224,8 +224,12 @@ def _resume_from(
         run.sends = threads.sends(position)
     run.values = dict(position.values)
     run.first_step = run.step = position.row.step + 1
-    index = {target: i for i, (_, target) in enumerate(run.graph.joins)}
-    run.joins = {index[t]: set(s) for t, s in position.meta.joins.items() if t in index}
+    joins = run.graph.joins
+    index = {target: i for i, (_, target) in enumerate(joins)}
+    # only sources the join still has: a join fires when it has seen as many as it has
+    run.joins = {
+        index[t]: set(s) & joins[index[t]][0] for t, s in position.meta.joins.items() if t in index
+    }
 
 
 def _answers(
@@ -402,7 +406,10 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
             return
         run.merge(results)
         finished = [node for node, _ in results]
-        tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
+        if graph.sync_routing:  # what either driver would answer, without the round trip
+            tasks = run.next_tasks(finished)
+        else:
+            tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
         stops = _stops(finished, tasks, options)
         yield _put(writer, _step_row(run, results, tasks, stops))
         run.base = writer.last.checkpoint_id  # type: ignore[union-attr]

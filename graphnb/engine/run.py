@@ -179,24 +179,11 @@ class Run(Generic[S]):
     def merge(self, results: list[tuple[Node, Update]]) -> None:
         """Apply a step's updates in node order; all of them or none."""
         schema = self.schema
-        writers: dict[str, Node] = {}
+        writers: dict[str, Node] | None = {} if len(results) > 1 else None  # a lone node: no rival
         values = dict(self.values)
         for node, update in results:
-            for name in update:
-                field = schema.fields.get(name)
-                exclusive = field.reducer.exclusive if field is not None else True
-                if exclusive:
-                    if name in writers:
-                        first, second = instance_key(writers[name]), instance_key(node)
-                        raise ConflictingUpdateError(
-                            f"nodes `{first}` and `{second}` both wrote field "
-                            f"{name!r} in step {self.step}; it keeps one value per step "
-                            "(give it a reducer such as append to combine writes)",
-                            field=name,
-                            nodes=(first, second),
-                            step=self.step,
-                        )
-                    writers[name] = node
+            if writers is not None:
+                self._claim(writers, node, update)
             try:
                 schema.apply(values, update)
             except WriteError as error:
@@ -208,6 +195,25 @@ class Run(Generic[S]):
                     value=error.value,
                 ) from error.__cause__  # a failing reducer's own exception, if any
         self.values = values
+
+    def _claim(self, writers: dict[str, Node], node: Node, update: Update) -> None:
+        """Record ``node`` as the writer of its update's fields; two writers of one conflict."""
+        fields = self.schema.fields
+        for name in update:
+            field = fields.get(name)
+            exclusive = field.reducer.exclusive if field is not None else True
+            if exclusive:
+                if name in writers:
+                    first, second = instance_key(writers[name]), instance_key(node)
+                    raise ConflictingUpdateError(
+                        f"nodes `{first}` and `{second}` both wrote field "
+                        f"{name!r} in step {self.step}; it keeps one value per step "
+                        "(give it a reducer such as append to combine writes)",
+                        field=name,
+                        nodes=(first, second),
+                        step=self.step,
+                    )
+                writers[name] = node
 
     def next_tasks(self, finished: list[Node]) -> list[Node]:
         """Nodes triggered by the nodes that just finished (sync routers)."""
@@ -247,7 +253,7 @@ class Run(Generic[S]):
             sources, target = self.graph.joins[index]
             seen = self.joins.setdefault(index, set())
             seen.add(source)
-            if seen >= sources:
+            if len(seen) == len(sources):  # seen only ever holds sources: all have fired
                 fired.append(target)
                 del self.joins[index]
         return fired
@@ -368,7 +374,7 @@ class Run(Generic[S]):
                 result = node.call(*args)
             if pending and self.events:
                 yield from _flush(pending)
-            if isinstance(result, Streamed) or _is_stream(result):
+            if type(result) is not dict and (isinstance(result, Streamed) or _is_stream(result)):
                 update = yield from self._drain_sync(node, result, pending)
             else:
                 update = self.to_update(node, result, before, view)
@@ -401,7 +407,7 @@ class Run(Generic[S]):
                 else (view,)
             )
             result = await self._call_async(node, args, emit)
-            if isinstance(result, Streamed) or _is_stream(result):
+            if type(result) is not dict and (isinstance(result, Streamed) or _is_stream(result)):
                 update = await self._drain_async(node, result, emit)
             else:
                 update = self.to_update(node, result, before, view)
@@ -444,6 +450,8 @@ class Run(Generic[S]):
     def to_update(self, node: Node, result: Any, before: dict[str, Any], view: Any) -> Update:
         """Turn what a node returned into a checked partial update."""
         schema = self.schema
+        if type(result) is dict and result is not view:  # the usual partial dict
+            return schema.check_writes(result)
         if result is None:
             return {}
         if isinstance(result, GraphState) and schema.model is not None:

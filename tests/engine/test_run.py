@@ -613,3 +613,27 @@ def test_a_failing_reducer_is_an_invalid_update_naming_node_field_and_cause():
         graph.invoke({"total": -5})
     assert caught.value.field == "total"
     assert isinstance(caught.value.__cause__, ArithmeticError)
+
+
+def test_a_list_of_modes_pairs_the_same_items_each_mode_streams_alone():
+    def talk(state: ChatState, context: RunContext):
+        context.write({"progress": 0.5})
+        yield "hel"
+        yield "lo"
+
+    def note(state: ChatState) -> dict:
+        return {"current_step": "note"}
+
+    app = chain(ChatState, talk, note)
+    modes = ["events", "values", "updates", "chunks", "custom"]
+    pairs = list(app.stream(mode=modes))
+    assert {mode for mode, _ in pairs} == set(modes)
+    for mode in modes:
+        alone = list(app.stream(mode=mode))
+        together = [item for paired, item in pairs if paired == mode]
+        if mode in ("events", "chunks"):  # fresh event objects: compare what they hold
+            alone = [(type(e).__name__, getattr(e, "node", None)) for e in alone]
+            together = [(type(e).__name__, getattr(e, "node", None)) for e in together]
+        assert together == alone, mode
+    assert list(app.stream(mode="custom")) == [{"progress": 0.5}]
+    assert list(app.stream(mode="updates"))[-1] == {"note": {"current_step": "note"}}
