@@ -29,6 +29,7 @@ from ..validate import check_spec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .bundle import LOADER, bundle_reply
+from .debugger import Debugger
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
 from .messages import (
@@ -156,6 +157,15 @@ class Builder(anywidget.AnyWidget):
             spec = apply_layout(spec, layout(spec))
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
+        self._debugger = Debugger(
+            self.compile,
+            cast("Callable[[dict[str, Any]], None]", self._send_message),
+            self._publish_run,
+            lambda thread_id, checkpoint_id: self.run(
+                None, thread_id=thread_id, checkpoint_id=checkpoint_id
+            ),
+            lambda: self._runner.running,
+        )
         self.on_msg(self._on_message)
         self.refresh()
         self.run_state = cast("dict[str, Any]", idle_run([node.id for node in spec.nodes]))
@@ -471,13 +481,19 @@ class Builder(anywidget.AnyWidget):
         return self._runner.state
 
     def run(
-        self, input: Mapping[str, Any] | None = None, *, thread_id: str | None = None
+        self,
+        input: Mapping[str, Any] | None = None,
+        *,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
     ) -> asyncio.Task[Any]:
         """Start a run in the background, as the Run button does; returns its task.
 
         ``await builder.run({...})`` gives the final state (``None`` if the run failed;
         see :attr:`last_run`). Needs a running event loop, as in a notebook. With a
-        checkpointer, the run continues thread ``thread_id`` (a new thread when omitted).
+        checkpointer, the run continues thread ``thread_id`` (a new thread when omitted),
+        from its checkpoint ``checkpoint_id`` when given (a fork; input ``None`` runs the
+        nodes that checkpoint runs next).
 
         Raises:
             RuntimeError: a run is already going on, or no event loop runs here.
@@ -499,7 +515,7 @@ class Builder(anywidget.AnyWidget):
             return cast("asyncio.Task[Any]", failed)
         if self._checkpointer is not None and not thread_id:
             thread_id = uuid.uuid4().hex[:12]  # a new thread; the run panel shows its id
-        return self._runner.start(graph, input, thread_id=thread_id)
+        return self._runner.start(graph, input, thread_id=thread_id, checkpoint_id=checkpoint_id)
 
     def stop(self) -> bool:
         """Cancel the current run; ``False`` when none was going on."""
@@ -575,6 +591,8 @@ class Builder(anywidget.AnyWidget):
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
             return  # the bundle request, answered by anywidget's command handler
+        if self._debugger.handle(content):  # the threads and history panels (debugger.py)
+            return
         # Whatever happens here is told in the widget: an exception raised in a comm
         # handler only reaches the kernel's log, and the canvas would never know.
         try:

@@ -143,6 +143,7 @@ class RunController:
         input: Mapping[str, Any] | None,
         *,
         thread_id: str | None = None,
+        checkpoint_id: str | None = None,
     ) -> asyncio.Task[Any]:
         """Start a run as a task on the running event loop and return the task.
 
@@ -152,7 +153,7 @@ class RunController:
         if self.running:
             raise RuntimeError("a run is already going on; stop it before starting another")
         loop = asyncio.get_running_loop()
-        self.task = loop.create_task(self._drive(graph, input, thread_id))
+        self.task = loop.create_task(self._drive(graph, input, thread_id, checkpoint_id))
         return self.task
 
     def fail(
@@ -200,7 +201,11 @@ class RunController:
     # -- the run -----------------------------------------------------------------------
 
     async def _drive(
-        self, graph: CompiledGraph[Any], input: Mapping[str, Any] | None, thread_id: str | None
+        self,
+        graph: CompiledGraph[Any],
+        input: Mapping[str, Any] | None,
+        thread_id: str | None,
+        checkpoint_id: str | None = None,
     ) -> Any:
         state = idle_run([node.id for node in graph.spec.nodes])
         state["id"] = uuid.uuid4().hex
@@ -219,6 +224,8 @@ class RunController:
         options: dict[str, Any] = {"mode": "events"}
         if thread_id:
             options["thread_id"] = thread_id
+        if checkpoint_id:
+            options["checkpoint_id"] = checkpoint_id
         final: Any = None
         try:
             async for event in graph.astream(input, **options):

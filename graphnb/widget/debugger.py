@@ -1,0 +1,328 @@
+"""The builder as a debugger: its saver's threads, their history, and forks from the past.
+
+The front end's threads and history panels ask with ``debug_*`` messages, each carrying a
+``request`` number that the reply repeats; every answer comes from the engine
+(:meth:`~graphnb.CompiledGraph.threads_info`, ``get_state_history(limit, before)``,
+``update_state``), never from a copy of the rows kept here. Picking a checkpoint shows it
+on the canvas through the ``run_state`` trait the run panel already draws: the nodes that
+ran are done, the nodes it runs next are pending, and the state panel shows its values
+with the fields that step changed highlighted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+from typing_extensions import TypedDict
+
+from .messages import NodeRun, RunState, StepRecord, explain
+from .runner import _jsonable, idle_run
+
+if TYPE_CHECKING:
+    from ..engine.compiled import CompiledGraph
+    from ..records import StateSnapshot
+
+__all__ = [
+    "DEBUG_TYPES",
+    "CheckpointItem",
+    "Debugger",
+    "ThreadItem",
+]
+
+PAGE_LIMIT = 500
+"""The most rows one request may ask for."""
+
+
+# -- front end -> Python ----------------------------------------------------------------
+
+
+class ThreadsRequest(TypedDict):
+    """One page of the saver's threads, newest first, after the thread ``after``."""
+
+    type: Literal["debug_threads"]
+    request: int
+    search: str
+    limit: int
+    after: str | None
+
+
+class HistoryRequest(TypedDict):
+    """One page of a thread's checkpoints, newest first, written before ``before``."""
+
+    type: Literal["debug_history"]
+    request: int
+    thread_id: str
+    limit: int
+    before: str | None
+
+
+class ShowRequest(TypedDict):
+    """Show a checkpoint on the canvas and in the state panel."""
+
+    type: Literal["debug_show"]
+    request: int
+    thread_id: str
+    checkpoint_id: str
+
+
+class ForkRequest(TypedDict):
+    """Edit the state at a checkpoint: ``update_state`` there, a new branch of the thread."""
+
+    type: Literal["debug_fork"]
+    request: int
+    thread_id: str
+    checkpoint_id: str
+    values: dict[str, Any]
+    as_node: str | None
+
+
+class RerunRequest(TypedDict):
+    """Run the thread again from a checkpoint (a fork), streamed like any run."""
+
+    type: Literal["debug_rerun"]
+    request: int
+    thread_id: str
+    checkpoint_id: str
+
+
+DebugRequest = ThreadsRequest | HistoryRequest | ShowRequest | ForkRequest | RerunRequest
+
+DEBUG_TYPES = ("debug_threads", "debug_history", "debug_show", "debug_fork", "debug_rerun")
+"""The ``type`` of every debugger request."""
+
+
+# -- Python -> front end ----------------------------------------------------------------
+
+
+class ThreadItem(TypedDict):
+    """A thread as the threads panel lists it."""
+
+    thread_id: str
+    step: int
+    status: str
+    updated_at: float
+    checkpoint_id: str
+    error: str | None
+
+
+class CheckpointItem(TypedDict):
+    """A checkpoint as the history panel lists it."""
+
+    checkpoint_id: str
+    parent_id: str | None
+    step: int
+    source: str
+    ran: list[str]
+    next: list[str]
+    values: dict[str, Any]
+    changed: list[str]
+    created_at: float
+    error: str | None
+    interrupts: list[dict[str, Any]]
+
+
+_adapter: Any = None
+
+
+def read_debug_request(content: Mapping[str, Any]) -> DebugRequest:
+    """``content`` checked as a debugger request (strictly).
+
+    Raises:
+        ValueError: it is not one; the message says what is wrong.
+    """
+    from pydantic import Field, TypeAdapter
+
+    global _adapter
+    if _adapter is None:
+        from typing import Annotated
+
+        _adapter = TypeAdapter(Annotated[DebugRequest, Field(discriminator="type")])
+    try:
+        request: DebugRequest = _adapter.validate_python(dict(content), strict=True)
+    except ValidationError as error:
+        raise ValueError(f"bad `{content.get('type')}` request: {explain(error, skip=1)}") from None
+    limit = request.get("limit")
+    if isinstance(limit, int) and not 1 <= limit <= PAGE_LIMIT:
+        raise ValueError(f"`{request['type']}` limit must be 1 to {PAGE_LIMIT}, got {limit}")
+    return request
+
+
+def _values(snapshot: StateSnapshot[Any]) -> dict[str, Any]:
+    values = _jsonable(snapshot.values)
+    return values if isinstance(values, dict) else {"value": values}
+
+
+def _error_text(error: Mapping[str, Any] | None) -> str | None:
+    if not error:
+        return None
+    where = f" in `{error['node']}`" if error.get("node") else ""
+    return f"{error.get('type', 'Error')}{where}: {error.get('message', '')}"
+
+
+class Debugger:
+    """Answers the threads and history panels for one builder.
+
+    Args:
+        graph: compiles the builder's drawing with its checkpointer (raises when it has
+            none, or when the drawing does not compile).
+        send: sends a message to the front end.
+        show: publishes a run picture (the ``run_state`` trait).
+        rerun: starts a streamed run of a thread from a checkpoint.
+        running: whether a run is going on (nothing is shown over it).
+    """
+
+    def __init__(
+        self,
+        graph: Callable[[], CompiledGraph[Any]],
+        send: Callable[[dict[str, Any]], None],
+        show: Callable[[RunState], None],
+        rerun: Callable[[str, str], Any],
+        running: Callable[[], bool],
+    ) -> None:
+        self._graph = graph
+        self._send = send
+        self._show = show
+        self._rerun = rerun
+        self._running = running
+
+    def handle(self, content: Any) -> bool:
+        """Answer ``content`` if it is a debugger request; ``False`` when it is not one.
+
+        A request that fails is answered with its error (``error``), so the panel that
+        asked says why.
+        """
+        if not isinstance(content, dict) or content.get("type") not in DEBUG_TYPES:
+            return False
+        number = content.get("request") if isinstance(content.get("request"), int) else 0
+        kind = str(content["type"])
+        try:
+            request = read_debug_request(content)
+            reply = self._answer(request)
+        except Exception as error:
+            field = getattr(error, "field", None)
+            self._send(
+                {
+                    "type": kind,
+                    "request": number,
+                    "error": f"{type(error).__name__}: {error}",
+                    "field": field if isinstance(field, str) else None,
+                }
+            )
+        else:
+            self._send({"type": kind, "request": number, "error": None, **reply})
+        return True
+
+    def _answer(self, request: DebugRequest) -> dict[str, Any]:
+        graph = self._graph()
+        if request["type"] == "debug_threads":
+            infos = graph.threads_info(
+                search=request["search"] or None, limit=request["limit"], after=request["after"]
+            )
+            items = [
+                ThreadItem(
+                    thread_id=info.thread_id,
+                    step=info.step,
+                    status=info.status,
+                    updated_at=info.updated_at,
+                    checkpoint_id=info.checkpoint_id,
+                    error=_error_text(info.error),
+                )
+                for info in infos
+            ]
+            more = len(items) == request["limit"]
+            return {"items": items, "after": items[-1]["thread_id"] if more else None}
+        if request["type"] == "debug_history":
+            return self._history(graph, request)
+        if request["type"] == "debug_show":
+            snapshot = graph.get_state(request["thread_id"], request["checkpoint_id"])
+            parent = (
+                graph.get_state(request["thread_id"], snapshot.parent_id)
+                if snapshot.parent_id
+                else None
+            )
+            if not self._running():
+                self._show(self.picture(graph, snapshot, parent))
+            return {"checkpoint_id": snapshot.checkpoint_id}
+        if request["type"] == "debug_fork":
+            checkpoint = graph.update_state(
+                request["thread_id"],
+                request["values"],
+                as_node=request["as_node"] or None,
+                checkpoint_id=request["checkpoint_id"],
+            )
+            return {"checkpoint_id": checkpoint}
+        self._rerun(request["thread_id"], request["checkpoint_id"])
+        return {"checkpoint_id": request["checkpoint_id"]}
+
+    def _history(self, graph: CompiledGraph[Any], request: HistoryRequest) -> dict[str, Any]:
+        # One more than asked: the oldest row of the page needs its parent's values to
+        # say what it changed (when the parent is that next one, as it is but for forks).
+        limit = request["limit"]
+        page = graph.get_state_history(
+            request["thread_id"], limit=limit + 1, before=request["before"]
+        )
+        values = [_values(snapshot) for snapshot in page]
+        by_id = {s.checkpoint_id: v for s, v in zip(page, values, strict=True)}
+        items: list[CheckpointItem] = []
+        for snapshot, state in list(zip(page, values, strict=True))[:limit]:
+            parent = by_id.get(snapshot.parent_id or "")
+            if parent is None and snapshot.parent_id:
+                parent = _values(graph.get_state(request["thread_id"], snapshot.parent_id))
+            changed = sorted(k for k, v in state.items() if parent is None or parent.get(k) != v)
+            items.append(
+                CheckpointItem(
+                    checkpoint_id=snapshot.checkpoint_id,
+                    parent_id=snapshot.parent_id,
+                    step=snapshot.step,
+                    source=snapshot.source,
+                    ran=list(snapshot.ran),
+                    next=list(snapshot.next),
+                    values=state,
+                    changed=changed,
+                    created_at=snapshot.created_at,
+                    error=_error_text(snapshot.error),
+                    interrupts=[_jsonable(i.to_json()) for i in snapshot.interrupts],
+                )
+            )
+        more = len(page) > limit
+        return {
+            "thread_id": request["thread_id"],
+            "items": items,
+            "before": items[-1]["checkpoint_id"] if more else None,
+        }
+
+    @staticmethod
+    def picture(
+        graph: CompiledGraph[Any],
+        snapshot: StateSnapshot[Any],
+        parent: StateSnapshot[Any] | None,
+    ) -> RunState:
+        """A checkpoint as the run panel draws a run: ran nodes done, next ones pending."""
+        state = idle_run([node.id for node in graph.spec.nodes])
+        state["status"] = "error" if snapshot.error else "done"
+        state["thread_id"] = snapshot.thread_id
+        state["id"] = f"checkpoint:{snapshot.checkpoint_id}"
+        nodes = state["nodes"]
+        for name in snapshot.ran:
+            nodes[name] = NodeRun(status="done", duration=None, runs=1)
+        for name in snapshot.next:
+            if name in nodes:
+                nodes[name]["status"] = "pending"
+        error = snapshot.error
+        if error and error.get("node") in nodes:
+            nodes[error["node"]]["status"] = "error"
+        values = _values(snapshot)
+        before = _values(parent) if parent is not None else {}
+        steps = []
+        if parent is not None:
+            steps.append(
+                StepRecord(step=parent.step, nodes=list(parent.ran), state=before, changed=[])
+            )
+        changed = [k for k, v in values.items() if before.get(k) != v]
+        steps.append(
+            StepRecord(step=snapshot.step, nodes=list(snapshot.ran), state=values, changed=changed)
+        )
+        state["steps"] = steps
+        return state
