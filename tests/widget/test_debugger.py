@@ -45,10 +45,8 @@ def test_threads_are_listed_newest_first_searched_and_paged(comm, notebook, tmp_
 
 def test_history_shows_each_checkpoint_with_what_it_changed(comm, notebook, tmp_path):
     builder = debug_builder(notebook, tmp_path)
-    reply = ask(
-        comm,
-        {"type": "debug_history", "request": 4, "thread_id": "thread-0", "limit": 2, "before": None},
-    )
+    request = {"type": "debug_history", "request": 4, "thread_id": "thread-0", "limit": 2}
+    reply = ask(comm, {**request, "before": None})
     items = reply["items"]
     assert [(i["step"], i["ran"]) for i in items] == [(1, ["draft"]), (0, ["research"])]
     assert items[0]["changed"] == ["text"]
