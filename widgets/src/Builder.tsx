@@ -17,6 +17,7 @@ import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
+import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
@@ -184,6 +185,7 @@ function Editor() {
             onSelectNode={editing.selectNode}
           />
           <StatePanel run={run} />
+          {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} />}
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
           </fieldset>
         </aside>

@@ -1,0 +1,245 @@
+"""The builder as a debugger (issue 15), driven with the mouse and the keyboard, on SQLite
+and on PostgreSQL: pick a thread, scrub its history, edit a field and fork, see a bad value
+refused at its field, run again from a checkpoint. Each test then reads the saver's rows
+from the kernel: the fork is a new branch, and no earlier checkpoint changed.
+
+One JupyterLab server and one Chromium for the module; each test opens its own notebook.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+GRAPH = """
+import json
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.widget import Builder
+
+class Story(GraphState):
+    topic: str = "graphs"
+    notes: Annotated[list[str], StateField(reducer=append)] = []
+    text: str = ""
+
+def research(state: Story) -> dict:
+    if state.topic == "boom":
+        raise ValueError("the search service is down")
+    return {"notes": [f"facts about {state.topic}"]}
+
+def draft(state: Story) -> dict:
+    return {"text": f"a story about {state.topic}"}
+
+graph = (
+    StateGraph(Story, name="story")
+    .add_node("research", research)
+    .add_node("draft", draft)
+    .add_edge(START, "research")
+    .add_edge("research", "draft")
+    .add_edge("draft", END)
+)
+"""
+
+SAVER = {
+    "sqlite": "saver = 'sqlite:///{prefix}threads.db'",
+    "postgres": (
+        "from graphnb.checkpoint import PostgresSaver\n"
+        f"saver = PostgresSaver({POSTGRES_URL!r}, table_prefix='{{prefix}}')"
+    ),
+}
+
+THREADS = """
+builder = Builder(graph, checkpointer=saver)
+app = builder.compile()
+app.invoke({"topic": "alpha"}, thread_id="alpha")
+app.invoke({"topic": "beta"}, thread_id="beta")
+try:
+    app.invoke({"topic": "boom"}, thread_id="broken")
+except Exception as error:
+    failure = repr(error)
+
+def rows(thread_id):
+    \"\"\"Every checkpoint of the thread as the saver holds it, oldest first.\"\"\"
+    return [
+        {"id": r.checkpoint_id, "parent": r.parent_id, "seq": r.seq, "source": r.source,
+         "values": json.loads(app.get_state(thread_id, r.checkpoint_id).values.model_dump_json())}
+        for r in app.checkpointer.history(thread_id)
+    ]
+builder
+"""
+
+
+def _reachable_postgres() -> bool:
+    try:
+        import psycopg
+
+        psycopg.connect(POSTGRES_URL, connect_timeout=3).close()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def saver_kind(request: pytest.FixtureRequest) -> str:
+    if request.param == "postgres" and not _reachable_postgres():
+        pytest.skip("the local PostgreSQL server is not running")
+    return str(request.param)
+
+
+def _drop(kernel: Any, kind: str) -> None:
+    if kind == "postgres":
+        kernel.run(
+            "conn = saver._connect()\n"
+            "cur = conn.cursor()\n"
+            "cur.execute(f'DROP TABLE IF EXISTS {saver.table}')\n"
+            "cur.execute(f'DROP TABLE IF EXISTS {saver.version_table}')\n"
+            "conn.commit(); conn.close(); saver.close()"
+        )
+
+
+def _side(element: Any) -> Any:
+    """Scroll the side panel (not the canvas) so ``element`` is in its view."""
+    element.evaluate(
+        """(e) => {
+            const side = e.closest('.graphnb-side');
+            side.scrollTop += e.getBoundingClientRect().top
+                - side.getBoundingClientRect().top - 20;
+        }"""
+    )
+    return element
+
+
+def _status(lab: Any, node: str) -> str:
+    return str(lab.node(node).locator(".graphnb-node").get_attribute("data-status"))
+
+
+def _wait_status(lab: Any, node: str, status: str) -> None:
+    lab.page.wait_for_function(
+        f"""() => {{
+            const n = document.querySelector('.react-flow__node[data-id="{node}"] .graphnb-node');
+            return n && n.dataset.status === '{status}';
+        }}""",
+        timeout=30_000,
+    )
+
+
+def test_pick_scrub_edit_fork_and_run_again(lab: Any, saver_kind: str) -> None:
+    prefix = f"dbg{uuid.uuid4().hex[:8]}_"
+    saver = SAVER[saver_kind].format(prefix=prefix)
+    kernel = lab.open_notebook(f"debugger-{saver_kind}", [GRAPH, saver, THREADS])
+    try:
+        _run_story(lab, kernel)
+    finally:
+        _drop(kernel, saver_kind)
+
+
+def _run_story(lab: Any, kernel: Any) -> None:
+    page = lab.page
+    lab.builder()
+    assert "search service is down" in kernel.json("failure")
+
+    # The threads panel: newest first, each with its status.
+    alpha = page.get_by_test_id("thread-alpha")
+    alpha.wait_for()
+    listed = page.locator('[data-testid="threads-list"] button.graphnb-thread')
+    ids = [t.get_attribute("data-testid") for t in listed.all()]
+    assert ids == ["thread-broken", "thread-beta", "thread-alpha"], ids
+    assert page.get_by_test_id("thread-broken").get_attribute("data-status") == "failed"
+    assert alpha.get_attribute("data-status") == "finished"
+    assert "step 1" in alpha.inner_text()
+
+    # Search, with the keyboard.
+    search = _side(page.get_by_test_id("threads-search"))
+    search.click()
+    search.type("ALP")
+    page.wait_for_function(
+        """() => document.querySelectorAll('[data-testid="threads-list"] button').length === 1"""
+    )
+    assert page.get_by_test_id("thread-beta").count() == 0
+    search.fill("")
+    page.get_by_test_id("thread-broken").wait_for()
+
+    # Pick the failed thread: its history says what failed, the node is lit as failed.
+    _side(page.get_by_test_id("thread-broken")).click()
+    failure = page.get_by_test_id("history-failure")
+    failure.wait_for()
+    assert "search service is down" in failure.inner_text()
+    _wait_status(lab, "research", "error")
+
+    # Pick alpha: its last checkpoint is shown, draft ran.
+    _side(page.get_by_test_id("thread-alpha")).click()
+    page.wait_for_function(
+        """() => (document.querySelector('[data-testid="panel-history"]') || {}).textContent
+            ?.includes('History of alpha')"""
+    )
+    page.get_by_test_id("history-item-0").wait_for()
+    _wait_status(lab, "draft", "done")
+    before = kernel.json("rows('alpha')")
+    assert [r["source"] for r in before] == ["input", "loop", "loop"]
+
+    # Scrub back one step with the keyboard: the state after research, notes changed.
+    slider = _side(page.get_by_test_id("history-slider"))
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    detail = page.get_by_test_id("history-detail")
+    page.wait_for_function(
+        f"""() => document.querySelector('[data-testid="history-detail"]')
+            ?.dataset.checkpoint === '{before[1]["id"]}'"""
+    )
+    assert page.get_by_test_id("history-field-notes").get_attribute("data-changed") == "true"
+    assert page.get_by_test_id("history-field-text").get_attribute("data-changed") == "false"
+    _wait_status(lab, "draft", "pending")
+    assert _status(lab, "research") == "done"
+    assert "next draft" in detail.inner_text()
+
+    # Edit a field there and fork, acting as research: draft runs next on the fork.
+    _side(page.get_by_test_id("history-edit")).click()
+    form = page.get_by_test_id("history-edit-form")
+    topic = form.get_by_test_id("run-field-topic")
+    assert topic.input_value() == "alpha"  # prefilled with that checkpoint's values
+    topic.fill("edited")
+    form.get_by_test_id("history-as-node").select_option("research")
+    _side(form.get_by_test_id("history-fork")).click()
+    page.get_by_test_id("history-note").wait_for()
+    assert "forked" in page.get_by_test_id("history-note").inner_text()
+    page.get_by_test_id("history-fork-0").wait_for()  # the new checkpoint is a branch
+    after = kernel.json("rows('alpha')")
+    assert len(after) == len(before) + 1
+    fork = after[-1]
+    assert fork["parent"] == before[1]["id"]
+    assert fork["source"] == "update"
+    assert fork["values"]["topic"] == "edited"
+    assert after[: len(before)] == before  # nothing overwritten
+
+    # A value the model refuses is flagged at its field, and nothing is written.
+    _side(page.get_by_test_id("history-edit")).click()
+    form = page.get_by_test_id("history-edit-form")
+    notes = form.get_by_test_id("run-field-notes")
+    notes.fill('["facts about alpha", 7]')
+    _side(form.get_by_test_id("history-fork")).click()
+    form.get_by_test_id("run-field-error-notes").wait_for()
+    assert kernel.json("len(rows('alpha'))") == len(after)
+    _side(form.get_by_test_id("history-cancel")).click()
+
+    # Run again from the fork: draft runs on the edited state, as a child of the fork.
+    page.get_by_test_id("history-item-0").click()
+    _side(page.get_by_test_id("history-rerun")).click()
+    lab.wait_until(
+        lambda: kernel.json("builder.last_run['status']") == "done",
+        timeout=30,
+        message=lambda: str(kernel.json("builder.last_run['status']")),
+    )
+    final = kernel.json("rows('alpha')")
+    assert len(final) == len(after) + 1
+    assert final[-1]["parent"] == fork["id"]
+    assert final[-1]["values"]["text"] == "a story about edited"
+    assert final[: len(after)] == after
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="history-item-0"]')
+            ?.dataset.source === 'loop'"""
+    )
+    lab.screenshot(f"debugger-history-{lab.artifact_stem[-20:]}")
