@@ -25,7 +25,8 @@ class ThreadInfo:
     Attributes:
         thread_id: the thread.
         step: the super-step its last checkpoint closes.
-        status: ``"interrupted"`` when the last checkpoint holds pending interrupts,
+        status: ``"interrupted"`` when the last checkpoint holds pending interrupts (an
+            ``interrupt_after`` stop at the last node leaves nothing pending),
             ``"failed"`` when the last run stopped on an error (an ``error`` checkpoint),
             ``"pending"`` when it names nodes still to run (a run stopped by a crash of
             its process, or a seed not run yet), ``"finished"`` otherwise.
@@ -69,7 +70,9 @@ def list_threads_info(
             if is_child_thread(last.thread_id):
                 continue  # a subgraph's own thread, listed with its parent's
             error = last.meta.get("error")
-            if last.meta.get("interrupts"):
+            stops = last.meta.get("interrupts") or []
+            # A stop after the last node leaves nothing to resume: the thread is finished.
+            if any(i.get("when") == "during" for i in stops) or (stops and last.meta.get("next")):
                 status: ThreadStatus = "interrupted"
             elif error:
                 status = "failed"

@@ -127,6 +127,12 @@ class Builder(anywidget.AnyWidget):
     )
     export_status = traitlets.Unicode("", help="Where the last export was written.").tag(sync=True)
     height = traitlets.Int(560, help="Canvas height in pixels.").tag(sync=True)
+    breakpoints = traitlets.Dict(
+        help="Nodes runs pause at: node -> ['before'] / ['after'] / both (see debugger.py)."
+    ).tag(sync=True)
+    paused = traitlets.Dict(
+        help="The thread a run left paused (breakpoints, interrupt()): PauseInfo, or {}."
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -158,12 +164,9 @@ class Builder(anywidget.AnyWidget):
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
         self._debugger = Debugger(
-            self.compile,
+            self,
             cast("Callable[[dict[str, Any]], None]", self._send_message),
             self._publish_run,
-            lambda thread_id, checkpoint_id: self.run(
-                None, thread_id=thread_id, checkpoint_id=checkpoint_id
-            ),
             lambda: self._runner.running,
         )
         self.on_msg(self._on_message)
@@ -486,6 +489,8 @@ class Builder(anywidget.AnyWidget):
         *,
         thread_id: str | None = None,
         checkpoint_id: str | None = None,
+        interrupt_before: list[str] | None = None,
+        interrupt_after: list[str] | None = None,
     ) -> asyncio.Task[Any]:
         """Start a run in the background, as the Run button does; returns its task.
 
@@ -493,7 +498,9 @@ class Builder(anywidget.AnyWidget):
         see :attr:`last_run`). Needs a running event loop, as in a notebook. With a
         checkpointer, the run continues thread ``thread_id`` (a new thread when omitted),
         from its checkpoint ``checkpoint_id`` when given (a fork; input ``None`` runs the
-        nodes that checkpoint runs next).
+        nodes that checkpoint runs next; a :class:`~graphnb.Command` answers interrupts).
+        The run pauses at the :attr:`breakpoints` (and at ``interrupt_before`` /
+        ``interrupt_after``), and :attr:`paused` then says where.
 
         Raises:
             RuntimeError: a run is already going on, or no event loop runs here.
@@ -515,7 +522,19 @@ class Builder(anywidget.AnyWidget):
             return cast("asyncio.Task[Any]", failed)
         if self._checkpointer is not None and not thread_id:
             thread_id = uuid.uuid4().hex[:12]  # a new thread; the run panel shows its id
-        return self._runner.start(graph, input, thread_id=thread_id, checkpoint_id=checkpoint_id)
+        before = [n for n, whens in self.breakpoints.items() if "before" in whens]
+        after = [n for n, whens in self.breakpoints.items() if "after" in whens]
+        self.paused = {}
+        task = self._runner.start(
+            graph,
+            input,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            interrupt_before=[*before, *(interrupt_before or ())],
+            interrupt_after=[*after, *(interrupt_after or ())],
+        )
+        task.add_done_callback(lambda _: self._debugger.after_run(thread_id))
+        return task
 
     def stop(self) -> bool:
         """Cancel the current run; ``False`` when none was going on."""

@@ -12,7 +12,7 @@ with the fields that step changed highlighted.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import ValidationError
 from typing_extensions import TypedDict
@@ -78,6 +78,41 @@ class ForkRequest(TypedDict):
     as_node: str | None
 
 
+class BreakpointRequest(TypedDict):
+    """Pause runs before (or after) ``node``; ``on=False`` removes the breakpoint."""
+
+    type: Literal["debug_breakpoint"]
+    request: int
+    node: str
+    when: Literal["before", "after"]
+    on: bool
+
+
+class ContinueRequest(TypedDict):
+    """Resume a paused thread: to the next breakpoint, or (``step``) one super-step."""
+
+    type: Literal["debug_continue"]
+    request: int
+    thread_id: str
+    step: bool
+
+
+class StopRequest(TypedDict):
+    """Leave the pause: the thread stays where it is, the pause is no longer shown."""
+
+    type: Literal["debug_stop"]
+    request: int
+
+
+class ResumeRequest(TypedDict):
+    """Answer pending ``interrupt()`` calls, by interrupt id, and resume the thread."""
+
+    type: Literal["debug_resume"]
+    request: int
+    thread_id: str
+    answers: dict[str, Any]
+
+
 class RerunRequest(TypedDict):
     """Run the thread again from a checkpoint (a fork), streamed like any run."""
 
@@ -87,9 +122,29 @@ class RerunRequest(TypedDict):
     checkpoint_id: str
 
 
-DebugRequest = ThreadsRequest | HistoryRequest | ShowRequest | ForkRequest | RerunRequest
+DebugRequest = (
+    ThreadsRequest
+    | HistoryRequest
+    | ShowRequest
+    | ForkRequest
+    | RerunRequest
+    | BreakpointRequest
+    | ContinueRequest
+    | StopRequest
+    | ResumeRequest
+)
 
-DEBUG_TYPES = ("debug_threads", "debug_history", "debug_show", "debug_fork", "debug_rerun")
+DEBUG_TYPES = (
+    "debug_threads",
+    "debug_history",
+    "debug_show",
+    "debug_fork",
+    "debug_rerun",
+    "debug_breakpoint",
+    "debug_continue",
+    "debug_stop",
+    "debug_resume",
+)
 """The ``type`` of every debugger request."""
 
 
@@ -105,6 +160,20 @@ class ThreadItem(TypedDict):
     updated_at: float
     checkpoint_id: str
     error: str | None
+
+
+class PauseInfo(TypedDict):
+    """The ``paused`` trait: a thread stopped at breakpoints or waiting for answers.
+
+    ``interrupts``: each pending stop, ``{"node", "when", "value", "id"}``; ``when`` is
+    ``"before"``/``"after"`` for a breakpoint, ``"during"`` for a node's ``interrupt()``.
+    """
+
+    thread_id: str
+    checkpoint_id: str
+    step: int
+    next: list[str]
+    interrupts: list[dict[str, Any]]
 
 
 class CheckpointItem(TypedDict):
@@ -154,6 +223,13 @@ def _values(snapshot: StateSnapshot[Any]) -> dict[str, Any]:
     return values if isinstance(values, dict) else {"value": values}
 
 
+def _waiting(snapshot: StateSnapshot[Any]) -> bool:
+    """Whether the thread waits at an interrupt that resuming would pass."""
+    return any(i.when == "during" for i in snapshot.interrupts) or bool(
+        snapshot.interrupts and snapshot.next
+    )
+
+
 def _error_text(error: Mapping[str, Any] | None) -> str | None:
     if not error:
         return None
@@ -161,31 +237,74 @@ def _error_text(error: Mapping[str, Any] | None) -> str | None:
     return f"{error.get('type', 'Error')}{where}: {error.get('message', '')}"
 
 
+class Owner(Protocol):
+    """What the debugger needs of its builder (:class:`~graphnb.widget.Builder`)."""
+
+    breakpoints: dict[str, list[str]]
+    paused: dict[str, Any]
+
+    def compile(self, **options: Any) -> CompiledGraph[Any]:
+        """The drawing compiled with the builder's checkpointer."""
+
+    def run(
+        self,
+        input: Any = None,
+        *,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: list[str] | None = None,
+        interrupt_after: list[str] | None = None,
+    ) -> Any:
+        """Start a streamed run (the run panel's)."""
+
+    def stop(self) -> bool:
+        """Cancel the current run."""
+
+
 class Debugger:
-    """Answers the threads and history panels for one builder.
+    """Answers the debugger's panels for one builder.
 
     Args:
-        graph: compiles the builder's drawing with its checkpointer (raises when it has
-            none, or when the drawing does not compile).
+        owner: the builder: its checkpointer, its runs, its ``breakpoints`` and
+            ``paused`` traits.
         send: sends a message to the front end.
         show: publishes a run picture (the ``run_state`` trait).
-        rerun: starts a streamed run of a thread from a checkpoint.
         running: whether a run is going on (nothing is shown over it).
     """
 
     def __init__(
         self,
-        graph: Callable[[], CompiledGraph[Any]],
+        owner: Owner,
         send: Callable[[dict[str, Any]], None],
         show: Callable[[RunState], None],
-        rerun: Callable[[str, str], Any],
         running: Callable[[], bool],
     ) -> None:
-        self._graph = graph
+        self._owner = owner
+        self._graph = owner.compile
         self._send = send
         self._show = show
-        self._rerun = rerun
         self._running = running
+
+    def after_run(self, thread_id: str | None) -> None:
+        """Show where the run on ``thread_id`` stopped, if it stopped at an interrupt."""
+        paused: dict[str, Any] = {}
+        if thread_id:
+            try:
+                snapshot = self._graph().get_state(thread_id)
+            except Exception:  # the run failed before its first checkpoint, say
+                snapshot = None
+            # A stop after the last node (next is empty) has nothing left to resume.
+            if snapshot is not None and _waiting(snapshot):
+                paused = dict(
+                    PauseInfo(
+                        thread_id=thread_id,
+                        checkpoint_id=snapshot.checkpoint_id,
+                        step=snapshot.step,
+                        next=list(snapshot.next),
+                        interrupts=[_jsonable(i.to_json()) for i in snapshot.interrupts],
+                    )
+                )
+        self._owner.paused = paused
 
     def handle(self, content: Any) -> bool:
         """Answer ``content`` if it is a debugger request; ``False`` when it is not one.
@@ -253,8 +372,49 @@ class Debugger:
                 checkpoint_id=request["checkpoint_id"],
             )
             return {"checkpoint_id": checkpoint}
-        self._rerun(request["thread_id"], request["checkpoint_id"])
+        if request["type"] == "debug_breakpoint":
+            return self._breakpoint(graph, request)
+        owner = self._owner
+        if request["type"] == "debug_stop":
+            owner.paused = {}
+            owner.stop()
+            return {}
+        if request["type"] == "debug_continue":
+            owner.paused = {}
+            step = list(graph.nodes) if request["step"] else None
+            owner.run(None, thread_id=request["thread_id"], interrupt_after=step)
+            return {}
+        if request["type"] == "debug_resume":
+            from ..human import Command
+
+            owner.paused = {}
+            answers = request["answers"]
+            pending = graph.get_state(request["thread_id"]).interrupts
+            during = [i for i in pending if i.when == "during"]
+            unknown = sorted(set(answers) - {i.id for i in during})
+            if unknown or not answers:
+                ids = ", ".join(repr(i.id) for i in during) or "none"
+                raise ValueError(
+                    f"thread {request['thread_id']!r} has no pending interrupt "
+                    f"{', '.join(map(repr, unknown)) or '(no answer given)'}; pending: {ids}"
+                )
+            # One pending interrupt takes its answer as is (a dict answer stays a dict).
+            resume = next(iter(answers.values())) if len(during) == 1 else answers
+            owner.run(Command(resume=resume), thread_id=request["thread_id"])
+            return {}
+        owner.paused = {}
+        owner.run(None, thread_id=request["thread_id"], checkpoint_id=request["checkpoint_id"])
         return {"checkpoint_id": request["checkpoint_id"]}
+
+    def _breakpoint(self, graph: CompiledGraph[Any], request: BreakpointRequest) -> dict[str, Any]:
+        node, when = request["node"], request["when"]
+        if node not in graph.nodes:
+            raise ValueError(f"`{node}` is not a node of {graph.name!r}; breakpoints go on nodes")
+        points = {name: list(whens) for name, whens in self._owner.breakpoints.items()}
+        kept = [w for w in points.get(node, []) if w != when]
+        points[node] = sorted([*kept, when]) if request["on"] else kept
+        self._owner.breakpoints = {name: whens for name, whens in points.items() if whens}
+        return {"breakpoints": self._owner.breakpoints}
 
     def _history(self, graph: CompiledGraph[Any], request: HistoryRequest) -> dict[str, Any]:
         # One more than asked: the oldest row of the page needs its parent's values to

@@ -151,3 +151,107 @@ def test_bad_debugger_requests_are_answered_with_their_error(comm, notebook, tmp
     [reply] = comm.custom("debug_threads")
     assert "checkpointer" in reply["error"]
     assert without.threads is False
+
+
+def test_breakpoints_pause_runs_and_continue_and_step_resume_them(comm, notebook, tmp_path):
+    builder = debug_builder(notebook, tmp_path)
+    on = {"type": "debug_breakpoint", "request": 20, "node": "research", "when": "before"}
+    on["on"] = True
+    assert ask(comm, on)["breakpoints"] == {"research": ["before"]}
+    assert builder.breakpoints == {"research": ["before"]}
+    assert "not a node" in ask(comm, {**on, "node": "nope"})["error"]
+
+    async def run(content: dict[str, Any] | None = None) -> Any:
+        if content is None:
+            task = builder.run({"topic": "paused"}, thread_id="bp")
+        else:
+            comm.receive(content)
+            task = builder._runner.task
+        await task  # type: ignore[misc]
+
+    run_async(run())
+    assert builder.paused["thread_id"] == "bp"
+    assert builder.paused["interrupts"] == [
+        {"node": "research", "when": "before", "value": None, "id": ""}
+    ]
+    app = builder.compile()
+    assert app.get_state("bp").next == ("research",)
+
+    # Step: one super-step (research), then it pauses again, after it.
+    step = {"type": "debug_continue", "request": 21, "thread_id": "bp", "step": True}
+    run_async(run(step))
+    assert builder.paused["interrupts"] == [
+        {"node": "research", "when": "after", "value": None, "id": ""}
+    ]
+    assert app.get_state("bp").values.notes == ["facts about paused"]
+    assert app.get_state("bp").values.text == ""
+    run_async(run({**step, "request": 22, "step": False}))  # Continue: to the end
+    assert builder.paused == {}
+    assert app.get_state("bp").next == ()
+    assert app.get_state("bp").values.text.startswith("paused-0")
+
+    off = {**on, "request": 23, "on": False}
+    assert ask(comm, off)["breakpoints"] == {}
+    run_async(run())
+    assert builder.paused == {}
+
+
+ASKING = """
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append, interrupt
+
+class Form(GraphState):
+    answers: Annotated[list[str], StateField(reducer=append)] = []
+
+def name(state: Form) -> dict:
+    return {"answers": [f"name={interrupt({'question': 'your name?'})}"]}
+
+def city(state: Form) -> dict:
+    return {"answers": [f"city={interrupt('your city?')}"]}
+
+form = (
+    StateGraph(Form, name="form")
+    .add_node("name", name)
+    .add_node("city", city)
+    .add_edge(START, "name")
+    .add_edge(START, "city")
+    .add_edge("name", END)
+    .add_edge("city", END)
+)
+"""
+
+
+def test_pending_interrupts_are_answered_one_by_one(comm, tmp_path):
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    exec(compile(ASKING, "asking.py", "exec", dont_inherit=True), namespace)
+    builder = Builder(
+        namespace["form"], namespace=namespace, checkpointer=f"sqlite:///{tmp_path / 'f.db'}"
+    )
+
+    async def run(content: dict[str, Any] | None = None) -> Any:
+        if content is None:
+            task = builder.run({}, thread_id="ask")
+        else:
+            comm.receive(content)
+            task = builder._runner.task
+        await task  # type: ignore[misc]
+
+    run_async(run())
+    pending = builder.paused["interrupts"]
+    assert [(i["node"], i["when"], i["value"]) for i in pending] == [
+        ("name", "during", {"question": "your name?"}),
+        ("city", "during", "your city?"),
+    ]
+    answer = {"type": "debug_resume", "request": 30, "thread_id": "ask"}
+    comm.clear()
+    run_async(run({**answer, "answers": {pending[1]["id"]: "Paris"}}))
+    left = builder.paused["interrupts"]
+    assert [i["node"] for i in left] == ["name"]
+    comm.clear()
+    comm.receive({**answer, "request": 31, "answers": {"nope": "x"}})
+    [refused] = comm.custom("debug_resume")
+    assert "no pending interrupt 'nope'" in refused["error"]
+    run_async(run({**answer, "request": 32, "answers": {left[0]["id"]: "Ada"}}))
+    assert builder.paused == {}
+    state = builder.compile().get_state("ask")
+    assert sorted(state.values.answers) == ["city=Paris", "name=Ada"]
