@@ -17,6 +17,7 @@ import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
+import { useBreakpointStore } from "./hooks/useBreakpoints";
 import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
@@ -86,9 +87,10 @@ function Editor() {
     [onFitMoveStart, onUserMove],
   );
   const { rename, setRoute } = editing;
+  const breakpoints = useBreakpointStore();
   const canvas: CanvasContext = useMemo(
-    () => ({ run: runStore, problems: problemStore, rename, setRoute }),
-    [runStore, problemStore, rename, setRoute],
+    () => ({ run: runStore, problems: problemStore, rename, setRoute, breakpoints }),
+    [runStore, problemStore, rename, setRoute, breakpoints],
   );
 
   // The toolbar's Run runs with the run panel's current input ...
@@ -185,7 +187,7 @@ function Editor() {
             onSelectNode={editing.selectNode}
           />
           <StatePanel run={run} />
-          {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} />}
+          {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
           </fieldset>
         </aside>

@@ -37,7 +37,11 @@ export type DebugRequest =
   | { type: "debug_history"; thread_id: string; limit: number; before: string | null }
   | { type: "debug_show"; thread_id: string; checkpoint_id: string }
   | { type: "debug_fork"; thread_id: string; checkpoint_id: string; values: Record<string, Json>; as_node: string | null }
-  | { type: "debug_rerun"; thread_id: string; checkpoint_id: string };
+  | { type: "debug_rerun"; thread_id: string; checkpoint_id: string }
+  | { type: "debug_breakpoint"; node: string; when: "before" | "after"; on: boolean }
+  | { type: "debug_continue"; thread_id: string; step: boolean }
+  | { type: "debug_stop" }
+  | { type: "debug_resume"; thread_id: string; answers: Record<string, Json> };
 
 /** What every reply holds; `error` (and the refused `field`) when the request failed. */
 export type DebugReply = {
