@@ -243,3 +243,207 @@ def _run_story(lab: Any, kernel: Any) -> None:
             ?.dataset.source === 'loop'"""
     )
     lab.screenshot(f"debugger-history-{lab.artifact_stem[-20:]}")
+
+
+PAUSING = """
+import time
+ENDED = []
+
+def research_timed(state: Story) -> dict:
+    time.sleep(0.2)
+    update = {"notes": [f"facts about {state.topic}"]}
+    ENDED.append(time.time())
+    return update
+
+graph = (
+    StateGraph(Story, name="story")
+    .add_node("research", research_timed)
+    .add_node("draft", draft)
+    .add_edge(START, "research")
+    .add_edge("research", "draft")
+    .add_edge("draft", END)
+)
+builder = Builder(graph, checkpointer=saver)
+app = builder.compile()
+
+def rows(thread_id):
+    return [
+        {"id": r.checkpoint_id, "parent": r.parent_id, "source": r.source,
+         "values": json.loads(app.get_state(thread_id, r.checkpoint_id).values.model_dump_json())}
+        for r in app.checkpointer.history(thread_id)
+    ]
+builder
+"""
+
+# Stamps (Date.now()) when the pause first shows, so the test can compare it with the
+# kernel's time.time() at the node's end: both read the same machine's clock.
+WATCH_PAUSE = """() => {
+    window.__pausedAt = null;
+    const seen = () => document.querySelector('[data-testid="paused-where"]');
+    const observer = new MutationObserver(() => {
+        if (seen() && window.__pausedAt === null) {
+            window.__pausedAt = Date.now();
+            observer.disconnect();
+        }
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def _thread(kernel: Any) -> str:
+    return str(kernel.json("builder.paused['thread_id']"))
+
+
+def test_breakpoints_pause_step_continue_and_stop(lab: Any, saver_kind: str) -> None:
+    prefix = f"dbg{uuid.uuid4().hex[:8]}_"
+    saver = SAVER[saver_kind].format(prefix=prefix)
+    kernel = lab.open_notebook(f"breakpoints-{saver_kind}", [GRAPH, saver, PAUSING])
+    try:
+        _pause_story(lab, kernel, saver_kind)
+    finally:
+        _drop(kernel, saver_kind)
+
+
+def _pause_story(lab: Any, kernel: Any, saver_kind: str) -> None:
+    page = lab.page
+    lab.builder()
+    # Select research on the canvas, pause after it (the button, with the keyboard).
+    lab.node("research").click()
+    after = _side(page.get_by_test_id("breakpoint-after"))
+    after.focus()
+    page.keyboard.press("Enter")
+    page.get_by_test_id("breakpoint-research").wait_for()
+    assert page.get_by_test_id("breakpoint-research").get_attribute("data-when") == "after"
+    assert kernel.json("builder.breakpoints") == {"research": ["after"]}
+
+    page.evaluate(WATCH_PAUSE)
+    page.get_by_test_id("toolbar-run").click()
+    where = page.get_by_test_id("paused-where")
+    where.wait_for(timeout=30_000)
+    assert "after research" in where.inner_text()
+    shown = page.evaluate("() => window.__pausedAt") / 1000
+    latency = shown - kernel.json("ENDED[-1]")
+    print(f"[measure] {saver_kind}: pause shown {latency * 1000:.0f} ms after the node's end")
+    assert latency < 3, f"the pause showed {latency:.2f} s after the node ended"
+    thread = _thread(kernel)
+    paused_rows = kernel.json(f"rows({thread!r})")
+    assert [r["source"] for r in paused_rows] == ["input", "loop"]
+    assert kernel.json(f"app.get_state({thread!r}).next") == ["draft"]
+
+    # Continue: draft runs, the thread ends, nothing before was rewritten.
+    _side(page.get_by_test_id("pause-continue")).click()
+    page.get_by_test_id("paused").wait_for(state="detached", timeout=30_000)
+    lab.wait_until(lambda: kernel.json(f"len(rows({thread!r}))") == 3, timeout=30)
+    done_rows = kernel.json(f"rows({thread!r})")
+    assert done_rows[:2] == paused_rows
+    assert done_rows[-1]["values"]["text"] == "a story about graphs"
+
+    # Move the breakpoint before research; Step runs one super-step and pauses again.
+    _side(page.get_by_test_id("breakpoint-after")).click()
+    _side(page.get_by_test_id("breakpoint-before")).click()
+    lab.wait_until(lambda: kernel.json("builder.breakpoints") == {"research": ["before"]})
+    page.get_by_test_id("breakpoint-research").wait_for()
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="paused-where"]')
+            ?.textContent.includes('before research')""",
+        timeout=30_000,
+    )
+    thread = _thread(kernel)
+    assert kernel.json(f"app.get_state({thread!r}).values.notes") == []
+    _side(page.get_by_test_id("pause-step")).click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="paused-where"]')
+            ?.textContent.includes('after research')""",
+        timeout=30_000,
+    )
+    assert kernel.json(f"app.get_state({thread!r}).values.notes") == ["facts about graphs"]
+    assert kernel.json(f"app.get_state({thread!r}).values.text") == ""
+    stepped = kernel.json(f"rows({thread!r})")
+
+    # Stop: the pause goes, the thread stays where it was.
+    _side(page.get_by_test_id("pause-stop")).click()
+    page.get_by_test_id("paused").wait_for(state="detached")
+    assert kernel.json(f"rows({thread!r})") == stepped
+    assert kernel.json(f"app.get_state({thread!r}).next") == ["draft"]
+
+
+ASKING = """
+import json
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append, interrupt
+from graphnb.widget import Builder
+
+class Form(GraphState):
+    answers: Annotated[list[str], StateField(reducer=append)] = []
+
+NAME = {"question": "Who are you?", "schema": {
+    "type": "object", "properties": {"name": {"type": "string", "title": "Name"}},
+    "required": ["name"]}}
+
+def name(state: Form) -> dict:
+    return {"answers": [f"name={interrupt(NAME)['name']}"]}
+
+def city(state: Form) -> dict:
+    return {"answers": [f"city={interrupt('Which city?')}"]}
+
+form = (
+    StateGraph(Form, name="form")
+    .add_node("name", name)
+    .add_node("city", city)
+    .add_edge(START, "name")
+    .add_edge(START, "city")
+    .add_edge("name", END)
+    .add_edge("city", END)
+)
+builder = Builder(form, checkpointer=saver)
+app = builder.compile()
+
+def sources(thread_id):
+    return [(r.checkpoint_id, r.source) for r in app.checkpointer.history(thread_id)]
+builder
+"""
+
+
+def test_interrupts_are_answered_one_by_one(lab: Any, saver_kind: str) -> None:
+    prefix = f"dbg{uuid.uuid4().hex[:8]}_"
+    saver = SAVER[saver_kind].format(prefix=prefix)
+    kernel = lab.open_notebook(f"interrupts-{saver_kind}", [saver, ASKING])
+    try:
+        page = lab.page
+        lab.builder()
+        page.get_by_test_id("toolbar-run").click()
+        city = page.get_by_test_id("interrupt-city")
+        city.wait_for(timeout=30_000)
+        name = page.get_by_test_id("interrupt-name")
+        assert page.get_by_test_id("interrupt-question-city").inner_text() == "Which city?"
+        assert page.get_by_test_id("interrupt-question-name").inner_text() == "Who are you?"
+        # The value carries a JSON schema: a form, not a text box.
+        assert name.get_by_test_id("interrupt-form-name").get_by_test_id("run-field-name").count()
+        thread = _thread(kernel)
+        first = kernel.json(f"sources({thread!r})")
+
+        # Answer the city with the keyboard (Ctrl+Enter); the name still waits.
+        answer = _side(page.get_by_test_id("interrupt-answer-city"))
+        answer.click()
+        answer.type("Paris")
+        page.keyboard.press("Control+Enter")
+        page.get_by_test_id("interrupt-city").wait_for(state="detached", timeout=30_000)
+        name.wait_for(timeout=30_000)
+        second = kernel.json(f"sources({thread!r})")
+        assert second[: len(first)] == first
+        assert kernel.json(f"[i.node for i in app.get_state({thread!r}).interrupts]") == ["name"]
+
+        field = _side(name.get_by_test_id("run-field-name"))
+        field.fill("Ada")
+        _side(page.get_by_test_id("interrupt-submit-name")).click()
+        page.get_by_test_id("paused").wait_for(state="detached", timeout=30_000)
+        lab.wait_until(
+            lambda: kernel.json(f"app.get_state({thread!r}).next") == [],
+            timeout=30,
+        )
+        answers = kernel.json(f"sorted(app.get_state({thread!r}).values.answers)")
+        assert answers == ["city=Paris", "name=Ada"]
+        assert kernel.json(f"sources({thread!r})")[: len(second)] == second
+    finally:
+        _drop(kernel, saver_kind)
