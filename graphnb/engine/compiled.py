@@ -302,13 +302,14 @@ class CompiledGraph(Generic[S]):
         """
         return list_threads_info(self.threads.saver, search=search, limit=limit, after=after)
 
-    def watch(self, thread_id: str, callback: Callable[[Any], None]) -> Watch:
+    def watch(self, thread_id: str | None, callback: Callable[[Any], None]) -> Watch:
         """Send the events of every run on ``thread_id`` in this process to ``callback``.
 
         Whoever starts the run (another cell, a batch, a thread), the callback gets a
         :class:`~graphnb.engine.feed.RunStarted`, every event of the run, and a
         :class:`~graphnb.engine.feed.RunEnded`; see :mod:`graphnb.engine.feed`. The
-        watch is not tied to this graph: runs of any graph on that thread id are sent.
+        watch is not tied to this graph: runs of any graph on that thread id are sent;
+        ``thread_id=None`` watches every thread.
 
         Returns:
             The subscription; ``close()`` it (or use it in ``with``) to stop.

@@ -24,7 +24,17 @@ if TYPE_CHECKING:
     from .events import Event
     from .run import Run
 
-__all__ = ["FeedEvent", "RunEnded", "RunStarted", "Watch", "arelay", "relay", "watch", "watched"]
+__all__ = [
+    "EVERY_THREAD",
+    "FeedEvent",
+    "RunEnded",
+    "RunStarted",
+    "Watch",
+    "arelay",
+    "relay",
+    "watch",
+    "watched",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,15 +102,25 @@ class Watch:
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
-        return f"<Watch {self.thread_id!r} {state}>"
+        which = "every thread" if self.thread_id == EVERY_THREAD else repr(self.thread_id)
+        return f"<Watch {which} {state}>"
 
 
-def watch(thread_id: str, callback: Callback) -> Watch:
+EVERY_THREAD = "\x00every thread"
+"""The key :func:`watch` files a watcher of every thread under (no thread id has it)."""
+
+
+def watch(thread_id: str | None, callback: Callback) -> Watch:
     """Send every event of the runs on ``thread_id`` in this process to ``callback``.
 
+    ``thread_id=None`` watches the runs of every thread.
+
     Raises:
-        TypeError: ``thread_id`` is not a string or ``callback`` is not callable.
+        TypeError: ``thread_id`` is not a string (or ``None``) or ``callback`` is not
+            callable.
     """
+    if thread_id is None:
+        thread_id = EVERY_THREAD
     if not isinstance(thread_id, str):
         raise TypeError(f"watch(thread_id=...) must be a string, got {thread_id!r}")
     if not callable(callback):
@@ -112,14 +132,14 @@ def watch(thread_id: str, callback: Callback) -> Watch:
 
 def watched(thread_id: str | None) -> bool:
     """Whether anyone watches ``thread_id`` (a lock-free read: one dict lookup)."""
-    return thread_id is not None and thread_id in _watchers
+    return thread_id is not None and (thread_id in _watchers or EVERY_THREAD in _watchers)
 
 
 class _Relay:
     def __init__(self, thread_id: str, run: Run[Any]) -> None:
         self.thread_id = thread_id
         self.run_id = run.run_id
-        self.callbacks = list(_watchers.get(thread_id, ()))
+        self.callbacks = [*_watchers.get(thread_id, ()), *_watchers.get(EVERY_THREAD, ())]
         # A watcher sees every event, whatever the caller asked to stream.
         run.events = run.starts = run.steps = True
         self.send(RunStarted(thread_id, run.run_id, run.graph.name))

@@ -49,6 +49,8 @@ from .runner import RunController, idle_run
 
 if TYPE_CHECKING:
     from ..checkpoint import BaseSaver
+    from ..engine.feed import Watch
+    from .watching import LiveView
 
 __all__ = ["Builder"]
 
@@ -163,6 +165,7 @@ class Builder(anywidget.AnyWidget):
             spec = apply_layout(spec, layout(spec))
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
+        self._live: LiveView | None = None  # Builder.watch
         self._debugger = Debugger(
             self,
             cast("Callable[[dict[str, Any]], None]", self._send_message),
@@ -535,6 +538,25 @@ class Builder(anywidget.AnyWidget):
         )
         task.add_done_callback(lambda _: self._debugger.after_run(thread_id))
         return task
+
+    def watch(self, thread_id: str | None = None) -> Watch:
+        """Draw the runs of ``thread_id`` (``None``: every thread) live on the canvas.
+
+        Runs started from code in this process (``app = builder.compile()`` then
+        ``app.invoke(..., thread_id=...)`` in another cell) light their nodes and stream
+        their text as a run started with Run does. Returns the subscription: ``close()``
+        it to stop. See :mod:`graphnb.widget.watching`.
+        """
+        from .watching import LiveView
+
+        if self._live is None:
+            self._live = LiveView(
+                lambda: [node.id for node in self.spec.nodes],
+                lambda: self._runner.running,
+                self._publish_run,
+                self._send_message,
+            )
+        return self._live.watch(thread_id)
 
     def stop(self) -> bool:
         """Cancel the current run; ``False`` when none was going on."""

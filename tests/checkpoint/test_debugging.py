@@ -226,3 +226,15 @@ def test_watch_refuses_bad_arguments() -> None:
         watch(3, print)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="callable"):
         watch("t", "print")  # type: ignore[arg-type]
+
+
+def test_a_watcher_of_every_thread_sees_each_run(saver: BaseSaver) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    seen: list[Any] = []
+    with app.watch(None, seen.append) as subscription:
+        app.invoke({}, thread_id="one")
+        app.invoke({}, thread_id="two")
+        assert "every thread" in repr(subscription)
+    assert [e.thread_id for e in seen if isinstance(e, RunStarted)] == ["one", "two"]
+    app.invoke({}, thread_id="three")
+    assert len([e for e in seen if isinstance(e, RunStarted)]) == 2

@@ -255,3 +255,31 @@ def test_pending_interrupts_are_answered_one_by_one(comm, tmp_path):
     assert builder.paused == {}
     state = builder.compile().get_state("ask")
     assert sorted(state.values.answers) == ["city=Paris", "name=Ada"]
+
+
+def test_a_run_started_from_code_is_drawn_live_when_watched(comm, notebook, tmp_path):
+    builder = debug_builder(notebook, tmp_path)
+    app = builder.compile()
+    comm.clear()
+    app.invoke({"topic": "unwatched"}, thread_id="quiet")
+    assert comm.updates("run_state") == []  # nobody watches yet
+    with builder.watch():
+        app.invoke({"topic": "code"}, thread_id="from-code")
+    pictures = comm.updates("run_state")
+    assert pictures[0]["status"] == "running"
+    assert pictures[0]["thread_id"] == "from-code"
+    last = pictures[-1]
+    assert last["status"] == "done"
+    assert last["nodes"]["research"]["status"] == "done"
+    assert last["nodes"]["draft"]["status"] == "done"
+    assert last["chunks"].startswith("code-0 code-1")
+    assert [m["run"] for m in comm.custom("chunks")] == [last["id"]] * len(comm.custom("chunks"))
+
+    # A watch on one thread ignores the others.
+    with builder.watch("watched"):
+        comm.clear()
+        app.invoke({"topic": "x"}, thread_id="other")
+        assert comm.updates("run_state") == []
+        app.invoke({"topic": "fine"}, thread_id="watched")
+        assert comm.updates("run_state")[-1]["thread_id"] == "watched"
+        assert comm.updates("run_state")[-1]["status"] == "done"
