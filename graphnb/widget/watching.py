@@ -6,7 +6,8 @@ through the engine's feed (:mod:`graphnb.engine.feed`); this module turns them i
 run panel's picture with a :class:`~graphnb.widget.runner.RunController` of its own, so
 the canvas lights nodes and streams text exactly as for a run started with Run. The
 events arrive on the run's thread (a blocking cell holds the kernel's loop), so the
-picture is published from there, at most every ``interval`` seconds, and once at the end.
+picture is published from there, at most every ``interval`` seconds, by the controller's
+watchdog thread while a node works, and once at the end.
 The builder's own runs are left to its own controller.
 """
 
@@ -68,6 +69,8 @@ class LiveView:
                 view._pending, view._pending_node = [], ""
                 view._started = view._clock()
                 view._publish_now(force=True, from_thread=True)
+            # Between events (a node working), a thread publishes what is overdue.
+            view._start_watchdog()
             return
         if isinstance(event, RunEnded):
             self._ignored.discard(event.run_id)
@@ -81,8 +84,7 @@ class LiveView:
                     view.state["error"] = view.state["error"] or RunError(
                         node=None, message=event.error, traceback="", problems=[]
                     )
-                status = {"done": "done", "failed": "error", "stopped": "stopped"}[event.outcome]
-                view._finish_locked(status)
+            view._finish({"done": "done", "failed": "error", "stopped": "stopped"}[event.outcome])
             return
         if self._current is None:
             return  # a run the builder draws itself, or one that began before the watch

@@ -447,3 +447,51 @@ def test_interrupts_are_answered_one_by_one(lab: Any, saver_kind: str) -> None:
         assert kernel.json(f"sources({thread!r})")[: len(second)] == second
     finally:
         _drop(kernel, saver_kind)
+
+
+LIVE = """
+import time
+
+def slow_research(state: Story) -> dict:
+    time.sleep(1.5)
+    return {"notes": [f"facts about {state.topic}"]}
+
+graph = (
+    StateGraph(Story, name="story")
+    .add_node("research", slow_research)
+    .add_node("draft", draft)
+    .add_edge(START, "research")
+    .add_edge("research", "draft")
+    .add_edge("draft", END)
+)
+builder = Builder(graph, checkpointer=saver)
+app = builder.compile()
+watching = builder.watch()
+builder
+"""
+
+
+def test_a_run_started_in_another_cell_shows_live(lab: Any, saver_kind: str) -> None:
+    prefix = f"dbg{uuid.uuid4().hex[:8]}_"
+    saver = SAVER[saver_kind].format(prefix=prefix)
+    kernel = lab.open_notebook(f"watch-{saver_kind}", [GRAPH, saver, LIVE])
+    try:
+        lab.builder()
+        # A cell that blocks the kernel while the graph runs, as a user would write it.
+        lab.run_new_cell("final = app.invoke({'topic': 'live'}, thread_id='from-code')")
+        _wait_status(lab, "research", "running")
+        # Seen while the run goes on, not drawn after it: the run panel says running.
+        assert lab.page.get_by_test_id("run-status").text_content() == "running"
+        assert _status(lab, "draft") == "idle"
+        _wait_status(lab, "draft", "done")
+        lab.page.wait_for_function(
+            """() => document.querySelector('[data-testid="run-status"]')
+                ?.textContent === 'done'"""
+        )
+        lab.wait_for_kernel_idle()
+        assert kernel.json("final.text") == "a story about live"
+        count = kernel.json("len(app.checkpointer.history('from-code'))")
+        assert count == 3
+    finally:
+        kernel.run("watching.close()")
+        _drop(kernel, saver_kind)
