@@ -8,6 +8,7 @@ One JupyterLab server and one Chromium for the module; each test opens its own n
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from typing import Any
 
@@ -495,3 +496,109 @@ def test_a_run_started_in_another_cell_shows_live(lab: Any, saver_kind: str) -> 
     finally:
         kernel.run("watching.close()")
         _drop(kernel, saver_kind)
+
+
+MANY = """
+import json
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.widget import Builder
+
+class Count(GraphState):
+    n: int = 0
+    seen: Annotated[list[int], StateField(reducer=append)] = []
+
+def tick(state: Count) -> dict:
+    return {"n": state.n + 1, "seen": [state.n]}
+
+loop = (
+    StateGraph(Count, name="loop")
+    .add_node("tick", tick)
+    .add_edge(START, "tick")
+    .add_conditional_edges("tick", lambda s: END if s.n >= 999 else "tick", ["tick", END])
+)
+app = loop.compile(checkpointer="sqlite:///many.db", recursion_limit=2000)
+for index in range(10_000):
+    app.seed_thread(f"seeded-{index:05d}", {"n": index})
+app.invoke({}, thread_id="long")
+builder = Builder(loop, checkpointer="sqlite:///many.db")
+builder
+"""
+
+# Frame times while the slider is scrubbed with the keyboard (requestAnimationFrame).
+FRAMES = """() => {
+    window.__frames = [];
+    const tick = (t) => {
+        window.__frames.push(t);
+        if (!window.__stopFrames) requestAnimationFrame(tick);
+    };
+    window.__stopFrames = false;
+    requestAnimationFrame(tick);
+}"""
+
+# Stamps when the threads list first holds a page: the panel asks as soon as it mounts.
+WATCH_THREADS = """() => {
+    window.__listShown = null;
+    window.__listMounted = null;
+    const observer = new MutationObserver(() => {
+        const list = document.querySelector('[data-testid="threads-list"]');
+        if (list && window.__listMounted === null) window.__listMounted = performance.now();
+        if (list && list.querySelectorAll('button').length >= 50) {
+            window.__listShown = performance.now();
+            observer.disconnect();
+        }
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> None:
+    kernel = lab.open_notebook("debugger-speed", [MANY], run=False)
+    page = lab.page
+    page.evaluate(WATCH_THREADS)
+    lab.run_all_cells(timeout=300)
+    lab.builder(timeout=120)
+    page.wait_for_function("() => window.__listShown !== null", timeout=60_000)
+    opened = page.evaluate("() => window.__listShown - window.__listMounted")
+    assert kernel.json("len(app.threads_info())") == 10_001
+    # The next page, by the mouse.
+    started = page.evaluate("() => performance.now()")
+    _side(page.get_by_test_id("threads-more")).click()
+    page.wait_for_function(
+        """() => document.querySelectorAll('[data-testid="threads-list"] button').length >= 100"""
+    )
+    more = page.evaluate("() => performance.now()") - started
+    print(f"[measure] 10,001 threads: first page {opened:.0f} ms, next {more:.0f} ms")
+    assert opened < 2000, f"the threads panel took {opened:.0f} ms to open"
+
+    # A thread of 1,000 checkpoints: scrub its history with the keyboard.
+    search = _side(page.get_by_test_id("threads-search"))
+    search.fill("long")
+    _side(page.get_by_test_id("thread-long")).click()
+    page.get_by_test_id("history-item-0").wait_for()
+    slider = _side(page.get_by_test_id("history-slider"))
+    slider.focus()
+    page.evaluate(FRAMES)
+    presses = 400
+    started = page.evaluate("() => performance.now()")
+    for _ in range(presses):
+        page.keyboard.press("ArrowLeft")
+    # Each press moves one checkpoint back; pages of 200 are read ahead of the slider.
+    page.wait_for_function(
+        f"""() => document.querySelector('[data-testid="history-detail"]')
+            ?.dataset.step === '{998 - presses}'""",
+        timeout=30_000,
+    )
+    elapsed = page.evaluate("() => performance.now()") - started
+    frames = page.evaluate("() => { window.__stopFrames = true; return window.__frames; }")
+    gaps = sorted(b - a for a, b in itertools.pairwise(frames))
+    median = gaps[len(gaps) // 2]
+    slowest = gaps[int(len(gaps) * 0.95)]
+    fps = 1000 * (len(frames) - 1) / (frames[-1] - frames[0])
+    print(
+        f"[measure] history of 1,000 checkpoints: {presses} steps scrubbed in {elapsed:.0f} ms, "
+        f"{fps:.0f} fps, frame gap median {median:.1f} ms, 95th percentile {slowest:.1f} ms"
+    )
+    assert median < 50, f"scrubbing drew a frame every {median:.0f} ms"
+    assert int(kernel.json("len(app.get_state_history('long'))")) == 1000
+    lab.screenshot("debugger-speed-history")

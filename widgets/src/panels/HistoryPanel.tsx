@@ -15,6 +15,8 @@ import { Panel } from "./Panel";
 export const HISTORY_PAGE = 200;
 /** List rows drawn around the chosen one; the slider covers the rest. */
 const WINDOW = 40;
+/** Read the next page when the slider comes this close to the oldest loaded checkpoint. */
+const PREFETCH = 100;
 
 function label(item: CheckpointItem): string {
   if (item.source === "input") return "input";
@@ -88,9 +90,9 @@ export function HistoryPanel(props: {
   useEffect(() => {
     if (item && !props.running) void show(item.checkpoint_id);
   }, [item?.checkpoint_id, props.running, show]);
-  // The slider reaches the oldest loaded checkpoint: read the next page.
+  // The slider nears the oldest loaded checkpoint: read the next page ahead of it.
   useEffect(() => {
-    if (before && chosen >= items.length - 1 && !loading.current) void load(before);
+    if (before && chosen >= items.length - PREFETCH && !loading.current) void load(before);
   }, [chosen, before, items.length, load]);
 
   const byId = useMemo(() => new Map(items.map((it, i) => [it.checkpoint_id, i])), [items]);
@@ -201,7 +203,7 @@ export function HistoryPanel(props: {
         </>
       )}
       {item && (
-        <div data-testid="history-detail" data-checkpoint={item.checkpoint_id}>
+        <div data-testid="history-detail" data-checkpoint={item.checkpoint_id} data-step={item.step}>
           <p className="graphnb-muted">
             step {item.step} · {item.source}
             {item.ran.length ? ` · ran ${item.ran.join(", ")}` : ""}
