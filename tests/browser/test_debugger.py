@@ -600,5 +600,20 @@ def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> 
         f"{fps:.0f} fps, frame gap median {median:.1f} ms, 95th percentile {slowest:.1f} ms"
     )
     assert median < 50, f"scrubbing drew a frame every {median:.0f} ms"
+    # The chosen row stays in the list's view; the slider fits its panel.
+    inside = page.evaluate(
+        """() => {
+            const list = document.querySelector('[data-testid="history-list"]');
+            const row = list.querySelector('[aria-pressed="true"]').getBoundingClientRect();
+            const box = list.getBoundingClientRect();
+            const slider = document.querySelector('[data-testid="history-slider"]')
+                .getBoundingClientRect();
+            const panel = document.querySelector('[data-testid="panel-history"]')
+                .getBoundingClientRect();
+            return [row.top >= box.top - 1 && row.bottom <= box.bottom + 1,
+                    slider.right <= panel.right + 1];
+        }"""
+    )
+    assert inside == [True, True], inside
     assert int(kernel.json("len(app.get_state_history('long'))")) == 1000
     lab.screenshot("debugger-speed-history")

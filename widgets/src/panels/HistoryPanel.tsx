@@ -145,6 +145,18 @@ export function HistoryPanel(props: {
     setNote(reply.error ?? `running again from step ${item.step}`);
   };
 
+  // Keep the chosen row in the list's view (its own scroll only: never the notebook's).
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    const box = list.current;
+    const row = box?.querySelector<HTMLElement>('[aria-pressed="true"]');
+    if (!box || !row) return;
+    const top = row.offsetTop; // the list is positioned: offsets are within it
+    if (top < box.scrollTop) box.scrollTop = top;
+    else if (top + row.offsetHeight > box.scrollTop + box.clientHeight)
+      box.scrollTop = top + row.offsetHeight - box.clientHeight;
+  }, [chosen, items]);
+
   const position = items.length - 1 - chosen; // the slider: oldest at the left
   const start = Math.max(0, chosen - WINDOW / 2);
   const shown = items.slice(start, start + WINDOW);
@@ -171,7 +183,7 @@ export function HistoryPanel(props: {
             {items.length}
             {before ? "+" : ""} checkpoints
           </p>
-          <ol className="graphnb-history" data-testid="history-list">
+          <ol className="graphnb-history" data-testid="history-list" ref={list}>
             {shown.map((it, k) => {
               const i = start + k;
               const parent = forkOf(i);
