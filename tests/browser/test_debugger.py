@@ -617,3 +617,61 @@ def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> 
     assert inside == [True, True], inside
     assert int(kernel.json("len(app.get_state_history('long'))")) == 1000
     lab.screenshot("debugger-speed-history")
+
+
+CHAT = """
+import time
+from typing import Annotated, Any
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.widget import Builder
+
+class Chat(GraphState):
+    messages: Annotated[list[dict[str, Any]], StateField(reducer=append)] = []
+    answer: Annotated[str, StateField(streaming=True)] = ""
+
+def think(state: Chat) -> dict:
+    call = {"name": "weather", "arguments": {"city": "Paris"}, "id": "c1"}
+    return {"messages": [{"role": "assistant", "content": None, "tool_calls": [call]}]}
+
+def tool(state: Chat) -> dict:
+    return {"messages": [{"role": "tool", "content": "sunny", "tool_call_id": "c1",
+                          "name": "weather"}]}
+
+def respond(state: Chat):
+    for word in "It is sunny in Paris today .".split():
+        time.sleep(0.3)
+        yield word + " "
+
+chat = (
+    StateGraph(Chat, name="chat")
+    .add_node("think", think).add_node("tool", tool).add_node("respond", respond)
+    .add_edge(START, "think").add_edge("think", "tool").add_edge("tool", "respond")
+    .add_edge("respond", END)
+)
+builder = Builder(chat)
+builder
+"""
+
+
+def test_a_message_state_reads_as_a_chat_with_tool_calls_and_streamed_tokens(lab: Any) -> None:
+    kernel = lab.open_notebook("debugger-chat", [CHAT])
+    page = lab.page
+    lab.builder()
+    json_input = page.get_by_test_id("run-input-json")
+    json_input.fill('{"messages": [{"role": "user", "content": "Weather in Paris?"}]}')
+    page.get_by_test_id("toolbar-run").click()
+    streaming = page.get_by_test_id("chat-streaming")
+    streaming.wait_for(timeout=30_000)
+    assert kernel.json("builder.last_run['status']") == "running"  # tokens during the run
+    assert "It" in streaming.inner_text()
+    assert page.get_by_test_id("chat-message-0").get_attribute("data-role") == "user"
+    call = page.get_by_test_id("chat-call-weather")
+    assert 'weather({"city":"Paris"})' in call.inner_text()
+    assert page.get_by_test_id("chat-message-2").get_attribute("data-role") == "tool"
+    assert "sunny" in page.get_by_test_id("chat-message-2").inner_text()
+    page.wait_for_function(
+        """() => (document.querySelector('[data-testid="run-status"]') || {}).textContent
+            === 'done'""",
+        timeout=30_000,
+    )
+    streaming.wait_for(state="detached")

@@ -17,6 +17,7 @@ import { useServerMessages } from "./hooks/useServerMessages";
 import { useUndoKeys } from "./hooks/useUndoKeys";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
+import { ChatPanel } from "./panels/ChatPanel";
 import { useBreakpointStore } from "./hooks/useBreakpoints";
 import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
@@ -187,6 +188,7 @@ function Editor() {
             onSelectNode={editing.selectNode}
           />
           <StatePanel run={run} />
+          <ChatPanel run={run} chunks={chunks} />
           {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
           </fieldset>
