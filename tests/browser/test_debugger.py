@@ -653,7 +653,7 @@ builder
 """
 
 
-def test_a_message_state_reads_as_a_chat_with_tool_calls_and_streamed_tokens(lab: Any) -> None:
+def test_a_chat_with_tool_calls_and_streamed_tokens_and_the_runs_timeline(lab: Any) -> None:
     kernel = lab.open_notebook("debugger-chat", [CHAT])
     page = lab.page
     lab.builder()
@@ -675,3 +675,15 @@ def test_a_message_state_reads_as_a_chat_with_tool_calls_and_streamed_tokens(lab
         timeout=30_000,
     )
     streaming.wait_for(state="detached")
+
+    # The timeline: a bar per node, the streaming node's the longest; a click shows the
+    # state after its step.
+    widths = {
+        node: page.get_by_test_id(f"timeline-bar-{node}-0").bounding_box()["width"]
+        for node in ("think", "tool", "respond")
+    }
+    assert widths["respond"] > 3 * widths["think"], widths
+    _side(page.get_by_test_id("timeline-bar-respond-0")).click()
+    detail = page.get_by_test_id("timeline-detail")
+    assert "respond · done" in detail.inner_text()
+    assert "It is sunny in Paris today ." in page.get_by_test_id("timeline-state").inner_text()

@@ -18,6 +18,7 @@ import { useUndoKeys } from "./hooks/useUndoKeys";
 import type { CanvasContext } from "./nodes";
 import { BindingPanel } from "./panels/BindingPanel";
 import { ChatPanel } from "./panels/ChatPanel";
+import { TimelinePanel } from "./panels/TimelinePanel";
 import { useBreakpointStore } from "./hooks/useBreakpoints";
 import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
@@ -189,6 +190,7 @@ function Editor() {
           />
           <StatePanel run={run} />
           <ChatPanel run={run} chunks={chunks} />
+          <TimelinePanel run={run} />
           {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
           <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
           </fieldset>
