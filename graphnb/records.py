@@ -42,7 +42,7 @@ INPUT = "__input__"
 UPDATE = "__update__"
 """The pseudo-node of a :meth:`~graphnb.CompiledGraph.update_state` without ``as_node``."""
 
-CheckpointSource: TypeAlias = Literal["seed", "input", "loop", "update", "interrupt"]
+CheckpointSource: TypeAlias = Literal["seed", "input", "loop", "update", "interrupt", "error"]
 """Why a checkpoint was written.
 
 - ``seed``: :meth:`~graphnb.CompiledGraph.seed_thread` put initial values in the thread.
@@ -51,6 +51,8 @@ CheckpointSource: TypeAlias = Literal["seed", "input", "loop", "update", "interr
 - ``update``: :meth:`~graphnb.CompiledGraph.update_state` edited the state.
 - ``interrupt``: a node called :func:`~graphnb.checkpoint.interrupt`; the step will run
   again on resume.
+- ``error``: a node (or a router) raised; ``meta.error`` says which and what, and the
+  failed step runs again when the thread is resumed (input ``None``).
 """
 
 InterruptWhen: TypeAlias = Literal["before", "after", "during"]
@@ -95,7 +97,8 @@ class StoredCheckpoint:
         step: the super-step it closes (-1 for a first input or a seed).
         source: why it was written, see :data:`CheckpointSource`.
         created_at: Unix time of the write.
-        meta: ``ran``, ``next``, ``joins``, ``interrupts``, ``resumes`` and ``metadata``.
+        meta: ``ran``, ``next``, ``joins``, ``interrupts``, ``resumes``, ``metadata`` and,
+            for a run that failed, ``error``.
         writes: ``[[node, {field: value}], ...]`` in the order they were merged.
         snapshot: the whole state, or ``None``.
         texts: ``writes`` and ``snapshot`` as JSON text, when the writer already encoded
@@ -138,6 +141,8 @@ class StateSnapshot(Generic[S]):
         subgraphs: with ``get_state(..., subgraphs=True)``, the state of each subgraph
             node's child in the step this checkpoint runs next, by node name (each on the
             child's own thread; see :mod:`graphnb.engine.subgraph`).
+        error: for a run that stopped on an error (``source == "error"``), what failed:
+            ``{"node", "type", "message", "step"}``; ``None`` otherwise.
     """
 
     values: S
@@ -153,6 +158,7 @@ class StateSnapshot(Generic[S]):
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
     subgraphs: dict[str, StateSnapshot[Any]] = field(default_factory=dict)
+    error: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +204,7 @@ class CheckpointMeta(BaseModel):
     pending: list[list[Any]] = []
     start_at: list[str] | None = None
     metadata: dict[str, Any] = {}
+    error: dict[str, Any] | None = None  # {node, type, message, step} of a failed run
 
 
 @dataclass(slots=True)

@@ -179,6 +179,33 @@ class BaseSaver(ABC):
         heads.sort(key=lambda row: (-row.created_at, row.thread_id))
         return heads if limit is None else heads[:limit]
 
+    def history_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """One page of a thread's history, and the rows its states are rebuilt from.
+
+        The page is the ``limit`` newest checkpoints of the thread written before the
+        checkpoint ``before`` names (before its head when ``None``). The rows come oldest
+        first: every row from the lowest ``base_seq`` of the page up to its newest, so the
+        page is the last ``limit`` of them (fewer at the thread's start), and each page
+        row's chain back to a snapshot is among them. The SQL savers answer in two short
+        reads of the primary key, whatever the thread's length; this default reads the
+        whole history.
+
+        Raises:
+            ValueError: ``limit`` is not a positive int, or ``before`` is not a checkpoint
+                of the thread.
+        """
+        check_history_limit(limit)
+        rows = self.history(thread_id)
+        return _page_rows(rows, thread_id, limit, before)
+
+    async def ahistory_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """Async :meth:`history_rows`."""
+        return await _to_thread(lambda: self.history_rows(thread_id, limit=limit, before=before))
+
     @abstractmethod
     def delete_thread(self, thread_id: str) -> int:
         """Delete every checkpoint of the thread; returns how many there were."""
@@ -275,6 +302,30 @@ class BaseSaver(ABC):
 
 
 _CLOSING_TURNS = 8
+
+
+def check_history_limit(limit: object) -> None:
+    if type(limit) is not int or limit < 1:
+        raise ValueError(f"history(limit=...) must be a positive int, got {limit!r}")
+
+
+def _page_rows(
+    rows: list[StoredCheckpoint], thread_id: str, limit: int, before: str | None
+) -> list[StoredCheckpoint]:
+    """:meth:`BaseSaver.history_rows` from a thread's whole history (oldest first)."""
+    end = len(rows)
+    if before is not None:
+        found = [i for i, row in enumerate(rows) if row.checkpoint_id == before]
+        if not found:
+            raise ValueError(
+                f"history(before=...) names no checkpoint of thread {thread_id!r}: {before!r:.80}"
+            )
+        end = found[0]
+    page = rows[max(0, end - limit) : end]
+    if not page:
+        return []
+    low = min(row.base_seq for row in page)
+    return [row for row in rows[:end] if row.seq >= low]
 
 
 async def _turn() -> None:

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
-from .base import BaseSaver, Loaded
+from .base import BaseSaver, Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy
 from .rows import check_row, parse_json, row_json
 
@@ -79,6 +79,28 @@ class MemorySaver(BaseSaver):
         with self._lock:
             rows = self._threads.get(thread_id, {})
             return [_copy(rows[seq]) for seq in sorted(rows)]
+
+    def history_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """See :meth:`BaseSaver.history_rows`; copies only the rows it returns."""
+        check_history_limit(limit)
+        with self._lock:
+            rows = self._threads.get(thread_id, {})
+            end = None
+            if before is not None:
+                end = self._seqs.get(thread_id, {}).get(before)
+                if end is None:
+                    raise ValueError(
+                        f"history(before=...) names no checkpoint of thread {thread_id!r}: "
+                        f"{before!r:.80}"
+                    )
+            seqs = sorted(seq for seq in rows if end is None or seq < end)
+            page = seqs[-limit:]
+            if not page:
+                return []
+            low = min(rows[seq][0].base_seq for seq in page)
+            return [_copy(rows[seq]) for seq in seqs if seq >= low]
 
     def threads(self) -> list[str]:
         """See :meth:`BaseSaver.threads`."""

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ..checkpoint_errors import SaverSetupError
 from ..records import StoredCheckpoint
-from .base import Loaded
+from .base import Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, lock_digest
 from .sql import Plan, SqlSaver, Statement, drive, execute
 
@@ -296,6 +296,13 @@ class PostgresSaver(SqlSaver):
     async def ahistory(self, thread_id: str) -> list[StoredCheckpoint]:
         """Async :meth:`history`, on the async connection."""
         return await self._arun(self._history(thread_id))
+
+    async def ahistory_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """Async :meth:`history_rows`, on the async connection."""
+        check_history_limit(limit)
+        return await self._arun(self._history_rows(thread_id, limit, before))
 
     async def athreads(self) -> list[str]:
         """Async :meth:`threads`, on the async connection."""

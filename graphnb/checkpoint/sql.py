@@ -35,7 +35,7 @@ from ..checkpoint_errors import (
     UnstorableValueError,
 )
 from ..records import StoredCheckpoint
-from .base import BaseSaver, Loaded
+from .base import BaseSaver, Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, busy_error
 from .rows import (
     MAX_CHECKPOINT_ID,
@@ -500,6 +500,49 @@ class SqlSaver(BaseSaver):
             query += f" LIMIT {int(limit)}"
         return self._rows((yield Statement(query, tuple(params), "all")))
 
+    def _history_rows(
+        self, thread_id: str, limit: int, before: str | None
+    ) -> Plan[list[StoredCheckpoint]]:
+        p, table = self.param, self.table
+        missing = ValueError(
+            f"history(before=...) names no checkpoint of thread {thread_id!r}: {before!r:.80}"
+        )
+        if not storable_text(thread_id, MAX_THREAD_ID):
+            if before is not None:
+                raise missing
+            return []
+        where = f"thread_id = {p}"
+        params: list[Any] = [thread_id]
+        if before is not None:
+            if not storable_text(before, MAX_CHECKPOINT_ID):
+                raise missing
+            found = yield Statement(
+                f"SELECT seq FROM {table} WHERE thread_id = {p} AND checkpoint_id = {p}",
+                (thread_id, before),
+                "all",
+            )
+            if not found:
+                raise missing
+            where += f" AND seq < {p}"
+            params.append(_int(found[0][0], "seq"))
+        # The page's seqs and bases, newest first, read backwards along the primary key.
+        page = yield Statement(
+            f"SELECT seq, base_seq FROM {table} WHERE {where} ORDER BY seq DESC LIMIT {int(limit)}",
+            tuple(params),
+            "all",
+        )
+        if not page:
+            return []
+        low = min(_int(item[1], "base_seq") for item in page)
+        high = _int(page[0][0], "seq")
+        found = yield Statement(
+            f"SELECT {_COLUMNS} FROM {table} WHERE thread_id = {p} AND seq BETWEEN {p} AND {p} "
+            "ORDER BY seq",
+            (thread_id, low, high),
+            "all",
+        )
+        return self._rows(found)
+
     def _heads(self) -> Plan[list[StoredCheckpoint]]:
         return self._rows((yield Statement(self._queries["heads"], (), "all")))
 
@@ -537,6 +580,13 @@ class SqlSaver(BaseSaver):
         if after is not None and not storable_text(after, MAX_THREAD_ID):
             raise ValueError(f"threads(after=...) names no listed thread: {after!r:.80}")
         return self._run(self._head_page(search, limit, after))
+
+    def history_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """See :meth:`BaseSaver.history_rows`: two reads along the primary key."""
+        check_history_limit(limit)
+        return self._run(self._history_rows(thread_id, limit, before))
 
     def delete_thread(self, thread_id: str) -> int:
         """See :meth:`BaseSaver.delete_thread`."""

@@ -232,6 +232,7 @@ class Threads(Generic[S]):
             interrupts=position.interrupts,
             metadata=dict(meta.metadata),
             created_at=row.created_at,
+            error=dict(meta.error) if meta.error is not None else None,
         )
 
     def history(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
@@ -243,6 +244,72 @@ class Threads(Generic[S]):
         """Async :meth:`history`."""
         _check_thread_id(thread_id)
         return self._history(await self.saver.ahistory(thread_id), thread_id, limit)
+
+    def history_page(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StateSnapshot[S]]:
+        """The ``limit`` checkpoints written before ``before`` (or the head), newest first.
+
+        Reads only the page and the rows its states rebuild from
+        (:meth:`BaseSaver.history_rows`), so the cost does not grow with the thread.
+
+        Raises:
+            ValueError: ``limit`` is not a positive int, or ``before`` is not a checkpoint
+                of the thread.
+        """
+        _check_thread_id(thread_id)
+        rows = self.saver.history_rows(thread_id, limit=limit, before=before)
+        return self._page(rows, thread_id, limit)
+
+    async def ahistory_page(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StateSnapshot[S]]:
+        """Async :meth:`history_page`."""
+        _check_thread_id(thread_id)
+        rows = await self.saver.ahistory_rows(thread_id, limit=limit, before=before)
+        return self._page(rows, thread_id, limit)
+
+    def _page(
+        self, rows: list[StoredCheckpoint], thread_id: str, limit: int
+    ) -> list[StateSnapshot[S]]:
+        # Each page row's state is its chain's, memoised: rows of other branches in the
+        # range are decoded only when a page row continues from them.
+        by_seq = {row.seq: row for row in rows}
+        states: dict[int, dict[str, Any]] = {}
+        dropped: set[str] = set()
+
+        def state(row: StoredCheckpoint) -> dict[str, Any]:
+            chain = []
+            while row.seq not in states and row.snapshot is None:
+                chain.append(row)
+                parent = by_seq.get(row.parent_seq) if row.parent_seq is not None else None
+                if parent is None:
+                    raise _broken(row)
+                row = parent
+            if row.seq not in states:
+                states[row.seq] = decode_snapshot(
+                    self.schema,
+                    row.snapshot or {},
+                    thread_id=row.thread_id,
+                    checkpoint_id=row.checkpoint_id,
+                    dropped=dropped,
+                )
+            values = states[row.seq]
+            for link in reversed(chain):
+                values = dict(values)
+                self._replay(values, link, dropped)
+                states[link.seq] = values
+            return values
+
+        page = rows[-limit:]
+        head = page[-1].seq if page else -1
+        out = [self.snapshot(Position(row, _read(row), state(row), head)) for row in page]
+        if page:
+            warn_dropped(
+                self.schema, dropped, thread_id=thread_id, checkpoint_id=page[-1].checkpoint_id
+            )
+        out.reverse()
+        return out
 
     def delete(self, thread_id: str) -> int:
         """Delete a thread's checkpoints; returns how many there were."""
@@ -376,6 +443,7 @@ class ThreadWriter:
         resumes: Mapping[str, Sequence[Any]] | None = None,
         pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
         start_at: Sequence[str] | None = None,
+        error: Mapping[str, Any] | None = None,
         snapshot: bool = False,
     ) -> StoredCheckpoint:
         """Encode the next checkpoint (nothing is stored yet).
@@ -415,6 +483,8 @@ class ThreadWriter:
             meta["start_at"] = list(start_at)
         if self.metadata:
             meta["metadata"] = self.metadata
+        if error is not None:
+            meta["error"] = dict(error)
         return StoredCheckpoint(
             thread_id=self.thread_id,
             seq=seq,

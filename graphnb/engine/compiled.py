@@ -12,7 +12,7 @@ line for line alike; tests/engine/test_twins.py runs both on the same cases.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..errors import GraphSetupError
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..records import StateSnapshot
     from .batch import OnProgress
     from .driver import RunOptions
+    from .feed import Watch
 
 __all__ = ["DEFAULT_RECURSION_LIMIT", "CompiledGraph"]
 
@@ -207,23 +208,41 @@ class CompiledGraph(Generic[S]):
         return snapshot_of(threads, thread_id, position, graph if subgraphs else None)
 
     def get_state_history(
-        self, thread_id: str, *, limit: int | None = None
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
     ) -> list[StateSnapshot[S]]:
         """Every checkpoint of the thread, newest first (forks included).
 
+        With ``limit``, one page: the ``limit`` newest checkpoints written before the
+        checkpoint ``before`` names (pass the last one of a page to get the next), read
+        without going through the rest of the thread.
+
         A subgraph's thread (a child snapshot's ``thread_id``) reads in the child's model.
+
+        Raises:
+            ValueError: ``limit`` is not a positive int, ``before`` comes without
+                ``limit``, or ``before`` is not a checkpoint of the thread.
         """
         from .subgraph import graph_of
 
-        return graph_of(self, thread_id)[1].history(thread_id, limit=limit)
+        threads = graph_of(self, thread_id)[1]
+        if limit is None:
+            if before is not None:
+                raise ValueError("get_state_history(before=...) pages: give limit=... too")
+            return threads.history(thread_id)
+        return threads.history_page(thread_id, limit=limit, before=before)
 
     async def aget_state_history(
-        self, thread_id: str, *, limit: int | None = None
+        self, thread_id: str, *, limit: int | None = None, before: str | None = None
     ) -> list[StateSnapshot[S]]:
         """Async :meth:`get_state_history`."""
         from .subgraph import graph_of
 
-        return await graph_of(self, thread_id)[1].ahistory(thread_id, limit=limit)
+        threads = graph_of(self, thread_id)[1]
+        if limit is None:
+            if before is not None:
+                raise ValueError("get_state_history(before=...) pages: give limit=... too")
+            return await threads.ahistory(thread_id)
+        return await threads.ahistory_page(thread_id, limit=limit, before=before)
 
     def update_state(
         self,
@@ -289,6 +308,22 @@ class CompiledGraph(Generic[S]):
         See :func:`graphnb.engine.threadlist.list_threads_info` for the arguments.
         """
         return list_threads_info(self.threads.saver, search=search, limit=limit, after=after)
+
+    def watch(self, thread_id: str | None, callback: Callable[[Any], None]) -> Watch:
+        """Send the events of every run on ``thread_id`` in this process to ``callback``.
+
+        Whoever starts the run (another cell, a batch, a thread), the callback gets a
+        :class:`~graphnb.engine.feed.RunStarted`, every event of the run, and a
+        :class:`~graphnb.engine.feed.RunEnded`; see :mod:`graphnb.engine.feed`. The
+        watch is not tied to this graph: runs of any graph on that thread id are sent;
+        ``thread_id=None`` watches every thread.
+
+        Returns:
+            The subscription; ``close()`` it (or use it in ``with``) to stop.
+        """
+        from .feed import watch
+
+        return watch(thread_id, callback)
 
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread's checkpoints, its subgraphs' threads too; returns how many."""

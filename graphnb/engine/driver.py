@@ -37,6 +37,7 @@ from ..human import Command, GraphInterrupt, asking, done_asking
 from ..records import INPUT, Interrupt, Position
 from ..spec import START
 from .events import Event, Interrupted, StepFinished
+from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync
 from .run import Run
 from .send import instance_key, parse_key, position
@@ -351,6 +352,44 @@ def _input_row(
     }
 
 
+def _record_failure(
+    run: ThreadedRun[Any],
+    writer: CheckpointWriter,
+    tasks: list[Node],
+    before: tuple[dict[str, Any], dict[int, set[str]]],
+    error: Exception,
+) -> Generator[Call, Any, None]:
+    """Write an ``error`` checkpoint: the failed step's state before it, to run again.
+
+    Its ``meta.error`` is what a threads listing reports as ``failed``. Resuming the
+    thread (input ``None``) runs the same nodes again from the same state, as after an
+    interrupt. A failure to store it leaves the run's own error to be raised.
+    """
+    run.values, run.joins = before
+    row = {
+        "step": run.step - 1,
+        "source": "error",
+        "ran": [],
+        "writes": [],
+        "next": _names(tasks),
+        "sends": _sends(tasks),
+        "values": run.values,
+        "joins": _joins(run),
+        "resumes": run.resumes,
+        "pending": list(run.done.items()),
+        "error": {
+            "node": getattr(error, "node", None),
+            "type": type(error).__name__,
+            "message": str(error)[:4000],
+            "step": run.step,
+        },
+    }
+    try:
+        yield _put(writer, row)
+    except Exception:  # the run's own error is the one to report
+        return
+
+
 def _first_event(run: ThreadedRun[Any], plan: _Plan, tasks: list[Node]) -> StepFinished[Any]:
     nodes = (START,) if plan.update is not None else ()
     return StepFinished(run.step - 1, nodes, run.state(), tuple(_names(tasks)))
@@ -396,20 +435,25 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
         yield _stopped(run, writer, stops)
         return
     while tasks:
-        run.check_limit()
-        results = yield Step(run.begin_step(tasks))
-        results = run.end_step(results)
-        run.into = ()
-        if run.interrupted:
-            yield _put(writer, _interrupt_row(run, tasks, results))
-            yield _stopped(run, writer, run.interrupted)
-            return
-        run.merge(results)
-        finished = [node for node, _ in results]
-        if graph.sync_routing:  # what either driver would answer, without the round trip
-            tasks = run.next_tasks(finished)
-        else:
-            tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
+        before = run.values, {k: set(v) for k, v in run.joins.items()} if run.joins else {}
+        try:
+            run.check_limit()
+            results = yield Step(run.begin_step(tasks))
+            results = run.end_step(results)
+            run.into = ()
+            if run.interrupted:
+                yield _put(writer, _interrupt_row(run, tasks, results))
+                yield _stopped(run, writer, run.interrupted)
+                return
+            run.merge(results)
+            finished = [node for node, _ in results]
+            if graph.sync_routing:  # what either driver would answer, without the round trip
+                tasks = run.next_tasks(finished)
+            else:
+                tasks = yield Call(run.next_tasks, run.anext_tasks, (finished,))
+        except Exception as error:
+            yield from _record_failure(run, writer, tasks, before, error)
+            raise
         stops = _stops(finished, tasks, options)
         yield _put(writer, _step_row(run, results, tasks, stops))
         run.base = writer.last.checkpoint_id  # type: ignore[union-attr]
@@ -430,7 +474,9 @@ def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator
     """
     while position is not None and position.row.parent_id is not None:
         row = position.row
-        if row.source != "interrupt" and not (row.source == "update" and not position.meta.ran):
+        if row.source not in ("interrupt", "error") and not (
+            row.source == "update" and not position.meta.ran
+        ):
             break
         position = yield Call(threads.load, threads.aload, (row.thread_id, row.parent_id))
     return position.row.checkpoint_id if position is not None else ""
@@ -441,7 +487,10 @@ def thread_events(
 ) -> Iterator[Event]:
     """The events of a threaded run, from sync code, holding the thread's lock."""
     with (options.store or graph.threads).thread_lock(options.thread_id):
-        yield from drive_sync(_loop(graph, run, given, options), run)
+        events = drive_sync(_loop(graph, run, given, options), run)
+        if watched(options.thread_id):  # someone follows this thread live
+            events = relay(options.thread_id, run, events)
+        yield from events
 
 
 async def athread_events(
@@ -449,5 +498,8 @@ async def athread_events(
 ) -> AsyncIterator[Event]:
     """The events of a threaded run, on the event loop, holding the thread's lock."""
     async with (options.store or graph.threads).athread_lock(options.thread_id):
-        async for event in drive_async(_loop(graph, run, given, options), run):
+        events = drive_async(_loop(graph, run, given, options), run)
+        if watched(options.thread_id):
+            events = arelay(options.thread_id, run, events)
+        async for event in events:
             yield event

@@ -54,37 +54,47 @@ Loop = Generator[Event | Step | Call, Any, None]
 def drive_sync(loop: Loop, run: Run[Any]) -> Iterator[Event]:
     """Run ``loop`` from sync code: nodes on this thread or a pool, calls called."""
     answer: Any = None
+    failed: Exception | None = None
     while True:
         try:
-            item = loop.send(answer)
+            item = loop.send(answer) if failed is None else loop.throw(failed)
         except StopIteration:
             return
-        if isinstance(item, Call):
-            answer = item.sync(*item.args, **item.kwargs)
-        elif isinstance(item, Step):
-            answer = yield from step_sync(run, item.tasks)
-        else:
-            answer = None
+        failed = answer = None
+        if not isinstance(item, (Call, Step)):
             yield item
+            continue
+        try:
+            if isinstance(item, Call):
+                answer = item.sync(*item.args, **item.kwargs)
+            else:
+                answer = yield from step_sync(run, item.tasks)
+        except Exception as error:
+            failed = error  # raised inside the loop, at its request, so it can record it
 
 
 async def drive_async(loop: Loop, run: Run[Any]) -> AsyncIterator[Event]:
     """Run ``loop`` on the event loop: async nodes awaited, calls awaited."""
     answer: Any = None
+    failed: Exception | None = None
     while True:
         try:
-            item = loop.send(answer)
+            item = loop.send(answer) if failed is None else loop.throw(failed)
         except StopIteration:
             return
-        if isinstance(item, Call):
-            answer = await item.async_(*item.args, **item.kwargs)
-        elif isinstance(item, Step):
-            answer = []
-            async for out in step_async(run, item.tasks):
-                if isinstance(out, list):
-                    answer = out
-                else:
-                    yield out
-        else:
-            answer = None
+        failed = answer = None
+        if not isinstance(item, (Call, Step)):
             yield item
+            continue
+        try:
+            if isinstance(item, Call):
+                answer = await item.async_(*item.args, **item.kwargs)
+            else:
+                answer = []
+                async for out in step_async(run, item.tasks):
+                    if isinstance(out, list):
+                        answer = out
+                    else:
+                        yield out
+        except Exception as error:
+            failed = error

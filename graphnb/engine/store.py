@@ -65,6 +65,16 @@ class Saver(Protocol):
     ) -> list[StoredCheckpoint]:
         """Threads' last checkpoints newest first, filtered by id and paged after a thread."""
 
+    def history_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """One page of the thread's history and the rows its states rebuild from."""
+
+    async def ahistory_rows(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StoredCheckpoint]:
+        """Async :meth:`history_rows`."""
+
     def delete_thread(self, thread_id: str) -> int:
         """Delete every checkpoint of the thread; returns how many there were."""
 
@@ -135,6 +145,7 @@ class CheckpointWriter(Protocol):
         resumes: Mapping[str, Sequence[Any]] | None = None,
         pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
         start_at: Sequence[str] | None = None,
+        error: Mapping[str, Any] | None = None,
     ) -> StoredCheckpoint:
         """Encode and store the next checkpoint."""
 
@@ -153,6 +164,7 @@ class CheckpointWriter(Protocol):
         resumes: Mapping[str, Sequence[Any]] | None = None,
         pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
         start_at: Sequence[str] | None = None,
+        error: Mapping[str, Any] | None = None,
     ) -> StoredCheckpoint:
         """Async :meth:`put`."""
 
@@ -190,6 +202,16 @@ class ThreadStore(Protocol[S]):
 
     async def ahistory(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
         """Async :meth:`history`."""
+
+    def history_page(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StateSnapshot[S]]:
+        """The ``limit`` checkpoints written before ``before`` (or the head), newest first."""
+
+    async def ahistory_page(
+        self, thread_id: str, *, limit: int, before: str | None = None
+    ) -> list[StateSnapshot[S]]:
+        """Async :meth:`history_page`."""
 
     def delete(self, thread_id: str) -> int:
         """Delete a thread's checkpoints; returns how many there were."""

@@ -8,14 +8,14 @@ and reads each one's status from its ``meta``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from .store import Saver
 
 __all__ = ["ThreadInfo", "ThreadStatus", "list_threads_info"]
 
-ThreadStatus = Literal["finished", "interrupted", "pending"]
+ThreadStatus = Literal["finished", "interrupted", "failed", "pending"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +25,14 @@ class ThreadInfo:
     Attributes:
         thread_id: the thread.
         step: the super-step its last checkpoint closes.
-        status: ``"interrupted"`` when the last checkpoint holds pending interrupts,
-            ``"pending"`` when it names nodes still to run (paused, or a run that stopped
-            on an error), ``"finished"`` otherwise.
+        status: ``"interrupted"`` when the last checkpoint holds pending interrupts (an
+            ``interrupt_after`` stop at the last node leaves nothing pending),
+            ``"failed"`` when the last run stopped on an error (an ``error`` checkpoint),
+            ``"pending"`` when it names nodes still to run (a run stopped by a crash of
+            its process, or a seed not run yet), ``"finished"`` otherwise.
         updated_at: Unix time of its last checkpoint.
         checkpoint_id: the id of its last checkpoint.
+        error: for a failed thread, what failed: ``{"node", "type", "message", "step"}``.
     """
 
     thread_id: str
@@ -37,6 +40,7 @@ class ThreadInfo:
     status: ThreadStatus
     updated_at: float
     checkpoint_id: str
+    error: dict[str, Any] | None = None
 
 
 def list_threads_info(
@@ -65,14 +69,26 @@ def list_threads_info(
         for last in page:
             if is_child_thread(last.thread_id):
                 continue  # a subgraph's own thread, listed with its parent's
-            if last.meta.get("interrupts"):
+            error = last.meta.get("error")
+            stops = last.meta.get("interrupts") or []
+            # A stop after the last node leaves nothing to resume: the thread is finished.
+            if any(i.get("when") == "during" for i in stops) or (stops and last.meta.get("next")):
                 status: ThreadStatus = "interrupted"
+            elif error:
+                status = "failed"
             elif last.meta.get("next"):
                 status = "pending"
             else:
                 status = "finished"
             infos.append(
-                ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
+                ThreadInfo(
+                    last.thread_id,
+                    last.step,
+                    status,
+                    last.created_at,
+                    last.checkpoint_id,
+                    dict(error) if error else None,
+                )
             )
             if limit is not None and len(infos) == limit:
                 return infos

@@ -36,6 +36,7 @@ from .composition import (
     lay_out_children,
     subgraph_problems,
 )
+from .debugger import Debugger
 from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals, turn
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout
@@ -57,6 +58,8 @@ from .runner import RunController, idle_run
 
 if TYPE_CHECKING:
     from ..checkpoint import BaseSaver
+    from ..engine.feed import Watch
+    from .watching import LiveView
 
 __all__ = ["Builder"]
 
@@ -138,6 +141,12 @@ class Builder(anywidget.AnyWidget):
     )
     export_status = traitlets.Unicode("", help="Where the last export was written.").tag(sync=True)
     height = traitlets.Int(560, help="Canvas height in pixels.").tag(sync=True)
+    breakpoints = traitlets.Dict(
+        help="Nodes runs pause at: node -> ['before'] / ['after'] / both (see debugger.py)."
+    ).tag(sync=True)
+    paused = traitlets.Dict(
+        help="The thread a run left paused (breakpoints, interrupt()): PauseInfo, or {}."
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -161,7 +170,7 @@ class Builder(anywidget.AnyWidget):
         self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
         self._pinned: list[dict[str, Any]] = []  # an exercise's missed points, see pin_problems
         self._layouts = Background("layout")  # the Layout button's work, off the kernel's loop
-        self._live = LiveCheck(require_bindings=True)  # checks again only what an edit touched
+        self._check = LiveCheck(require_bindings=True)  # checks again only what an edit touched
         self._lookups: dict[str, str | None] = {}  # binding -> why it does not resolve, or None
         if source is None and self._path is not None and self._path.exists():
             source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
@@ -173,6 +182,13 @@ class Builder(anywidget.AnyWidget):
         spec = lay_out_children(spec)
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
+        self._watching: LiveView | None = None  # Builder.watch
+        self._debugger = Debugger(
+            self,
+            cast("Callable[[dict[str, Any]], None]", self._send_message),
+            self._publish_run,
+            lambda: self._runner.running,
+        )
         self.on_msg(self._on_message)
         self.refresh()
         self.run_state = cast("dict[str, Any]", idle_run([node.id for node in spec.nodes]))
@@ -404,7 +420,7 @@ class Builder(anywidget.AnyWidget):
         spec, scope = self._scope(readonly=True)
         found = [
             ProblemInfo(code=p.code, message=p.message, nodes=list(p.nodes))
-            for p in self._live.check(spec)
+            for p in self._check.check(spec)
         ]
         bindings = {node.binding for node in spec.nodes}
         bindings.discard(None)
@@ -545,13 +561,23 @@ class Builder(anywidget.AnyWidget):
         return self._runner.state
 
     def run(
-        self, input: Mapping[str, Any] | None = None, *, thread_id: str | None = None
+        self,
+        input: Mapping[str, Any] | None = None,
+        *,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: list[str] | None = None,
+        interrupt_after: list[str] | None = None,
     ) -> asyncio.Task[Any]:
         """Start a run in the background, as the Run button does; returns its task.
 
         ``await builder.run({...})`` gives the final state (``None`` if the run failed;
         see :attr:`last_run`). Needs a running event loop, as in a notebook. With a
-        checkpointer, the run continues thread ``thread_id`` (a new thread when omitted).
+        checkpointer, the run continues thread ``thread_id`` (a new thread when omitted),
+        from its checkpoint ``checkpoint_id`` when given (a fork; input ``None`` runs the
+        nodes that checkpoint runs next; a :class:`~graphnb.Command` answers interrupts).
+        The run pauses at the :attr:`breakpoints` (and at ``interrupt_before`` /
+        ``interrupt_after``), and :attr:`paused` then says where.
 
         Raises:
             RuntimeError: a run is already going on, or no event loop runs here.
@@ -573,7 +599,38 @@ class Builder(anywidget.AnyWidget):
             return cast("asyncio.Task[Any]", failed)
         if self._checkpointer is not None and not thread_id:
             thread_id = uuid.uuid4().hex[:12]  # a new thread; the run panel shows its id
-        return self._runner.start(graph, input, thread_id=thread_id)
+        before = [n for n, whens in self.breakpoints.items() if "before" in whens]
+        after = [n for n, whens in self.breakpoints.items() if "after" in whens]
+        self.paused = {}
+        task = self._runner.start(
+            graph,
+            input,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            interrupt_before=[*before, *(interrupt_before or ())],
+            interrupt_after=[*after, *(interrupt_after or ())],
+        )
+        task.add_done_callback(lambda _: self._debugger.after_run(thread_id))
+        return task
+
+    def watch(self, thread_id: str | None = None) -> Watch:
+        """Draw the runs of ``thread_id`` (``None``: every thread) live on the canvas.
+
+        Runs started from code in this process (``app = builder.compile()`` then
+        ``app.invoke(..., thread_id=...)`` in another cell) light their nodes and stream
+        their text as a run started with Run does. Returns the subscription: ``close()``
+        it to stop. See :mod:`graphnb.widget.watching`.
+        """
+        from .watching import LiveView
+
+        if self._watching is None:
+            self._watching = LiveView(
+                lambda: [node.id for node in self.spec.nodes],
+                lambda: self._runner.running,
+                self._publish_run,
+                self._send_message,
+            )
+        return self._watching.watch(thread_id)
 
     def stop(self) -> bool:
         """Cancel the current run; ``False`` when none was going on."""
@@ -649,6 +706,8 @@ class Builder(anywidget.AnyWidget):
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
             return  # the bundle request, answered by anywidget's command handler
+        if self._debugger.handle(content):  # the threads and history panels (debugger.py)
+            return
         # Whatever happens here is told in the widget: an exception raised in a comm
         # handler only reaches the kernel's log, and the canvas would never know.
         try:

@@ -144,6 +144,9 @@ class RunController:
         input: Mapping[str, Any] | None,
         *,
         thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        interrupt_before: Sequence[str] = (),
+        interrupt_after: Sequence[str] = (),
     ) -> asyncio.Task[Any]:
         """Start a run as a task on the running event loop and return the task.
 
@@ -153,7 +156,10 @@ class RunController:
         if self.running:
             raise RuntimeError("a run is already going on; stop it before starting another")
         loop = asyncio.get_running_loop()
-        self.task = loop.create_task(self._drive(graph, input, thread_id))
+        # Breakpoints: a run without a thread has nowhere to pause.
+        wanted = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
+        stops = {key: list(nodes) for key, nodes in wanted.items() if nodes and thread_id}
+        self.task = loop.create_task(self._drive(graph, input, thread_id, checkpoint_id, stops))
         return self.task
 
     def fail(
@@ -201,7 +207,12 @@ class RunController:
     # -- the run -----------------------------------------------------------------------
 
     async def _drive(
-        self, graph: CompiledGraph[Any], input: Mapping[str, Any] | None, thread_id: str | None
+        self,
+        graph: CompiledGraph[Any],
+        input: Mapping[str, Any] | None,
+        thread_id: str | None,
+        checkpoint_id: str | None = None,
+        stops: Mapping[str, list[str]] | None = None,
     ) -> Any:
         state = idle_run([node.id for node in graph.spec.nodes])
         state["id"] = uuid.uuid4().hex
@@ -221,6 +232,9 @@ class RunController:
         options: dict[str, Any] = {"mode": "events", "subgraphs": True}
         if thread_id:
             options["thread_id"] = thread_id
+        if checkpoint_id:
+            options["checkpoint_id"] = checkpoint_id
+        options.update(stops or {})
         final: Any = None
         try:
             async for event in graph.astream(input, **options):

@@ -36,6 +36,11 @@ import { setPolicies } from "./policy";
 import { ScopeBar } from "./ScopeBar";
 import { Groups } from "./SubgraphNode";
 import { bindSubgraph, detachSubgraph, scopeRun } from "./subgraphs";
+import { ChatPanel } from "./panels/ChatPanel";
+import { TimelinePanel } from "./panels/TimelinePanel";
+import { useBreakpointStore } from "./hooks/useBreakpoints";
+import { useDebugger } from "./hooks/useDebugger";
+import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
@@ -114,9 +119,10 @@ function Editor() {
   latestSpec.current = spec;
   const { commit } = history;
   const expandGroup = useCallback((id: string) => commit(setCollapsed(latestSpec.current, id, false)), [commit]);
+  const breakpoints = useBreakpointStore();
   const canvas: CanvasContext = useMemo(
-    () => ({ run: runStore, problems: problemStore, rename, setRoute, expandGroup }),
-    [runStore, problemStore, rename, setRoute, expandGroup],
+    () => ({ run: runStore, problems: problemStore, rename, setRoute, expandGroup, breakpoints }),
+    [runStore, problemStore, rename, setRoute, expandGroup, breakpoints],
   );
 
   // The toolbar's Run runs with the run panel's current input ...
@@ -138,6 +144,15 @@ function Editor() {
   const room = useRoom(root);
   const pieces = usePieces(model);
   const useModelBinding = useCallback((binding: string) => send({ type: "use_model", binding }), [send]);
+  // The node menu's "Set breakpoint" toggles "pause before", as the Breakpoints panel does.
+  const askDebugger = useDebugger(model);
+  const toggleBreakpoint = useCallback(
+    (node: string) => {
+      const on = !(breakpoints.get()[node] ?? []).includes("before");
+      void askDebugger({ type: "debug_breakpoint", node, when: "before", on });
+    },
+    [askDebugger, breakpoints],
+  );
   const tools = useEditorTools({
     model,
     root,
@@ -147,7 +162,7 @@ function Editor() {
     editable: connection.live,
     keepFocus,
     useModel: useModelBinding,
-    onBreakpoint: undefined, // the debugger's hook: a function here enables "Set breakpoint"
+    onBreakpoint: threads ? toggleBreakpoint : undefined, // breakpoints pause saved threads
   });
   usePaletteDrop(editing.wrapper, spec, history, connection.live, useModelBinding);
   useLevelOfDetail(editing.wrapper);
@@ -288,6 +303,9 @@ function Editor() {
             onSelectNode={editing.selectNode}
             pieces={pieces.run === run.id ? pieces.pieces : undefined}
           />
+          <ChatPanel run={run} chunks={chunks} />
+          <TimelinePanel run={run} />
+          {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
           </div>
           {/* The final state and the problems stay in view, below the scrolling panels. */}
           <div className="graphnb-side-pinned">

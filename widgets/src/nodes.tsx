@@ -6,7 +6,7 @@ import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
 import { Elapsed } from "./Elapsed";
 import { GroupNodeView } from "./GroupNode";
 import { formatDuration } from "./format";
-import { type Store, useSelect } from "./store";
+import { createStore, type Store, useSelect } from "./store";
 import { RunBadges } from "./RunBadges";
 
 /** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
@@ -32,7 +32,11 @@ export type CanvasContext = {
   setRoute(source: string, target: string, route: string): void;
   /** Open a collapsed group (see groups.ts). */
   expandGroup?(id: string): void;
+  /** Where runs pause: node -> "before" / "after" (panels/DebugPanels.tsx). */
+  breakpoints?: Store<Record<string, string[]>>;
 };
+
+const NO_BREAKPOINTS = createStore<Record<string, string[]>>({});
 
 export const Canvas = createContext<CanvasContext | null>(null);
 
@@ -61,6 +65,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
     return found?.length ? `${found[0].code}\u0000${found.map((x) => x.message).join("\n")}` : null;
   });
   const [code, message] = problem ? problem.split("\u0000") : [null, null];
+  const pause = useSelect(canvas.breakpoints ?? NO_BREAKPOINTS, (b) => b[id]?.join(" ") || null);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(data.label);
   const [rejected, setRejected] = useState(false);
@@ -146,6 +151,12 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
         </div>
       )}
       {code && <span className="graphnb-node-badge" aria-label={message ?? ""}>!</span>}
+      {pause && (
+        <span className="graphnb-breakpoint" data-testid={`breakpoint-${id}`} data-when={pause} title={`runs pause ${pause.replace(" ", " and ")} ${id}`}>
+          {pause.includes("before") && "⏸"}
+          {pause.includes("after") && "⏵"}
+        </span>
+      )}
       <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} />
     </div>
   );

@@ -169,6 +169,17 @@ export type Model = {
   notice: string;
   export_status: string;
   height: number;
+  /** Where runs pause, and the thread a run left paused (graphnb/widget/debugger.py). */
+  breakpoints: Record<string, string[]>;
+  paused: PauseInfo | Record<string, never>;
+};
+
+export type PauseInfo = {
+  thread_id: string;
+  checkpoint_id: string;
+  step: number;
+  next: string[];
+  interrupts: { node: string; when: "before" | "after" | "during"; value: Json; id: string }[];
 };
 
 // -- front end -> Python ------------------------------------------------------------------

@@ -1,0 +1,97 @@
+// Breakpoints and pauses: toggle "pause before" / "pause after" on the selected node (its
+// card shows a marker); a run that paused says where and why, with Continue, Step (one
+// super-step) and Stop; a node's interrupt() waits here for its answer.
+
+import type { Ask } from "../hooks/useDebugger";
+import type { Json, PauseInfo } from "../protocol";
+import { InterruptAnswer } from "./InterruptPanel";
+import { Panel } from "./Panel";
+
+export function PausePanel(props: {
+  ask: Ask;
+  selected: string | null;
+  breakpoints: Record<string, string[]>;
+  paused: PauseInfo | null;
+  running: boolean;
+  onNote(note: string): void;
+}) {
+  const { ask, selected, paused } = props;
+  const whens = selected ? (props.breakpoints[selected] ?? []) : [];
+  const toggle = async (when: "before" | "after") => {
+    if (!selected) return;
+    const reply = await ask({ type: "debug_breakpoint", node: selected, when, on: !whens.includes(when) });
+    props.onNote(reply.error ?? "");
+  };
+  const go = async (step: boolean) => {
+    if (!paused) return;
+    const reply = await ask({ type: "debug_continue", thread_id: paused.thread_id, step });
+    props.onNote(reply.error ?? "");
+  };
+  const answer = async (id: string, value: Json) => {
+    if (!paused) return;
+    const reply = await ask({ type: "debug_resume", thread_id: paused.thread_id, answers: { [id]: value } });
+    props.onNote(reply.error ?? "");
+  };
+  const stops = paused?.interrupts.filter((i) => i.when !== "during") ?? [];
+  const asking = paused?.interrupts.filter((i) => i.when === "during") ?? [];
+  const listed = Object.entries(props.breakpoints);
+  return (
+    <Panel id="panel-pause" title="Breakpoints">
+      {selected ? (
+        <div className="graphnb-row" data-testid="breakpoint-toggles">
+          <span className="graphnb-muted">{selected}:</span>
+          {(["before", "after"] as const).map((when) => (
+            <button
+              key={when}
+              type="button"
+              data-testid={`breakpoint-${when}`}
+              aria-pressed={whens.includes(when)}
+              className={whens.includes(when) ? "graphnb-step-chosen" : ""}
+              onClick={() => void toggle(when)}
+            >
+              pause {when}
+            </button>
+          ))}
+        </div>
+      ) : (
+        <p className="graphnb-muted">Select a node to pause runs before or after it.</p>
+      )}
+      {listed.length > 0 && (
+        <p className="graphnb-muted" data-testid="breakpoint-list">
+          {listed.map(([node, w]) => `${node} (${w.join(", ")})`).join(" · ")}
+        </p>
+      )}
+      {paused && (
+        <div className="graphnb-paused" data-testid="paused" data-thread={paused.thread_id}>
+          {stops.length > 0 && (
+            <p data-testid="paused-where">
+              Paused{" "}
+              {stops.map((i) => `${i.when} ${i.node}`).join(", ")} on thread {paused.thread_id} (step {paused.step})
+              {paused.next.length ? `; next: ${paused.next.join(", ")}` : ""}
+            </p>
+          )}
+          {asking.map((pending) => (
+            <InterruptAnswer key={pending.id || pending.node} pending={pending} disabled={props.running} onAnswer={(v) => void answer(pending.id, v)} />
+          ))}
+          {stops.length > 0 && (
+            <div className="graphnb-row">
+              <button type="button" data-testid="pause-continue" disabled={props.running} onClick={() => void go(false)}>
+                Continue
+              </button>
+              <button type="button" data-testid="pause-step" disabled={props.running} onClick={() => void go(true)}>
+                Step
+              </button>
+              <button
+                type="button"
+                data-testid="pause-stop"
+                onClick={() => void ask({ type: "debug_stop" }).then((r) => props.onNote(r.error ?? ""))}
+              >
+                Stop
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+    </Panel>
+  );
+}
