@@ -714,6 +714,30 @@ class Lab:
         """A node of the canvas (React Flow's wrapper element)."""
         return self.page.locator(f'.react-flow__node[data-id="{node_id}"]')
 
+    def double_click_until(self, target: Any, shown: Any, attempts: int = 3) -> Any:
+        """Double-click ``target`` until ``shown`` (a locator) appears; return ``shown``.
+
+        A double click on a canvas element that is not selected yet sometimes arrives as a
+        click that selects it and a second click on the redrawn element (seen under load,
+        and often inside an opened subgraph: a known defect, see the closing note of issue
+        13): the user then double-clicks again, and so does this.
+        """
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+        for _attempt in range(attempts):
+            target.dblclick()
+            with contextlib.suppress(PlaywrightTimeoutError):
+                shown.wait_for(timeout=5_000)
+                break
+        return shown
+
+    def start_rename(self, node_id: str) -> Any:
+        """Double-click a node's label and return its rename field."""
+        return self.double_click_until(
+            self.page.get_by_test_id(f"node-label-{node_id}"),
+            self.page.get_by_test_id("node-rename-input"),
+        )
+
     def node_ids(self) -> list[str]:
         return self.page.evaluate(
             """() => Array.from(document.querySelectorAll('.react-flow__node'))

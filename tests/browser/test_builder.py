@@ -6,12 +6,9 @@ through a second client on the notebook's kernel (``kernel.json(...)``).
 
 from __future__ import annotations
 
-import contextlib
 import subprocess
 import sys
 from pathlib import Path
-
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 STORY = '''
 import time
@@ -450,13 +447,7 @@ def test_the_drawing_survives_a_page_reload_and_a_kernel_restart(lab):
     }
     assert abs(centre["__start__"] - centre[added]) < 8, centre
     assert abs(centre["__end__"] - centre[added]) < 8, centre
-    rename = lab.page.get_by_test_id("node-rename-input")
-    # Under load a double click can arrive as two single clicks: ask again, as a user would.
-    for _attempt in range(3):
-        lab.page.get_by_test_id(f"node-label-{added}").dblclick()
-        with contextlib.suppress(PlaywrightTimeoutError):
-            rename.wait_for(timeout=5_000)
-            break
+    rename = lab.start_rename(added)
     rename.fill("keeper")
     rename.press("Enter")
     lab.node("keeper").wait_for()

@@ -101,13 +101,11 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     lab.node("research/search").wait_for(state="detached")
 
     # Double-click opens the child: its nodes are the canvas, edits land in the parent's spec.
-    group.dblclick()
-    page.get_by_test_id("scope-bar").wait_for()
+    lab.double_click_until(group, page.get_by_test_id("scope-bar"))
     assert page.get_by_test_id("scope-current").inner_text() == "research"
     lab.node("search").wait_for()
     assert sorted(lab.node_ids()) == ["__end__", "__start__", "search", "summarise"]
-    page.get_by_test_id("node-label-search").dblclick()
-    rename = page.get_by_test_id("node-rename-input")
+    rename = lab.start_rename("search")
     rename.fill("lookup")
     rename.press("Enter")
     lab.wait_until(

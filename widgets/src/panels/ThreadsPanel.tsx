@@ -90,7 +90,7 @@ export function ThreadsPanel(props: {
               onClick={() => onPick(item)}
             >
               <span className="graphnb-thread-id">{item.thread_id}</span>
-              <span className={`graphnb-badge graphnb-badge-${item.status}`}>{item.status}</span>
+              <span className={`graphnb-thread-status graphnb-thread-status-${item.status}`}>{item.status}</span>
               <span className="graphnb-muted">
                 step {item.step} · {when(item.updated_at)}
               </span>
