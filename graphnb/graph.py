@@ -133,6 +133,7 @@ class StateGraph(Generic[S]):
                 field; the fields both share by default.
         """
         if isinstance(fn, (StateGraph, CompiledGraph)):
+            _refuse_subgraph_policies(node, retry, timeout, cache)
             return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs)
         if inputs is not None or outputs is not None:
             raise GraphSetupError(f"inputs/outputs of `{node}` need a graph as its callable")
@@ -358,6 +359,7 @@ class StateGraph(Generic[S]):
         graph: StateGraph[Any] = cls(state, name=spec.name, reducers=reducers, streaming=streaming)
         for node in spec.nodes:
             if node.subgraph is not None:
+                _refuse_subgraph_policies(node.id, node.retry, node.timeout, node.cache)
                 child = cls.from_spec(node.subgraph, namespace=namespace)
                 graph._callables[node.id] = None
                 graph._subgraphs[node.id] = (child, node.inputs, node.outputs)
@@ -559,4 +561,15 @@ def _check_policies(node: str, retry: Any, timeout: Any, cache: Any) -> None:
     ):
         raise GraphSetupError(
             f"the timeout of `{node}` must be a positive number of seconds, got {timeout!r}"
+        )
+
+
+def _refuse_subgraph_policies(node: object, retry: object, timeout: object, cache: object) -> None:
+    """Retry, timeout and cache apply to a callable node, not to a subgraph node (yet)."""
+    policies = {"retry": retry, "timeout": timeout, "cache": cache}
+    given = [name for name, value in policies.items() if value is not None]
+    if given:
+        raise GraphSetupError(
+            f"`{node}` is a subgraph node: {', '.join(given)} apply to callable nodes only; "
+            "set them on the nodes inside the subgraph"
         )

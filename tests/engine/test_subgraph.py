@@ -13,11 +13,13 @@ from graphnb import (
     END,
     START,
     Command,
+    GraphSetupError,
     GraphSpec,
     GraphValidationError,
     NodeError,
     NodeFinished,
     NodeStarted,
+    RetryPolicy,
     StateGraph,
     interrupt,
 )
@@ -250,3 +252,16 @@ def unbound(data: Any) -> Any:
     if isinstance(data, list):
         return [unbound(item) for item in data]
     return data
+
+
+def test_policies_on_a_subgraph_node_are_refused_in_code_and_in_a_spec() -> None:
+    child = StateGraph(dict).add_node("work", lambda s: {}).add_edge(START, "work")
+    child.add_edge("work", END)
+    parent = StateGraph(dict)
+    with pytest.raises(GraphSetupError, match=r"`research` is a subgraph node: retry, timeout"):
+        parent.add_node("research", child, retry=RetryPolicy(max_attempts=2), timeout=1.0)
+    parent.add_node("research", child).add_edge(START, "research").add_edge("research", END)
+    data = parent.spec.model_dump(mode="json")
+    data["nodes"][0]["timeout"] = 2.0
+    with pytest.raises(GraphSetupError, match=r"`research` is a subgraph node: timeout apply"):
+        StateGraph.from_spec(GraphSpec.model_validate(data))
