@@ -638,7 +638,7 @@ def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> 
 CHAT = """
 import time
 from typing import Annotated, Any
-from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb import END, START, GraphState, RetryPolicy, StateField, StateGraph, append
 from graphnb.widget import Builder
 
 class Chat(GraphState):
@@ -649,7 +649,12 @@ def think(state: Chat) -> dict:
     call = {"name": "weather", "arguments": {"city": "Paris"}, "id": "c1"}
     return {"messages": [{"role": "assistant", "content": None, "tool_calls": [call]}]}
 
+calls = []
+
 def tool(state: Chat) -> dict:
+    calls.append(1)
+    if len(calls) == 1:
+        raise ConnectionError("the weather service dropped the first call")
     return {"messages": [{"role": "tool", "content": "sunny", "tool_call_id": "c1",
                           "name": "weather"}]}
 
@@ -660,7 +665,9 @@ def respond(state: Chat):
 
 chat = (
     StateGraph(Chat, name="chat")
-    .add_node("think", think).add_node("tool", tool).add_node("respond", respond)
+    .add_node("think", think)
+    .add_node("tool", tool, retry=RetryPolicy(max_attempts=2, initial_interval=0.01))
+    .add_node("respond", respond)
     .add_edge(START, "think").add_edge("think", "tool").add_edge("tool", "respond")
     .add_edge("respond", END)
 )
@@ -699,6 +706,9 @@ def test_a_chat_with_tool_calls_and_streamed_tokens_and_the_runs_timeline(lab: A
         for node in ("think", "tool", "respond")
     }
     assert widths["respond"] > 3 * widths["think"], widths
+    # The tool failed once and its retry policy ran it again: the timeline says so.
+    assert page.get_by_test_id("timeline-retries-tool").inner_text() == "retried \u00d71"
+    assert page.get_by_test_id("timeline-retries-think").count() == 0
     _side(page.get_by_test_id("timeline-bar-respond-0")).click()
     detail = page.get_by_test_id("timeline-detail")
     assert "respond · done" in detail.inner_text()

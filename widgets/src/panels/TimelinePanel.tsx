@@ -5,9 +5,28 @@
 import { useState } from "react";
 import { formatDuration } from "../format";
 import { useTimeline } from "../hooks/useTimeline";
-import type { RunState } from "../protocol";
+import type { NodeRun, RunState } from "../protocol";
 import { Panel } from "./Panel";
 import "./debugger.css";
+
+/** How often a node's retry policy ran it again and its cache answered for it, this run. */
+function PolicyMarks(props: { node: string; record: NodeRun | undefined }) {
+  const { node, record } = props;
+  return (
+    <span className="graphnb-timeline-marks">
+      {!!record?.retries && (
+        <span data-testid={`timeline-retries-${node}`} title="attempts run again by the retry policy">
+          retried ×{record.retries}
+        </span>
+      )}
+      {!!record?.cache_hits && (
+        <span data-testid={`timeline-cache-${node}`} title="results from the node's cache">
+          cached ×{record.cache_hits}
+        </span>
+      )}
+    </span>
+  );
+}
 
 export function TimelinePanel(props: { run: RunState }) {
   const { run } = props;
@@ -24,7 +43,9 @@ export function TimelinePanel(props: { run: RunState }) {
       <div className="graphnb-timeline" data-testid="timeline">
         {rows.map((node) => (
           <div key={node} className="graphnb-timeline-row">
-            <span className="graphnb-timeline-name">{node}</span>
+            <span className="graphnb-timeline-name" title={node}>
+              {node}
+            </span>
             <div className="graphnb-timeline-track">
               {bars
                 .filter((b) => b.node === node)
@@ -44,6 +65,7 @@ export function TimelinePanel(props: { run: RunState }) {
                   );
                 })}
             </div>
+            <PolicyMarks node={node} record={run.nodes[node]} />
           </div>
         ))}
       </div>
