@@ -771,8 +771,14 @@ class Lab:
         return [(m[1], m[2]) for m in found if m]
 
     def connect(self, source: str, target: str) -> None:
-        """Drag from ``source``'s output handle to ``target``'s input handle, as a user does."""
+        """Drag from ``source``'s output handle to ``target``'s input handle, as a user does.
+
+        Both nodes are first left to settle: a canvas that is still fitting its view after
+        an edit would move the handles between reading them and dropping.
+        """
         self.show_widget_of(self.node(source))
+        self.wait_until_still(self.node(source))
+        self.wait_until_still(self.node(target))
         start = self.node(source).locator(".react-flow__handle.source").first.bounding_box()
         end = self.node(target).locator(".react-flow__handle.target").first.bounding_box()
         assert start, f"the output handle of {source} is not on screen"

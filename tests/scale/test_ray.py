@@ -38,13 +38,17 @@ def test_ray_batch_of_200_on_postgres_matches_a_local_run(ray_executor: Any, nod
             if isinstance(got, dict):
                 assert state.values == got
                 assert state.next == ()
-        # a rerun runs nothing: every thread finished
+        # a rerun runs nothing on the finished threads; the failed one (input 0) tries its
+        # failed step again, which fails again and records one more error checkpoint
         steps = {t: len(graph.get_state_history(t)) for t in ids[:10]}
         again = graph.batch(
             inputs[:10], executor=ray_executor, thread_ids=ids[:10], return_exceptions=True
         )
+        assert isinstance(again[0], NodeError)
         assert [strip(r) for r in again[1:]] == [strip(r) for r in results[1:10]]
-        assert {t: len(graph.get_state_history(t)) for t in ids[:10]} == steps
+        grown = {t: len(graph.get_state_history(t)) - steps[t] for t in ids[:10]}
+        assert grown == {t: int(t == ids[0]) for t in ids[:10]}
+        assert graph.get_state(ids[0]).source == "error"
     finally:
         for thread in ids:
             graph.delete_thread(thread)
