@@ -8,6 +8,10 @@ test opens its own notebook. Console errors fail every test (the ``lab`` fixture
 
 from __future__ import annotations
 
+import contextlib
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 ROOT = '[data-testid="graphnb-builder"]'
 
 SLOW = '''
@@ -221,12 +225,18 @@ def test_every_reload_shows_the_whole_graph_at_a_readable_size(lab):
         page.evaluate(ACTIVATE, "notes.txt" if behind else "reload.ipynb")
         page.reload()
         page.locator(ROOT).first.wait_for(state="attached", timeout=60_000)
-        if behind:
-            # Only once JupyterLab has restored its layout: a restore still under way
-            # brings the tab that was current before the reload back to the front.
-            page.evaluate("() => window.jupyterapp.restored")
-            page.wait_for_timeout(500)
+        # Only once JupyterLab has restored its layout: a restore still under way brings
+        # the tab that was current before the reload back to the front (the layout is
+        # saved a moment after a tab change, so an "in front" reload may come back
+        # behind too). Pick the notebook's tab until its builder shows, as a user would.
+        page.evaluate("() => window.jupyterapp.restored")
+        for _pick in range(3):
+            if behind or _pick:
+                page.wait_for_timeout(500)
             page.evaluate(ACTIVATE, "reload.ipynb")
+            with contextlib.suppress(PlaywrightTimeoutError):
+                page.locator(ROOT).first.wait_for(state="visible", timeout=10_000)
+                break
         lab.builder(timeout=60)
         lab.node("notify").wait_for(state="attached")
         lab.wait_for_canvas_still()
