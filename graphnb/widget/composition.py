@@ -113,7 +113,7 @@ def _shape(spec: GraphSpec) -> dict[str, Any]:
 
 def bind_children(
     spec: GraphSpec, scope: Mapping[str, Any], given: Mapping[str, Graph] | None = None
-) -> tuple[GraphSpec, dict[str, Any], dict[str, Graph]]:
+) -> tuple[GraphSpec, Mapping[str, Any], dict[str, Graph]]:
     """Run a subgraph node as the graph object it came from, while its child is unedited.
 
     A node bound to a notebook graph (its metadata names it, :data:`GRAPH_KEY`) or opened
@@ -135,7 +135,7 @@ def bind_children(
         if found is not None and _shape(found.spec) == _shape(node.subgraph):
             children[node.id] = found
     if not children:
-        return spec, dict(scope), {}
+        return spec, scope, {}  # not copied: the live check calls this after every edit
     spec = spec.model_copy(deep=True)
     for node in spec.nodes:
         if node.id in children:
