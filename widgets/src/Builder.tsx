@@ -144,7 +144,8 @@ function Editor() {
   const room = useRoom(root);
   const pieces = usePieces(model);
   const useModelBinding = useCallback((binding: string) => send({ type: "use_model", binding }), [send]);
-  // The node menu's "Set breakpoint" toggles "pause before", as the Breakpoints panel does.
+  // One channel for the debugger's requests: its panels and the node menu's "Set
+  // breakpoint" (which toggles "pause before", as the Breakpoints panel does).
   const askDebugger = useDebugger(model);
   const toggleBreakpoint = useCallback(
     (node: string) => {
@@ -305,7 +306,7 @@ function Editor() {
           />
           <ChatPanel run={run} chunks={chunks} />
           <TimelinePanel run={run} />
-          {threads && <DebugPanels model={model} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
+          {threads && <DebugPanels ask={askDebugger} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
           </div>
           {/* The final state and the problems stay in view, below the scrolling panels. */}
           <div className="graphnb-side-pinned">

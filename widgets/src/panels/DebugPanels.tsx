@@ -3,22 +3,21 @@
 // canvas, whose run id starts with "checkpoint:") ends.
 
 import { useModelState } from "@anywidget/react";
-import type { AnyModel } from "@anywidget/types";
 import { useRef, useState } from "react";
-import { useDebugger } from "../hooks/useDebugger";
+import type { Ask } from "../hooks/useDebugger";
 import type { GraphSpec, Model, ModelInfo, PauseInfo, RunState } from "../protocol";
 import { HistoryPanel } from "./HistoryPanel";
 import { PausePanel } from "./PausePanel";
 import { ThreadsPanel } from "./ThreadsPanel";
 
 export function DebugPanels(props: {
-  model: AnyModel<Model>;
+  ask: Ask;
   spec: GraphSpec;
   run: RunState;
   state: ModelInfo | null;
   selected: string | null;
 }) {
-  const ask = useDebugger(props.model);
+  const { ask } = props;
   const [breakpoints] = useModelState<Record<string, string[]>>("breakpoints");
   const [pausedTrait] = useModelState<Model["paused"]>("paused");
   const paused = pausedTrait && "thread_id" in pausedTrait ? (pausedTrait as PauseInfo) : null;
