@@ -10,6 +10,7 @@ import { editUpdate } from "../stateEdit";
 import type { FieldSpec, Json, JsonSchema } from "../protocol";
 import { fieldErrors } from "../runInput";
 import { InputForm } from "./InputForm";
+import { FieldTable } from "./FieldTable";
 import { Panel } from "./Panel";
 
 export const HISTORY_PAGE = 200;
@@ -228,21 +229,7 @@ export function HistoryPanel(props: {
             </p>
           )}
           {!editing && (
-            <table className="graphnb-fields">
-              <tbody>
-                {Object.entries(item.values).map(([name, value]) => {
-                  const changed = item.changed.includes(name);
-                  return (
-                    <tr key={name} data-testid={`history-field-${name}`} data-changed={changed} className={changed ? "graphnb-changed" : ""}>
-                      <td>{name}</td>
-                      <td>
-                        <code>{JSON.stringify(value)}</code>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <FieldTable values={item.values} changed={item.changed} testid="history-field" />
           )}
           <div className="graphnb-row">
             <button type="button" data-testid="history-rerun" disabled={props.running} onClick={() => void rerun()}>

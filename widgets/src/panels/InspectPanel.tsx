@@ -3,32 +3,10 @@
 
 import { useEffect, useRef } from "react";
 import type { Pieces } from "../hooks/useChunkPieces";
-import type { Json, RunState } from "../protocol";
+import type { RunState } from "../protocol";
 import { formatDuration } from "../format";
+import { FieldTable } from "./FieldTable";
 import { Panel } from "./Panel";
-
-function Fields(props: { values: Record<string, Json>; testid: string; highlight?: string[] }) {
-  const entries = Object.entries(props.values);
-  return (
-    <table className="graphnb-fields" data-testid={props.testid}>
-      <tbody>
-        {entries.map(([name, value]) => (
-          <tr key={name} data-testid={`${props.testid}-${name}`} className={props.highlight?.includes(name) ? "graphnb-changed" : ""}>
-            <td>{name}</td>
-            <td>
-              <code>{JSON.stringify(value)}</code>
-            </td>
-          </tr>
-        ))}
-        {!entries.length && (
-          <tr>
-            <td className="graphnb-muted">nothing</td>
-          </tr>
-        )}
-      </tbody>
-    </table>
-  );
-}
 
 export function InspectPanel(props: { run: RunState; node: string; pieces: Pieces }) {
   const { run, node } = props;
@@ -62,9 +40,9 @@ export function InspectPanel(props: { run: RunState; node: string; pieces: Piece
         {record.runs > 1 ? ` · ran ${record.runs}×, the last shown` : ""}
       </p>
       <div className="graphnb-inspect-title">input</div>
-      {before ? <Fields values={before} testid="inspect-input" /> : <p className="graphnb-muted">not kept (an older step)</p>}
+      {before ? <FieldTable values={before} testid="inspect-input" empty="nothing" /> : <p className="graphnb-muted">not kept (an older step)</p>}
       <div className="graphnb-inspect-title">writes</div>
-      <Fields values={record.writes} testid="inspect-writes" />
+      <FieldTable values={record.writes} testid="inspect-writes" empty="nothing" />
       {chunks.length > 0 && (
         <>
           <div className="graphnb-inspect-title">streamed {chunks.length} chunks</div>

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "react";
 import type { RunState } from "../protocol";
+import { FieldTable } from "./FieldTable";
 import { Panel } from "./Panel";
 
 export function StatePanel(props: { run: RunState }) {
@@ -33,21 +34,7 @@ export function StatePanel(props: { run: RunState }) {
           <p className="graphnb-muted">
             {step.step < 0 ? "the input, merged into the defaults" : `after ${step.nodes.join(", ")}`}
           </p>
-          <table className="graphnb-fields">
-            <tbody>
-              {Object.entries(step.state).map(([name, value]) => {
-                const changed = step.changed.includes(name);
-                return (
-                  <tr key={name} data-testid={`state-field-${name}`} data-changed={changed} className={changed ? "graphnb-changed" : ""}>
-                    <td>{name}</td>
-                    <td>
-                      <code>{JSON.stringify(value)}</code>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <FieldTable values={step.state} changed={step.changed} testid="state-field" />
         </>
       )}
     </Panel>
