@@ -779,8 +779,16 @@ class Lab:
         self.show_widget_of(self.node(source))
         self.wait_until_still(self.node(source))
         self.wait_until_still(self.node(target))
-        start = self.node(source).locator(".react-flow__handle.source").first.bounding_box()
-        end = self.node(target).locator(".react-flow__handle.target").first.bounding_box()
+        handles = (
+            self.node(source).locator(".react-flow__handle.source").first,
+            self.node(target).locator(".react-flow__handle.target").first,
+        )
+        if not all(self._can_be_hit(handle) for handle in handles):
+            # A handle outside the canvas or under the side panel cannot take the mouse:
+            # fit the graph in view first, as a user would.
+            self.page.get_by_test_id("toolbar-fit").click()
+            self.wait_until_still(self.node(target))
+        start, end = (handle.bounding_box() for handle in handles)
         assert start, f"the output handle of {source} is not on screen"
         assert end, f"the input handle of {target} is not on screen"
         mouse = self.page.mouse
@@ -788,6 +796,19 @@ class Lab:
         mouse.down()
         mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
         mouse.up()
+
+    def _can_be_hit(self, element: Any) -> bool:
+        """Whether a click at the middle of ``element`` reaches it (nothing covers it)."""
+        return bool(
+            element.evaluate(
+                """(e) => {
+                    const box = e.getBoundingClientRect();
+                    const hit = document.elementFromPoint(
+                        box.x + box.width / 2, box.y + box.height / 2);
+                    return hit !== null && (hit === e || e.contains(hit));
+                }"""
+            )
+        )
 
     def drag_node(self, node_id: str, dx: float, dy: float, *, steps: int = 15) -> None:
         """Drag a node by its middle, in ``steps`` mouse moves."""

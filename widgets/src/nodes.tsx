@@ -1,6 +1,6 @@
 // The node components the canvas draws: a step (a graph node) and the START/END terminals.
 
-import { Handle, Position, type NodeProps, type Node, useUpdateNodeInternals } from "@xyflow/react";
+import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
 import { createContext, memo, useContext, useEffect, useRef, useState } from "react";
 import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
 import { Elapsed } from "./Elapsed";
@@ -56,10 +56,6 @@ const STATUS_ICON: Record<NodeStatus, string> = {
 
 function Step({ id, data, selected }: NodeProps<StepNode>) {
   const canvas = useCanvas();
-  // A card that appears under a new id (a rename, a paste) has its handles measured now,
-  // so the edges into and out of it are drawn at once, not after the next pan.
-  const updateInternals = useUpdateNodeInternals();
-  useEffect(() => updateInternals(id), [id, updateInternals]);
   const status = useSelect(canvas.run, (r) => (r.nodes[id]?.status ?? "idle") as NodeStatus);
   const duration = useSelect(canvas.run, (r) => r.nodes[id]?.duration ?? null);
   const runs = useSelect(canvas.run, (r) => r.nodes[id]?.runs ?? 0);

@@ -5,6 +5,7 @@ import {
   applyEdgeChanges,
   applyNodeChanges,
   useReactFlow,
+  useUpdateNodeInternals,
   type Connection,
   type EdgeChange,
   type FinalConnectionState,
@@ -139,10 +140,24 @@ export function useCanvasEditing(
     },
     [flow, spec, history],
   );
+  // A renamed node is a new card under its new id. Once that card is drawn, React Flow is
+  // asked to measure its handles: without it the edges into and out of the node were
+  // sometimes left undrawn until the next pan. (Asking for every card as it mounts would
+  // let the first card trigger the initial fit before the others are measured.)
+  const updateNodeInternals = useUpdateNodeInternals();
+  const renamedTo = useRef<string | null>(null);
+  useEffect(() => {
+    const id = renamedTo.current;
+    if (id === null || !nodes.some((n) => n.id === id)) return;
+    renamedTo.current = null;
+    requestAnimationFrame(() => updateNodeInternals(id));
+  }, [nodes, updateNodeInternals]);
   const rename = useCallback(
     (from: string, to: string) => {
-      const next = edit.renameNode(spec, from, edit.cleanId(to));
+      const id = edit.cleanId(to);
+      const next = edit.renameNode(spec, from, id);
       if (!next) return false;
+      if (id !== from) renamedTo.current = id;
       history.commit(next);
       return true;
     },
