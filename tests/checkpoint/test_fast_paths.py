@@ -5,10 +5,14 @@
 - ``to_json`` reuses one C encoder: its text and its refusals are ``json.dumps``'s.
 - ``encode_update`` stores plain str/int/bool/None as they are, without the field's
   serializer: the stored JSON is what the serializer would have made of them.
+- ``SqlSaver.put`` runs the insert of the ``_put`` plan without the plan: it stores the
+  same rows and refuses the same ones, with the same errors, as the plan driven by
+  ``_run`` (the path every other SQL call, and the async savers, take).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Annotated, Any
@@ -18,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphnb import GraphState, StateField, append
-from graphnb.checkpoint import UnstorableValueError
+from graphnb.checkpoint import SqliteSaver, SqlSaver, UnstorableValueError
 from graphnb.checkpoint.rows import check_row, check_row_by_column, to_json
 from graphnb.checkpoint.serde import encode_update
 from graphnb.records import StoredCheckpoint
@@ -171,3 +175,71 @@ def test_plain_values_store_as_their_fields_serializer_would(update: dict[str, A
         for name, value in checked.items()
     }
     assert encode_update(typed, checked) == expected
+
+
+def put_outcome(put: Any, saver: SqlSaver, row: StoredCheckpoint, thread_id: str) -> list[Any]:
+    """What putting ``row`` twice gives: each error or "stored", then the thread's rows.
+
+    Rows and messages are told as if the thread were ``thread_id``.
+    """
+    outcome: list[Any] = []
+    for _ in range(2):  # the second time, the seq is taken (when the first was stored)
+        try:
+            put(row)
+        except Exception as error:
+            message = str(error).replace(repr(row.thread_id), repr(thread_id))
+            outcome.append((type(error), message, getattr(error, "field", None)))
+        else:
+            outcome.append("stored")
+    if "stored" in outcome:
+        outcome.append(
+            [dataclasses.replace(r, thread_id=thread_id) for r in saver.history(row.thread_id)]
+        )
+    return outcome
+
+
+def both_puts(
+    direct: SqlSaver, planned: SqlSaver, row: StoredCheckpoint, other_thread: str | None = None
+) -> tuple[list[Any], list[Any]]:
+    """The outcome of the direct put and of the planned put of ``row`` (the direct one on
+    ``other_thread`` when given, so both may share one saver)."""
+    moved = row if other_thread is None else dataclasses.replace(row, thread_id=other_thread)
+    return (
+        put_outcome(direct.put, direct, moved, row.thread_id),
+        put_outcome(lambda r: planned._run(planned._put(r)), planned, row, row.thread_id),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows(), st.lists(st.tuples(st.text(max_size=5), json_values), max_size=3))
+def test_sql_put_stores_and_refuses_what_its_plan_does(
+    row: StoredCheckpoint, writes: list[tuple[str, Any]]
+) -> None:
+    row = dataclasses.replace(row, writes=[list(write) for write in writes])
+    direct, planned = SqliteSaver(":memory:"), SqliteSaver(":memory:")
+    try:
+        put_direct, put_planned = both_puts(direct, planned, row)
+    finally:
+        direct.close()
+        planned.close()
+    assert put_direct == put_planned
+
+
+def test_sql_put_matches_its_plan_on_every_sql_saver(sql_saver: SqlSaver) -> None:
+    def row(seq: int, checkpoint_id: str, **fields: Any) -> StoredCheckpoint:
+        usual: dict[str, Any] = dict(
+            parent_id=None, parent_seq=None, base_seq=0, step=0, source="loop",
+            created_at=1.5e9, meta={}, writes=[],
+        )  # fmt: skip
+        return StoredCheckpoint("t", seq, checkpoint_id, **{**usual, **fields})
+
+    for made in [
+        row(0, "c0", step=-1, source="input", meta={"ran": []}, snapshot={"x": 1}),
+        row(1, "c1", parent_id="c0", parent_seq=0, writes=[["n", {"x": "é"}]]),
+        row(2, "c1"),  # the checkpoint id is taken
+        row(3, "c3", base_seq=3, snapshot={"s": [1, None]}),
+        row(4, "c4", meta={"n": math.nan}),  # not JSON
+        row(5, "c\x005"),  # refused before the database
+    ]:
+        put_direct, put_planned = both_puts(sql_saver, sql_saver, made, other_thread="u")
+        assert put_direct == put_planned, made
