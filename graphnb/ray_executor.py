@@ -67,14 +67,20 @@ class RayExecutor(Executor):
         self._ray = ray
         self._owns = not ray.is_initialized()
         if self._owns:
-            ray.init(
-                address=address,
-                num_cpus=num_cpus,
-                runtime_env=runtime_env,
-                include_dashboard=init_options.pop("include_dashboard", False),
-                log_to_driver=init_options.pop("log_to_driver", False),
-                **init_options,
-            )
+            try:
+                ray.init(
+                    address=address,
+                    num_cpus=num_cpus,
+                    runtime_env=runtime_env,
+                    include_dashboard=init_options.pop("include_dashboard", False),
+                    log_to_driver=init_options.pop("log_to_driver", False),
+                    **init_options,
+                )
+            except BaseException:
+                # A start that failed half way (a raylet that missed Ray's startup
+                # deadline) leaves processes behind: stop them before reporting it.
+                ray.shutdown()
+                raise
         self._task_options = dict(task_options or {})
         self._remotes: dict[Callable[..., Any], Any] = {}
         self._lock = threading.Lock()

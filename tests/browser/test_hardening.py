@@ -188,7 +188,11 @@ def test_the_saver_box_shows_the_password_masked_and_the_saved_notebook_holds_no
             === 'mysql://root:***@127.0.0.1:3306/test'""",
         timeout=10_000,
     )
-    assert kernel.json("builder.saver") == "mysql://root:***@127.0.0.1:3306/test"
+    # The box masks the password itself; the kernel takes the URL a moment later.
+    lab.wait_until(
+        lambda: kernel.json("builder.saver") == "mysql://root:***@127.0.0.1:3306/test",
+        message="the typed saver URL never reached the kernel",
+    )
     # A URL that names no saver: the notice says so, without the password.
     box.click()
     box.fill(f"nosuch://app:{PASSWORD}@host/db")
