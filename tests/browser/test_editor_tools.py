@@ -339,6 +339,45 @@ def test_context_menus_rename_bind_duplicate_delete_and_open_source(lab):
         page.keyboard.press("Escape")
 
 
+ABOVE = "# A cell above the builder's, long enough to scroll past.\n" + "\n".join(
+    f"value_{i} = {i}" for i in range(30)
+)
+NOTEBOOK_SCROLLER = "document.querySelector('.jp-WindowedPanel-outer')"
+LABEL_AT = f"""([id, fraction]) => {{
+    const scroller = {NOTEBOOK_SCROLLER};
+    const label = document.querySelector(`[data-testid="node-label-${{id}}"]`);
+    scroller.scrollTop += label.getBoundingClientRect().top
+        - scroller.getBoundingClientRect().top - scroller.clientHeight * fraction;
+}}"""
+
+
+def test_one_double_click_renames_a_node_of_a_cell_that_is_not_active(lab):
+    lab.open_notebook("double", [ABOVE, TWO[0]])
+    page = lab.page
+    lab.builder()
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    rename = page.get_by_test_id("node-rename-input")
+    # Ten in a row, each from another cell: the first click inside the output activates
+    # the builder's cell, and the second must still land on the label. The builder is only
+    # partly on screen (its top or its bottom cut off), where a scrolled notebook would
+    # move the label away between the two clicks.
+    for attempt in range(10):
+        node = ("research", "tell")[attempt % 2]
+        cells.nth(0).locator(".jp-InputPrompt").click()
+        assert "jp-mod-active" not in (cells.nth(1).get_attribute("class") or "")
+        page.evaluate(LABEL_AT, [node, (0.85, 0.1)[attempt // 2 % 2]])
+        top = page.evaluate(f"() => {NOTEBOOK_SCROLLER}.scrollTop")
+        page.get_by_test_id(f"node-label-{node}").dblclick()
+        rename.wait_for(timeout=3_000)
+        assert rename.input_value() == node, f"attempt {attempt}"
+        assert page.evaluate(f"() => {NOTEBOOK_SCROLLER}.scrollTop") == top, "the notebook scrolled"
+        if attempt == 0:
+            lab.screenshot("tools-rename-inactive-cell")
+        rename.press("Escape")
+        rename.wait_for(state="detached")
+    assert "jp-mod-active" in (cells.nth(1).get_attribute("class") or "")
+
+
 def test_keys_copy_paste_between_builders_duplicate_find_and_the_shortcut_sheet(lab):
     kernel = lab.open_notebook("keys", TWO)
     page = lab.page
