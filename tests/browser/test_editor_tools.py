@@ -625,13 +625,29 @@ def test_new_function_inserts_a_stub_cell_below_the_builder_bound_once_it_runs(l
     assert source.startswith("def node_1(state: Story) -> dict:")
     on_disk = (lab.server.root_dir / "stub.ipynb").read_text()
     assert "def node_1" not in on_disk
-    # The node is bound to it at once; the binding resolves when the cell runs.
+    # The node names its function at once, and waits for its cell: not a broken node
+    # (no red problem), the function just does not exist before the cell runs.
     spec = _spec_when(lab, kernel, lambda s: len(s["nodes"]) == 3)
     assert {n["id"]: n["binding"] for n in spec["nodes"]}["node_1"] == "node_1"
     unresolved = "[p['code'] for p in builder.problems if p['nodes'] == ['node_1']]"
     assert "unresolved" in kernel.json(unresolved)
+    card = page.get_by_test_id("node-node_1")
+    binding = page.get_by_test_id("node-binding-node_1")
+    lab.wait_until(lambda: card.get_attribute("data-waiting") == "true")
+    assert binding.inner_text() == "runs once its cell runs"
+    # Its one problem is real (nothing leads to it yet), and is not its function.
+    assert card.get_attribute("data-problem") == "unreachable"
+    problems = page.get_by_test_id("problems-list").inner_text()
+    assert "node_1 runs node_1 once its cell below the builder runs" in problems
+    assert "unresolved" not in problems
+    lab.screenshot("tools-new-function-waiting", element=lab.builder())
+    # The notebook's own run command runs the stub's cell: the kernel rescans (as the
+    # palette learns of new callables) and the node is bound like any other.
     lab.run_cells([1])
     lab.wait_until(lambda: "unresolved" not in kernel.json(unresolved))
+    lab.wait_until(lambda: card.get_attribute("data-waiting") is None)
+    assert binding.inner_text() == ""  # named after its function: no binding text
+    assert "once its cell" not in page.get_by_test_id("problems-list").inner_text()
     assert kernel.json("node_1({})") == {}
 
 
