@@ -714,6 +714,17 @@ class Lab:
         """A node of the canvas (React Flow's wrapper element)."""
         return self.page.locator(f'.react-flow__node[data-id="{node_id}"]')
 
+    def wait_until_still(self, target: Any, timeout: float = 3.0) -> None:
+        """Wait until ``target``'s box is the same in two looks 100 ms apart."""
+        deadline = time.monotonic() + timeout
+        box = target.bounding_box()
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+            now = target.bounding_box()
+            if now == box:
+                return
+            box = now
+
     def start_rename(self, node_id: str) -> Any:
         """Double-click a node's label, once, and return its rename field.
 
