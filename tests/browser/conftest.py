@@ -714,26 +714,6 @@ class Lab:
         """A node of the canvas (React Flow's wrapper element)."""
         return self.page.locator(f'.react-flow__node[data-id="{node_id}"]')
 
-    def double_click_until(self, target: Any, shown: Any, attempts: int = 3) -> Any:
-        """Double-click ``target`` until ``shown`` (a locator) appears; return ``shown``.
-
-        The first click inside a cell's output can make JupyterLab activate the cell and
-        scroll it, so the second click of a double click lands elsewhere: click once
-        first, as a user does, and double-click once ``target`` stops moving. Should the
-        double click still be lost (seen under heavy load), the user tries again, and so
-        does this.
-        """
-        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-
-        for _attempt in range(attempts):
-            target.click()
-            self.wait_until_still(target)
-            target.dblclick()
-            with contextlib.suppress(PlaywrightTimeoutError):
-                shown.wait_for(timeout=5_000)
-                break
-        return shown
-
     def wait_until_still(self, target: Any, timeout: float = 3.0) -> None:
         """Wait until ``target``'s box is the same in two looks 100 ms apart."""
         deadline = time.monotonic() + timeout
@@ -746,11 +726,15 @@ class Lab:
             box = now
 
     def start_rename(self, node_id: str) -> Any:
-        """Double-click a node's label and return its rename field."""
-        return self.double_click_until(
-            self.page.get_by_test_id(f"node-label-{node_id}"),
-            self.page.get_by_test_id("node-rename-input"),
-        )
+        """Double-click a node's label, once, and return its rename field.
+
+        One plain double-click, as a user gives: it must open the field the first time,
+        whether the builder's cell is active or not (issue 13).
+        """
+        self.page.get_by_test_id(f"node-label-{node_id}").dblclick()
+        rename = self.page.get_by_test_id("node-rename-input")
+        rename.wait_for(timeout=5_000)
+        return rename
 
     def node_ids(self) -> list[str]:
         return self.page.evaluate(

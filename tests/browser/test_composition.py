@@ -101,7 +101,8 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     lab.node("research/search").wait_for(state="detached")
 
     # Double-click opens the child: its nodes are the canvas, edits land in the parent's spec.
-    lab.double_click_until(group, page.get_by_test_id("scope-bar"))
+    group.dblclick()
+    page.get_by_test_id("scope-bar").wait_for(timeout=5_000)
     assert page.get_by_test_id("scope-current").inner_text() == "research"
     lab.node("search").wait_for()
     assert sorted(lab.node_ids()) == ["__end__", "__start__", "search", "summarise"]

@@ -339,6 +339,45 @@ def test_context_menus_rename_bind_duplicate_delete_and_open_source(lab):
         page.keyboard.press("Escape")
 
 
+ABOVE = "# A cell above the builder's, long enough to scroll past.\n" + "\n".join(
+    f"value_{i} = {i}" for i in range(30)
+)
+NOTEBOOK_SCROLLER = "document.querySelector('.jp-WindowedPanel-outer')"
+LABEL_AT = f"""([id, fraction]) => {{
+    const scroller = {NOTEBOOK_SCROLLER};
+    const label = document.querySelector(`[data-testid="node-label-${{id}}"]`);
+    scroller.scrollTop += label.getBoundingClientRect().top
+        - scroller.getBoundingClientRect().top - scroller.clientHeight * fraction;
+}}"""
+
+
+def test_one_double_click_renames_a_node_of_a_cell_that_is_not_active(lab):
+    lab.open_notebook("double", [ABOVE, TWO[0]])
+    page = lab.page
+    lab.builder()
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    rename = page.get_by_test_id("node-rename-input")
+    # Ten in a row, each from another cell: the first click inside the output activates
+    # the builder's cell, and the second must still land on the label. The builder is only
+    # partly on screen (its top or its bottom cut off), where a scrolled notebook would
+    # move the label away between the two clicks.
+    for attempt in range(10):
+        node = ("research", "tell")[attempt % 2]
+        cells.nth(0).locator(".jp-InputPrompt").click()
+        assert "jp-mod-active" not in (cells.nth(1).get_attribute("class") or "")
+        page.evaluate(LABEL_AT, [node, (0.85, 0.1)[attempt // 2 % 2]])
+        top = page.evaluate(f"() => {NOTEBOOK_SCROLLER}.scrollTop")
+        page.get_by_test_id(f"node-label-{node}").dblclick()
+        rename.wait_for(timeout=3_000)
+        assert rename.input_value() == node, f"attempt {attempt}"
+        assert page.evaluate(f"() => {NOTEBOOK_SCROLLER}.scrollTop") == top, "the notebook scrolled"
+        if attempt == 0:
+            lab.screenshot("tools-rename-inactive-cell")
+        rename.press("Escape")
+        rename.wait_for(state="detached")
+    assert "jp-mod-active" in (cells.nth(1).get_attribute("class") or "")
+
+
 def test_keys_copy_paste_between_builders_duplicate_find_and_the_shortcut_sheet(lab):
     kernel = lab.open_notebook("keys", TWO)
     page = lab.page
@@ -586,13 +625,29 @@ def test_new_function_inserts_a_stub_cell_below_the_builder_bound_once_it_runs(l
     assert source.startswith("def node_1(state: Story) -> dict:")
     on_disk = (lab.server.root_dir / "stub.ipynb").read_text()
     assert "def node_1" not in on_disk
-    # The node is bound to it at once; the binding resolves when the cell runs.
+    # The node names its function at once, and waits for its cell: not a broken node
+    # (no red problem), the function just does not exist before the cell runs.
     spec = _spec_when(lab, kernel, lambda s: len(s["nodes"]) == 3)
     assert {n["id"]: n["binding"] for n in spec["nodes"]}["node_1"] == "node_1"
     unresolved = "[p['code'] for p in builder.problems if p['nodes'] == ['node_1']]"
     assert "unresolved" in kernel.json(unresolved)
+    card = page.get_by_test_id("node-node_1")
+    binding = page.get_by_test_id("node-binding-node_1")
+    lab.wait_until(lambda: card.get_attribute("data-waiting") == "true")
+    assert binding.inner_text() == "runs once its cell runs"
+    # Its one problem is real (nothing leads to it yet), and is not its function.
+    assert card.get_attribute("data-problem") == "unreachable"
+    problems = page.get_by_test_id("problems-list").inner_text()
+    assert "node_1 runs node_1 once its cell below the builder runs" in problems
+    assert "unresolved" not in problems
+    lab.screenshot("tools-new-function-waiting", element=lab.builder())
+    # The notebook's own run command runs the stub's cell: the kernel rescans (as the
+    # palette learns of new callables) and the node is bound like any other.
     lab.run_cells([1])
     lab.wait_until(lambda: "unresolved" not in kernel.json(unresolved))
+    lab.wait_until(lambda: card.get_attribute("data-waiting") is None)
+    assert binding.inner_text() == ""  # named after its function: no binding text
+    assert "once its cell" not in page.get_by_test_id("problems-list").inner_text()
     assert kernel.json("node_1({})") == {}
 
 
@@ -684,7 +739,15 @@ def test_a_selection_groups_collapses_into_one_box_and_opens_again(lab):
         {"id": "group_1", "label": "group_1", "nodes": ["research", "tell"], "collapsed": True}
     ]
     lab.screenshot("tools-group-collapsed", element=root)
-    # ▸ opens it; a member's menu collapses it again; the box's menu ungroups.
+    # A double-click opens it, the first one (the first click selects the box: redrawn
+    # without its measured size, it was hidden for a moment and the second click missed).
+    box.dblclick()
+    lab.node("research").wait_for(timeout=3_000)
+    box.wait_for(state="detached")
+    # A member's menu collapses it again; ▸ opens it; collapsed again, the box's menu ungroups.
+    menu = _menu_on(lab, lab.node("tell"))
+    menu.get_by_test_id("menu-collapse").click()
+    box.wait_for()
     page.get_by_test_id("group-open-group_1").click()
     lab.node("research").wait_for()
     menu = _menu_on(lab, lab.node("tell"))

@@ -21,6 +21,7 @@ import { usePieces } from "./hooks/useChunkPieces";
 import { useEditorTools } from "./hooks/useEditorTools";
 import { useLevelOfDetail } from "./hooks/useLevelOfDetail";
 import { useKeptDrawing } from "./hooks/useKeptDrawing";
+import { useStubCells } from "./hooks/useStubCells";
 import { usePaletteDrop } from "./hooks/usePaletteDrop";
 import { useRoom } from "./hooks/useRoom";
 import { CanvasCorner } from "./panels/CanvasCorner";
@@ -67,8 +68,11 @@ function Editor() {
   const model = useModel<Model>();
   const [rootSpec] = useModelState<GraphSpec>("spec");
   const [graphs] = useModelState<GraphInfo[]>("graphs");
-  const [problems] = useModelState<ProblemInfo[]>("problems");
+  const [reported] = useModelState<ProblemInfo[]>("problems");
   const [callables] = useModelState<Model["callables"]>("callables");
+  // A node bound to a stub whose cell has not run yet waits for it (see useStubCells).
+  const stubs = useStubCells(reported, rootSpec, callables);
+  const { problems } = stubs;
   const [models] = useModelState<Model["models"]>("models");
   const [runTrait] = useModelState<RunState>("run_state");
   const [threads] = useModelState<boolean>("threads");
@@ -164,6 +168,7 @@ function Editor() {
     keepFocus,
     useModel: useModelBinding,
     onBreakpoint: threads ? toggleBreakpoint : undefined, // breakpoints pause saved threads
+    onStub: stubs.wait,
   });
   usePaletteDrop(editing.wrapper, spec, history, connection.live, useModelBinding);
   useLevelOfDetail(editing.wrapper);

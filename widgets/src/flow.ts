@@ -66,15 +66,19 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
   if (hidden.size) {
     for (const node of result) if (hidden.has(node.id)) node.hidden = true;
     for (const g of groupsOf(spec).filter((x) => x.collapsed))
-      result.push({
-        id: GROUP_PREFIX + g.id,
-        type: "collapsed",
-        position: groupPosition(spec, g),
-        data: { label: g.label, count: g.nodes.length, lr, group: g.id },
-        draggable: false,
-        deletable: false,
-        selected: old.get(GROUP_PREFIX + g.id)?.selected,
-      });
+      // Kept as the other nodes are (its measured size above all): a box redrawn without
+      // one is hidden until measured again, so the second click of a double-click that
+      // selected it fell on the pane and the group never opened.
+      result.push(
+        keep(GROUP_PREFIX + g.id, {
+          id: GROUP_PREFIX + g.id,
+          type: "collapsed",
+          position: groupPosition(spec, g),
+          data: { label: g.label, count: g.nodes.length, lr, group: g.id },
+          draggable: false,
+          deletable: false,
+        }),
+      );
   }
   result.push(
     keep(END, {

@@ -8,6 +8,7 @@ import { GroupNodeView } from "./GroupNode";
 import { formatDuration } from "./format";
 import { createStore, type Store, useSelect } from "./store";
 import { RunBadges } from "./RunBadges";
+import { WAITING } from "./hooks/useStubCells";
 
 /** `code`: the node runs a callable given in code (a lambda, a closure), not a binding. */
 /** `lr`: the graph is laid out left-right: handles on the left and right sides. */
@@ -60,8 +61,10 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
   const duration = useSelect(canvas.run, (r) => r.nodes[id]?.duration ?? null);
   const runs = useSelect(canvas.run, (r) => r.nodes[id]?.runs ?? 0);
   const failed = useSelect(canvas.run, (r) => (r.error?.node === id ? r.error.message : null));
+  // A node whose function's cell has not run yet is waiting, not broken (useStubCells).
+  const waiting = useSelect(canvas.problems, (p) => p[id]?.some((x) => x.code === WAITING) ?? false);
   const problem = useSelect(canvas.problems, (p) => {
-    const found = p[id];
+    const found = p[id]?.filter((x) => x.code !== WAITING);
     return found?.length ? `${found[0].code}\u0000${found.map((x) => x.message).join("\n")}` : null;
   });
   const [code, message] = problem ? problem.split("\u0000") : [null, null];
@@ -84,6 +87,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
   const classes = ["graphnb-node", `graphnb-status-${status}`];
   if (status === "running") classes.push("graphnb-active");
   if (code) classes.push("graphnb-has-problem");
+  if (waiting) classes.push("graphnb-waiting");
   if (selected) classes.push("graphnb-selected");
   return (
     <div
@@ -91,6 +95,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
       data-testid={`node-${id}`}
       data-status={status}
       data-problem={code ?? undefined}
+      data-waiting={waiting || undefined}
       title={
         message ??
         failed ??
@@ -134,7 +139,7 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
       <div className="graphnb-node-meta">
         <span className="graphnb-node-binding" data-testid={`node-binding-${id}`}>
           {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{STATUS_ICON[status]}</span>}
-          {bindingText(id, data)}
+          {waiting ? "runs once its cell runs" : bindingText(id, data)}
         </span>
         {status === "running" && <Elapsed testid={`node-elapsed-${id}`} />}
         {status !== "running" && duration != null && (

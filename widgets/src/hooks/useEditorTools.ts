@@ -36,6 +36,8 @@ export function useEditorTools(opts: {
   keepFocus(): void;
   useModel(binding: string): void;
   onBreakpoint?: (node: string) => void;
+  /** A stub for node `node`'s function `name` was put in a cell below (see useStubCells). */
+  onStub?: (node: string, name: string) => void;
 }) {
   const { spec, history, editing, root } = opts;
   const flow = useReactFlow();
@@ -111,13 +113,14 @@ export function useEditorTools(opts: {
       const stub = functionStub(name, state);
       if (insertCellBelow(opts.model, root.current, stub)) {
         history.commit(edit.bindNode(spec, id, name));
+        opts.onStub?.(id, name);
         setMessage(`${name}: a stub below the builder; run its cell to bind it`);
       } else {
         navigator.clipboard?.writeText(stub).catch(() => undefined);
         setMessage("no notebook to add a cell to: the stub is on the clipboard");
       }
     },
-    [spec, history, root, opts.model],
+    [spec, history, root, opts.model, opts.onStub],
   );
 
   const openMenu = useCallback(
