@@ -712,3 +712,88 @@ def test_a_chat_with_tool_calls_and_streamed_tokens_and_the_runs_timeline(lab: A
     detail = page.get_by_test_id("timeline-detail")
     assert "respond · done" in detail.inner_text()
     assert "It is sunny in Paris today ." in page.get_by_test_id("timeline-state").inner_text()
+
+
+CHANGE_THEME = "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', { theme })"
+
+# The WCAG contrast ratio between an element's text colour and the first painted background
+# behind it, both read back from a canvas (so any CSS colour syntax counts), and the two.
+CONTRAST = """(element) => {
+    const context = document.createElement('canvas')
+        .getContext('2d', { willReadFrequently: true });
+    const paint = (...colours) => {
+        context.clearRect(0, 0, 1, 1);
+        for (const colour of colours) {
+            context.fillStyle = colour;
+            context.fillRect(0, 0, 1, 1);
+        }
+        return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
+    };
+    let el = element;
+    let background = 'rgba(0, 0, 0, 0)';
+    while (el && /rgba\\(0, 0, 0, 0\\)|transparent/.test(background)) {
+        background = getComputedStyle(el).backgroundColor;
+        el = el.parentElement;
+    }
+    const lum = (rgb) => {
+        const [r, g, b] = rgb.map((v) => {
+            const c = v / 255;
+            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const text = paint(background, getComputedStyle(element).color);
+    const behind = paint(background);
+    const ratio = (Math.max(lum(text), lum(behind)) + 0.05)
+        / (Math.min(lum(text), lum(behind)) + 0.05);
+    return { ratio, text, behind };
+}"""
+
+
+def test_the_debugger_panels_are_readable_in_the_dark_theme(lab: Any) -> None:
+    saver = SAVER["sqlite"].format(prefix=f"dbg{uuid.uuid4().hex[:8]}_")
+    kernel = lab.open_notebook("debugger-dark", [saver, ASKING])
+    page = lab.page
+    root = lab.builder()
+    page.evaluate(CHANGE_THEME, "JupyterLab Dark")
+    try:
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+        page.wait_for_timeout(300)
+        # A run that waits for two answers: the interrupt forms; its thread in the threads
+        # panel, picked: its history; a node selected: the breakpoint toggles.
+        page.get_by_test_id("toolbar-run").click()
+        page.get_by_test_id("interrupt-city").wait_for(timeout=30_000)
+        thread = _thread(kernel)
+        _side(page.get_by_test_id(f"thread-{thread}")).click()
+        page.get_by_test_id("history-item-0").wait_for()
+        lab.node("city").click()
+        _side(page.get_by_test_id("breakpoint-before")).click()
+        page.get_by_test_id("breakpoint-city").wait_for()
+        checked = {
+            "a thread": page.get_by_test_id(f"thread-{thread}"),
+            "the threads search": page.get_by_test_id("threads-search"),
+            "a checkpoint": page.get_by_test_id("history-item-0"),
+            "the checkpoint count": page.get_by_test_id("history-count"),
+            "the checkpoint's fields": page.get_by_test_id("history-detail"),
+            "a breakpoint toggle": page.get_by_test_id("breakpoint-after"),
+            "the breakpoints set": page.get_by_test_id("breakpoint-list"),
+            "a question": page.get_by_test_id("interrupt-question-city"),
+            "an answer box": page.get_by_test_id("interrupt-answer-city"),
+            "a form field": page.get_by_test_id("interrupt-form-name"),
+            "an answer button": page.get_by_test_id("interrupt-submit-city"),
+        }
+        for what, element in checked.items():
+            seen = _side(element).evaluate(CONTRAST)
+            assert seen["text"] != seen["behind"], f"{what}: text drawn in its background colour"
+            assert seen["ratio"] >= 4.5, f"{what}: contrast {seen['ratio']:.1f} in the dark theme"
+        # The panels are dark too, not light boxes on the dark page.
+        behind = page.get_by_test_id("panel-history").evaluate(CONTRAST)["behind"]
+        assert sum(behind) / 3 < 100, f"the history panel's background is {behind}"
+        _side(page.get_by_test_id("paused"))
+        lab.screenshot("debugger-dark-paused", element=root)
+        _side(page.get_by_test_id("panel-history"))
+        lab.screenshot("debugger-dark-history", element=root)
+    finally:
+        page.evaluate(CHANGE_THEME, "JupyterLab Light")
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+    lab.assert_no_js_errors()
