@@ -797,3 +797,57 @@ def test_the_debugger_panels_are_readable_in_the_dark_theme(lab: Any) -> None:
         page.evaluate(CHANGE_THEME, "JupyterLab Light")
         page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
     lab.assert_no_js_errors()
+
+
+REACT = """
+import time
+from graphnb.agent import ReActAgent, ScriptedModel, call
+from graphnb.widget import Builder
+
+def weather(city: str) -> str:
+    '''Today's weather in a city.'''
+    time.sleep(2)  # slow enough to see TOOL_CALLING lit while it works
+    return f"sunny in {city}"
+
+model = ScriptedModel([call("weather", city="Paris"), "It is sunny in Paris."])
+agent = ReActAgent(model, [weather])
+builder = Builder(agent.graph)
+builder
+"""
+
+
+def test_a_react_agents_run_shows_as_a_chat_with_its_machine_state_lit(lab: Any) -> None:
+    lab.open_notebook("debugger-react", [REACT])
+    page = lab.page
+    lab.builder()
+    page.get_by_test_id("run-input-json").fill('{"prompt": "Weather in Paris?"}')
+    page.get_by_test_id("toolbar-run").click()
+    # While the tool works: the machine is in TOOL_CALLING on its diagram, the call is in
+    # the chat, its result not yet.
+    _wait_status(lab, "TOOL_CALLING", "running")
+    assert _status(lab, "THINKING") == "done"
+    call = page.get_by_test_id("chat-call-weather")
+    call.wait_for(timeout=30_000)
+    assert 'weather({"city":"Paris"})' in call.inner_text()
+    assert page.get_by_test_id("chat-message-0").get_attribute("data-role") == "user"
+    assert "Weather in Paris?" in page.get_by_test_id("chat-message-0").inner_text()
+    _side(page.get_by_test_id("chat-message-0"))
+    lab.screenshot("debugger-react-tool-calling", element=lab.builder())
+    page.wait_for_function(
+        """() => (document.querySelector('[data-testid="run-status"]') || {}).textContent
+            === 'done'""",
+        timeout=30_000,
+    )
+    # The tool's result inline, then the answer; the machine ended in COMPLETED.
+    roles = page.evaluate(
+        """() => Array.from(document.querySelectorAll('[data-testid^="chat-message-"]'))
+            .map((m) => m.dataset.role)"""
+    )
+    assert roles == ["user", "assistant", "tool", "assistant"], roles
+    assert "sunny in Paris" in page.get_by_test_id("chat-message-2").inner_text()
+    assert "It is sunny in Paris." in page.get_by_test_id("chat-message-3").inner_text()
+    assert _status(lab, "COMPLETED") == "done"
+    assert _status(lab, "FAILED") != "done"
+    _side(page.get_by_test_id("chat-message-0"))
+    lab.screenshot("debugger-react-chat", element=lab.builder())
+    lab.assert_no_js_errors()
