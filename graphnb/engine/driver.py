@@ -183,11 +183,24 @@ def _plan(
             return _Plan(None, list(position.next), skip_before=True)
     # A new run on the thread: the input merges into the stored state.
     update = run.start(given, base=position.values if position is not None else None)
-    run.first_step = run.step = position.row.step + 2 if position is not None else 0
+    run.first_step = run.step = last_step(position) + 2 if position is not None else 0
     if position is not None:
         _check_nodes(graph, position, resuming=False)
     start_at = position.meta.start_at if position is not None else None
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
+
+
+def last_step(position: Position) -> int:
+    """The last step whose writes the state at ``position`` holds.
+
+    Its ``step``, but for an ``error`` checkpoint: that one is numbered for the step that
+    failed (``meta.error["step"]``) and holds the state from before it. (Error checkpoints
+    written before they took the failed step's number carry it in ``meta.error`` too.)
+    """
+    error = position.meta.error
+    if position.row.source == "error" and error and isinstance(error.get("step"), int):
+        return int(error["step"]) - 1
+    return position.row.step
 
 
 def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: bool) -> None:
@@ -224,7 +237,7 @@ def _resume_from(
     if position.meta.sends:  # a map-reduce step was next: its instances run again
         run.sends = threads.sends(position)
     run.values = dict(position.values)
-    run.first_step = run.step = position.row.step + 1
+    run.first_step = run.step = last_step(position) + 1
     joins = run.graph.joins
     index = {target: i for i, (_, target) in enumerate(joins)}
     # only sources the join still has: a join fires when it has seen as many as it has
@@ -285,8 +298,10 @@ def _stops(
     finished: list[Node], tasks: list[Node], options: RunOptions, *, skip_before: bool = False
 ) -> list[Interrupt]:
     after, before = options.interrupt_after, options.interrupt_before
-    if not after and (skip_before or not before):
-        return []  # the usual case: no stop was asked for
+    if not tasks or (not after and (skip_before or not before)):
+        # The usual case: no stop was asked for. And with nothing left to run the run ends
+        # there: a stop after the last node would leave a thread waiting for nothing.
+        return []
     stops = [Interrupt(n.name, "after") for n in finished if n.name in after]
     if not skip_before:
         stops.extend(Interrupt(n.name, "before") for n in tasks if n.name in before)
@@ -361,13 +376,15 @@ def _record_failure(
 ) -> Generator[Call, Any, None]:
     """Write an ``error`` checkpoint: the failed step's state before it, to run again.
 
-    Its ``meta.error`` is what a threads listing reports as ``failed``. Resuming the
+    It is numbered for the step that failed (a failure in the first step is at step 0,
+    after the input's -1). Its ``meta.error`` is what a threads listing reports as
+    ``failed``. Resuming the
     thread (input ``None``) runs the same nodes again from the same state, as after an
     interrupt. A failure to store it leaves the run's own error to be raised.
     """
     run.values, run.joins = before
     row = {
-        "step": run.step - 1,
+        "step": run.step,
         "source": "error",
         "ran": [],
         "writes": [],

@@ -102,7 +102,7 @@ def _update_state(
     as_node: str | None,
     checkpoint_id: str | None,
 ) -> str:
-    from .driver import ThreadedRun
+    from .driver import ThreadedRun, last_step
 
     threads = graph.threads
     position = threads.load(thread_id, checkpoint_id)
@@ -111,7 +111,7 @@ def _update_state(
     update = _checked(graph, values, node)
     merged = dict(position.values) if position is not None else graph.schema.defaults()
     _merge(graph, merged, update, node)
-    step = position.row.step + 1 if position is not None else -1
+    step = last_step(position) + 1 if position is not None else -1
     meta = position.meta if position is not None else None
     if as_node is None:
         next_nodes = list(meta.next) if meta is not None else []

@@ -24,9 +24,10 @@ class ThreadInfo:
 
     Attributes:
         thread_id: the thread.
-        step: the super-step its last checkpoint closes.
+        step: the super-step its last checkpoint closes (for a failed thread, the step
+            that failed).
         status: ``"interrupted"`` when the last checkpoint holds pending interrupts (an
-            ``interrupt_after`` stop at the last node leaves nothing pending),
+            ``interrupt_after`` stop at the last node is none: that run just ends),
             ``"failed"`` when the last run stopped on an error (an ``error`` checkpoint),
             ``"pending"`` when it names nodes still to run (a run stopped by a crash of
             its process, or a seed not run yet), ``"finished"`` otherwise.
@@ -72,6 +73,7 @@ def list_threads_info(
             error = last.meta.get("error")
             stops = last.meta.get("interrupts") or []
             # A stop after the last node leaves nothing to resume: the thread is finished.
+            # (Runs no longer store such a stop; threads saved before may hold one.)
             if any(i.get("when") == "during" for i in stops) or (stops and last.meta.get("next")):
                 status: ThreadStatus = "interrupted"
             elif error:

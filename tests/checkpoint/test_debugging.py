@@ -11,6 +11,7 @@ import pytest
 
 from graphnb import END, START, StateGraph
 from graphnb.checkpoint import BaseSaver, SqlSaver
+from graphnb.engine.events import Interrupted
 from graphnb.engine.feed import RunEnded, RunStarted
 from graphnb.errors import NodeError
 
@@ -83,6 +84,91 @@ def test_a_failing_router_and_an_async_run_are_recorded_too(saver: BaseSaver) ->
     assert state.error["node"] == "a"
     assert state.values.visits == []  # a's update is not kept: the step runs again
     assert state.next == ("a",)
+
+
+def _rows(saver: BaseSaver, thread_id: str) -> list[tuple[str, int, str, int]]:
+    return [(r.checkpoint_id, r.step, r.source, r.seq) for r in saver.history(thread_id)]
+
+
+@pytest.mark.parametrize("failing", ["a", "b"])
+def test_an_error_checkpoint_is_numbered_for_the_step_that_failed(
+    saver: BaseSaver, failing: str
+) -> None:
+    # a runs at step 0, b at step 1: a failure in the first step is at 0, not at the
+    # input's -1, and its resumed run numbers the failed step as it was numbered.
+    failed = {"a": 0, "b": 1}[failing]
+    fail = {"now": True}
+    graph = StateGraph(Chat)
+
+    def visit(name: str) -> Any:
+        def node(state: Chat) -> dict[str, Any]:
+            if name == failing and fail["now"]:
+                raise ValueError("the service is down")
+            return {"visits": [name]}
+
+        return node
+
+    graph.add_node("a", visit("a")).add_node("b", visit("b"))
+    graph.add_edge(START, "a").add_edge("a", "b").add_edge("b", END)
+    app = graph.compile(checkpointer=saver)
+    with pytest.raises(NodeError, match=f"failed at step {failed}"):
+        app.invoke({}, thread_id="broken")
+    state = app.get_state("broken")
+    assert (state.source, state.step, state.next) == ("error", failed, (failing,))
+    assert state.error is not None
+    assert state.error["step"] == failed
+    [info] = app.threads_info(search="broken")
+    assert (info.status, info.step) == ("failed", failed)
+    steps = [(s.source, s.step) for s in app.get_state_history("broken")]
+    assert steps == [("error", failed), *([("loop", 0)] if failed else []), ("input", -1)]
+    before = _rows(saver, "broken")
+
+    fail["now"] = False
+    final = app.invoke(None, thread_id="broken")
+    assert final.visits == ["a", "b"]
+    after = _rows(saver, "broken")
+    assert after[: len(before)] == before  # nothing saved was changed
+    # The failed step ran again under its own number, and the run went on from there.
+    assert [(source, step) for _, step, source, _ in after[len(before) :]] == [
+        ("loop", step) for step in range(failed, 2)
+    ]
+    assert app.get_state("broken").next == ()
+    [info] = app.threads_info(search="broken")
+    assert (info.status, info.step, info.error) == ("finished", 1, None)
+
+
+def test_an_edit_of_an_error_checkpoint_follows_the_step_before_the_failure(
+    saver: BaseSaver,
+) -> None:
+    fail = {"now": True}
+    app = flaky_chain(fail).compile(checkpointer=saver)
+    with pytest.raises(NodeError):
+        app.invoke({}, thread_id="broken")
+    fail["now"] = False
+    app.update_state("broken", {"topic": "fixed by hand"})
+    state = app.get_state("broken")
+    assert (state.source, state.step, state.next) == ("update", 1, ("b",))
+    assert app.invoke(None, thread_id="broken").visits == ["a", "b", "c"]
+
+
+def test_a_stop_after_the_last_node_leaves_nothing_pending(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    events = list(app.stream({}, thread_id="t", interrupt_after=["b"]))
+    assert not any(isinstance(e, Interrupted) for e in events)  # the run just ended
+    state = app.get_state("t")
+    assert (state.next, state.interrupts, state.source) == ((), (), "loop")
+    [info] = app.threads_info(search="t")
+    assert info.status == "finished"
+    before = _rows(saver, "t")
+    assert [step for _, step, _, _ in before] == [-1, 0, 1]
+    # Resuming finds nothing to run and changes nothing.
+    assert app.invoke(None, thread_id="t").visits == ["a", "b"]
+    assert _rows(saver, "t") == before
+    # A stop after a node that is not the last still stops.
+    app.invoke({}, thread_id="u", interrupt_after=["a"])
+    assert app.get_state("u").next == ("b",)
+    [info] = app.threads_info(search="u")
+    assert info.status == "interrupted"
 
 
 def test_a_stopped_run_is_not_failed(saver: BaseSaver) -> None:

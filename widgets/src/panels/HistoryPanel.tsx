@@ -6,6 +6,7 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Ask, CheckpointItem } from "../hooks/useDebugger";
+import { pageToAsk, sliderSpan, within } from "../historyPages";
 import { editUpdate } from "../stateEdit";
 import type { FieldSpec, Json, JsonSchema } from "../protocol";
 import { fieldErrors } from "../runInput";
@@ -41,22 +42,31 @@ export function HistoryPanel(props: {
   const { ask, threadId } = props;
   const [items, setItems] = useState<CheckpointItem[]>([]); // newest first
   const [before, setBefore] = useState<string | null>(null);
-  const [chosen, setChosen] = useState(0);
+  const [picked, setChosen] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState<Record<string, Json>>({});
   const [asNode, setAsNode] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [note, setNote] = useState("");
-  const loading = useRef(false);
+  // The older page asked for last (asked once: its reply may still be on its way), and
+  // which first read the replies belong to: a reply to a read made before the history was
+  // read again (a run ended) is dropped.
+  const asked = useRef<string | null>(null);
+  const reading = useRef(0);
 
   const load = useCallback(
     async (cursor: string | null) => {
-      loading.current = true;
+      if (cursor === null) reading.current += 1;
+      const mine = reading.current;
+      asked.current = cursor;
       const reply = await ask({ type: "debug_history", thread_id: threadId, limit: HISTORY_PAGE, before: cursor });
-      loading.current = false;
+      if (mine !== reading.current) return;
       setError(reply.error);
-      if (reply.error) return;
+      if (reply.error) {
+        asked.current = null; // the next move of the slider asks again
+        return;
+      }
       const page = (reply.items ?? []) as CheckpointItem[];
       setItems((old) => (cursor === null ? page : [...old, ...page]));
       setBefore(reply.before ?? null);
@@ -70,6 +80,9 @@ export function HistoryPanel(props: {
     void load(null);
   }, [load, props.refresh]);
 
+  // The slider reaches a page past the loaded rows while older ones remain (historyPages.ts).
+  const span = sliderSpan(items.length, before !== null, HISTORY_PAGE, picked);
+  const chosen = within(picked, span);
   const item = items[chosen] as CheckpointItem | undefined;
   // Light the chosen checkpoint on the canvas: one request in flight, the latest wins.
   const showing = useRef<{ busy: boolean; wanted: string | null }>({ busy: false, wanted: null });
@@ -93,7 +106,8 @@ export function HistoryPanel(props: {
   }, [item?.checkpoint_id, props.running, show]);
   // The slider nears the oldest loaded checkpoint: read the next page ahead of it.
   useEffect(() => {
-    if (before && chosen >= items.length - PREFETCH && !loading.current) void load(before);
+    const cursor = pageToAsk({ before, asked: asked.current, chosen, loaded: items.length, ahead: PREFETCH });
+    if (cursor !== null) void load(cursor);
   }, [chosen, before, items.length, load]);
 
   const byId = useMemo(() => new Map(items.map((it, i) => [it.checkpoint_id, i])), [items]);
@@ -158,8 +172,8 @@ export function HistoryPanel(props: {
       box.scrollTop = top + row.offsetHeight - box.clientHeight;
   }, [chosen, items]);
 
-  const position = items.length - 1 - chosen; // the slider: oldest at the left
-  const start = Math.max(0, chosen - WINDOW / 2);
+  const position = span - 1 - chosen; // the slider: oldest at the left
+  const start = Math.max(0, Math.min(chosen, items.length - 1) - WINDOW / 2);
   const shown = items.slice(start, start + WINDOW);
   const branch = forkOf(chosen);
   return (
@@ -176,9 +190,9 @@ export function HistoryPanel(props: {
             data-testid="history-slider"
             aria-label="checkpoint"
             min={0}
-            max={items.length - 1}
+            max={span - 1}
             value={position}
-            onChange={(e) => setChosen(items.length - 1 - Number(e.target.value))}
+            onChange={(e) => setChosen(span - 1 - Number(e.target.value))}
           />
           <p className="graphnb-muted" data-testid="history-count">
             {items.length}
@@ -214,6 +228,11 @@ export function HistoryPanel(props: {
             })}
           </ol>
         </>
+      )}
+      {!item && chosen > 0 && (
+        <p className="graphnb-muted" data-testid="history-detail" data-step="">
+          reading older checkpoints…
+        </p>
       )}
       {item && (
         <div data-testid="history-detail" data-checkpoint={item.checkpoint_id} data-step={item.step}>
