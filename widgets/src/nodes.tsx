@@ -158,8 +158,8 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
       {code && <span className="graphnb-node-badge" aria-label={message ?? ""}>!</span>}
       {pause && (
         <span className="graphnb-breakpoint" data-testid={`breakpoint-${id}`} data-when={pause} title={`runs pause ${pause.replace(" ", " and ")} ${id}`}>
-          {pause.includes("before") && "⏸"}
-          {pause.includes("after") && "⏵"}
+          {pause.includes("before") && <i className="graphnb-mark-pause" />}
+          {pause.includes("after") && <i className="graphnb-mark-play" />}
         </span>
       )}
       <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} />
