@@ -300,6 +300,7 @@ def bench_stream(lab: Any, kernel: Any) -> dict[str, Any]:
     lab.page.evaluate(
         """() => {
             window.__graphnb_frames = [];
+            window.__graphnb_stop_frames = false;  // set by the big graph's measures
             const tick = (t) => {
                 window.__graphnb_frames.push(t);
                 if (!window.__graphnb_stop_frames) requestAnimationFrame(tick);
