@@ -8,10 +8,10 @@ Measures, and prints:
    page plus the latency of a click on the node nearest the centre (target under 1 s),
    how many nodes are on the page (React Flow renders only those on screen), and the
    longest gap between animation frames while zooming with the wheel, panning the canvas
-   and dragging a node (target: none over 33 ms); ``--only-big`` stops there;
-1. a 200-node graph: time from executing the cell that shows it to every node element on
-   the page, then the latency of a click on a node (until React Flow marks it selected);
-   target under 1 s in total;
+   and dragging a node by its card (target: none over 33 ms); ``--only-big`` stops there;
+1. a 200-node graph: time from executing the cell that shows it to the view fitted to it
+   with the cards on screen drawn, then the latency of a click on a node (until React Flow
+   marks it selected); target under 1 s in total;
 2. streaming about 500 chunks per second for a few seconds: the longest gap between
    animation frames and click latency during the stream (the canvas must stay
    responsive), and the number of comm messages against the number of chunks (chunks
@@ -149,14 +149,8 @@ def bench_render(lab: Any, kernel: Any, size: int) -> dict[str, float | None]:
         "_python_s = time.perf_counter() - _started\n"
         "big",
     )
-    present = lab.page.wait_for_function(
-        """(size) => document.querySelectorAll('.react-flow__node').length >= size
-            && performance.now()""",
-        arg=size,
-        polling="raf",
-        timeout=60_000,
-    ).json_value()
-    latency = click_latency(lab, f"n{size // 2}")
+    present = lab.page.wait_for_function(SHOWN, polling="raf", timeout=60_000).json_value()
+    latency = click_latency(lab, lab.page.evaluate(CENTRE_NODE))
     return {
         "python_side_s": kernel.json("_python_s"),
         "nodes_present_s": (present - started) / 1000,
@@ -164,6 +158,17 @@ def bench_render(lab: Any, kernel: Any, size: int) -> dict[str, float | None]:
         "interactive_s": (present - started) / 1000 + (latency or float("inf")) / 1000,
     }
 
+
+# Shown: the last builder's view fitted to its graph (React Flow fits it once it has the
+# nodes' sizes) and the cards on screen drawn. Past 150 nodes only those are ever drawn, so
+# "every node on the page" is not a moment that comes (it was React Flow's measuring pass).
+SHOWN = """() => {
+    const views = document.querySelectorAll('.graphnb-builder');
+    const view = views[views.length - 1];
+    const viewport = view?.querySelector('.react-flow__viewport');
+    const fitted = viewport && !/scale\\(1\\)/.test(viewport.style.transform);
+    return fitted && view.querySelectorAll('.react-flow__node').length >= 20 && performance.now();
+}"""
 
 # The node nearest the canvas's centre: with more than 150 nodes React Flow renders only
 # those on screen (onlyRenderVisibleElements), so a node far down may not be on the page.
@@ -178,6 +183,23 @@ CENTRE_NODE = """() => {
         if (d < distance) { best = node.dataset.id; distance = d; }
     }
     return best;
+}"""
+
+# A point that grabs the node's card rather than one of its handles: zoomed out, a card is
+# a few pixels tall and its handles' hit areas cover most of it (a drag from there draws a
+# connection, and dropped on the canvas adds a node).
+GRAB_POINT = """(id) => {
+    const node = document.querySelector(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+    const r = node.getBoundingClientRect();
+    const rows = 40;
+    const order = [...Array(rows - 1).keys()].map((i) => i + 1)
+        .sort((a, b) => Math.abs(a - rows / 2) - Math.abs(b - rows / 2));
+    for (const i of order) for (const fx of [0.5, 0.3, 0.7, 0.15, 0.85]) {
+        const x = r.x + r.width * fx, y = r.y + (r.height * i) / rows;
+        const hit = document.elementFromPoint(x, y);
+        if (hit && node.contains(hit) && !hit.closest('.react-flow__handle')) return [x, y];
+    }
+    return null;
 }"""
 
 FRAMES_START = """() => {
@@ -240,11 +262,15 @@ def bench_big(lab: Any, kernel: Any, size: int) -> dict[str, Any]:
         lab.page.mouse.move(x + 305, y + box["height"] / 2 - 220, steps=40)
         lab.page.mouse.up()
 
+    dragged: dict[str, Any] = {}
+
     def drag() -> None:
         node_id = lab.page.evaluate(CENTRE_NODE)
-        node = lab.node(node_id).bounding_box()
-        assert node is not None
-        nx, ny = node["x"] + node["width"] / 2, node["y"] + node["height"] / 2
+        grab = lab.page.evaluate(GRAB_POINT, node_id)
+        assert grab is not None, f"no point of {node_id}'s card is clear of its handles"
+        nx, ny = grab
+        dragged["node"] = node_id
+        dragged["before"] = kernel.json(f"huge.spec.node({node_id!r}).position.model_dump()")
         lab.page.mouse.move(nx, ny)
         lab.page.mouse.down()
         lab.page.mouse.move(nx + 150, ny + 80, steps=40)
@@ -253,7 +279,10 @@ def bench_big(lab: Any, kernel: Any, size: int) -> dict[str, Any]:
     frames_during("zoom", zoom)
     frames_during("pan", pan)
     frames_during("drag", drag)
+    lab.page.wait_for_timeout(500)  # the drop's message reaches the kernel
+    moved = kernel.json(f"huge.spec.node({dragged['node']!r}).position.model_dump()")
     return {
+        "dragged_node_moved": moved != dragged["before"],
         "size": size,
         "python_side_s": kernel.json("_python_s"),
         "first_node_s": (present - started) / 1000,
@@ -271,6 +300,7 @@ def bench_stream(lab: Any, kernel: Any) -> dict[str, Any]:
     lab.page.evaluate(
         """() => {
             window.__graphnb_frames = [];
+            window.__graphnb_stop_frames = false;  // set by the big graph's measures
             const tick = (t) => {
                 window.__graphnb_frames.push(t);
                 if (!window.__graphnb_stop_frames) requestAnimationFrame(tick);
@@ -391,6 +421,7 @@ def report(results: dict[str, Any], size: int) -> None:
     print(f"  interactive:                            {big['interactive_s']:.3f} s")
     for gesture, gap in big["longest_frame_gap_ms"].items():
         print(f"  longest frame gap while {gesture + 'ing':<8}        {gap:.0f} ms")
+    print(f"  the dragged node moved in Python:       {big['dragged_node_moved']}")
     if "stream_500_per_s" not in results:
         print(f"JavaScript errors: {results['js_errors'] or 'none'}")
         return
@@ -399,7 +430,7 @@ def report(results: dict[str, Any], size: int) -> None:
         render = results[key]
         print(f"{size}-node graph, {when} (target: interactive < 1 s)")
         print(f"  Builder() in Python:                    {render['python_side_s']:.3f} s")
-        print(f"  cell executed -> all nodes on the page: {render['nodes_present_s']:.3f} s")
+        print(f"  cell executed -> graph shown (fitted):  {render['nodes_present_s']:.3f} s")
         print(f"  click -> node selected:                 {render['click_latency_ms']:.0f} ms")
         print(f"  interactive:                            {render['interactive_s']:.3f} s")
     print("streaming ~500 chunks/s")

@@ -5,10 +5,12 @@ import type { ReactNode } from "react";
 import { Disconnected } from "./Disconnected";
 import { edgeTypes } from "./edges";
 import { FIT } from "./flow";
-import type { CanvasEditing } from "./hooks/useCanvasEditing";
+import { useDrawnNodes, type CanvasEditing } from "./hooks/useCanvasEditing";
 import type { Connection } from "./hooks/useConnection";
 import { Canvas, type CanvasContext } from "./nodes";
 import { allNodeTypes } from "./SubgraphNode";
+import { CULL_FROM } from "./virtualise";
+import { LightMiniMap } from "./LightMiniMap";
 
 export function GraphCanvas(props: {
   editing: CanvasEditing;
@@ -21,11 +23,12 @@ export function GraphCanvas(props: {
 }) {
   const { editing } = props;
   const editable = props.connection.live;
+  const nodes = useDrawnNodes(editing.nodes);
   return (
     <div className="graphnb-canvas" ref={editing.wrapper} onDoubleClick={editing.onCanvasDoubleClick}>
       <Canvas.Provider value={props.context}>
         <ReactFlow
-          nodes={editing.nodes}
+          nodes={nodes}
           edges={editing.edges}
           nodeTypes={allNodeTypes}
           edgeTypes={edgeTypes}
@@ -46,7 +49,7 @@ export function GraphCanvas(props: {
           fitViewOptions={FIT}
           zoomOnDoubleClick={false}
           minZoom={0.1}
-          onlyRenderVisibleElements={editing.nodes.length > 150}
+          onlyRenderVisibleElements={nodes.length > CULL_FROM}
           proOptions={{ hideAttribution: true }}
         >
           <Background />
@@ -57,7 +60,7 @@ export function GraphCanvas(props: {
             onZoomOut={editing.onUserMove}
             onFitView={editing.onUserMove}
           />
-          <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />
+          {nodes.length > CULL_FROM ? <LightMiniMap /> : <MiniMap pannable zoomable style={{ width: 140, height: 100 }} />}
         </ReactFlow>
         <Disconnected connection={props.connection} />
         {props.children}

@@ -5,6 +5,7 @@ import type { GraphEdge } from "./edges";
 import { DIRECTION_KEY, END, START, type GraphSpec, type XY } from "./protocol";
 import * as edit from "./spec";
 import { GROUP_PREFIX, groupPosition, groupsOf, standIns } from "./groups";
+import { keepUnchanged } from "./virtualise";
 
 /** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
  * graph is shown at its natural size, never blown up. */
@@ -89,7 +90,7 @@ export function toNodes(spec: GraphSpec, previous: Node[]): Node[] {
       deletable: false,
     }),
   );
-  return result;
+  return keepUnchanged(result, old);
 }
 
 function sameData(a: Record<string, unknown>, b: Record<string, unknown>): boolean {

@@ -14,12 +14,14 @@ import {
   type OnSelectionChangeParams,
   type Viewport,
 } from "@xyflow/react";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { GraphEdge } from "../edges";
 import { toEdges, toNodes } from "../flow";
 import type { GraphSpec, XY } from "../protocol";
+import { createStore, type Store } from "../store";
 import * as edit from "../spec";
 import { composeEdges, composeNodes, specPosition } from "../subgraphs";
+import { sizeForCulling } from "../virtualise";
 import type { HistoryControls } from "./useHistory";
 
 export type Selection = { nodes: string[]; edges: string[] };
@@ -35,18 +37,24 @@ export function useCanvasEditing(
 ) {
   const flow = useReactFlow();
   const wrapper = useRef<HTMLDivElement>(null);
-  const [nodes, setNodes] = useState<Node[]>(() => composeNodes(toNodes(spec, []), spec, expanded));
+  // The nodes live in a store that only the canvas reads (useDrawnNodes): a drag changes
+  // them every frame, and with state here each frame re-rendered the whole builder.
+  const nodes = useMemo(() => createStore<Node[]>(sizeForCulling(composeNodes(toNodes(spec, []), spec, expanded))), []);
+  const setNodes = useCallback((update: (current: Node[]) => Node[]) => nodes.set(update(nodes.get())), [nodes]);
   const [edges, setEdges] = useState<GraphEdge[]>(() => composeEdges(toEdges(spec, []), spec, expanded));
   useEffect(() => {
-    setNodes((previous) => composeNodes(toNodes(spec, previous), spec, expanded));
+    setNodes((previous) => sizeForCulling(composeNodes(toNodes(spec, previous), spec, expanded)));
     setEdges((previous) => composeEdges(toEdges(spec, previous), spec, expanded));
-  }, [spec, expanded]);
+  }, [spec, expanded, setNodes]);
   const [selection, setSelection] = useState<Selection>({ nodes: [], edges: [] });
 
-  const onNodesChange = useCallback((changes: NodeChange[]) => {
-    // Removals go through onDelete (one commit for nodes and their edges).
-    setNodes((current) => applyNodeChanges(changes.filter((c) => c.type !== "remove"), current));
-  }, []);
+  const onNodesChange = useCallback(
+    (changes: NodeChange[]) => {
+      // Removals go through onDelete (one commit for nodes and their edges).
+      setNodes((current) => sizeForCulling(applyNodeChanges(changes.filter((c) => c.type !== "remove"), current)));
+    },
+    [setNodes],
+  );
   const onEdgesChange = useCallback((changes: EdgeChange<GraphEdge>[]) => {
     setEdges((current) => applyEdgeChanges(changes.filter((c) => c.type !== "remove"), current));
   }, []);
@@ -113,7 +121,7 @@ export function useCanvasEditing(
       const height = node.measured.height ?? 50;
       void flow.setCenter(x + width / 2, y + height / 2, { duration: 300, zoom: flow.getZoom() });
     },
-    [flow],
+    [flow, setNodes],
   );
   useEffect(() => {
     const before = beforeCentring.current;
@@ -146,12 +154,16 @@ export function useCanvasEditing(
   // let the first card trigger the initial fit before the others are measured.)
   const updateNodeInternals = useUpdateNodeInternals();
   const renamedTo = useRef<string | null>(null);
-  useEffect(() => {
-    const id = renamedTo.current;
-    if (id === null || !nodes.some((n) => n.id === id)) return;
-    renamedTo.current = null;
-    requestAnimationFrame(() => updateNodeInternals(id));
-  }, [nodes, updateNodeInternals]);
+  useEffect(
+    () =>
+      nodes.subscribe(() => {
+        const id = renamedTo.current;
+        if (id === null || !nodes.get().some((n) => n.id === id)) return;
+        renamedTo.current = null;
+        requestAnimationFrame(() => updateNodeInternals(id));
+      }),
+    [nodes, updateNodeInternals],
+  );
   const rename = useCallback(
     (from: string, to: string) => {
       const id = edit.cleanId(to);
@@ -196,3 +208,8 @@ export function useCanvasEditing(
 }
 
 export type CanvasEditing = ReturnType<typeof useCanvasEditing>;
+
+/** The nodes React Flow draws, for the canvas alone (see `nodes` above). */
+export function useDrawnNodes(nodes: Store<Node[]>): Node[] {
+  return useSyncExternalStore(nodes.subscribe, nodes.get);
+}

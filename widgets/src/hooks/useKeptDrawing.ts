@@ -29,6 +29,16 @@ export function isEmpty(spec: GraphSpec): boolean {
   return spec.nodes.length === 0 && spec.edges.length === 0;
 }
 
+/** Runs `work` when the page is idle (within a second at the latest); returns the cancel. */
+function whenIdle(work: () => void): () => void {
+  if (typeof requestIdleCallback === "function") {
+    const handle = requestIdleCallback(work, { timeout: 1000 });
+    return () => cancelIdleCallback(handle);
+  }
+  const handle = setTimeout(work, 50);
+  return () => clearTimeout(handle);
+}
+
 export type KeptChoice = { kept: GraphSpec; restore(): void; dismiss(): void };
 
 export function useKeptDrawing(opts: {
@@ -76,15 +86,20 @@ export function useKeptDrawing(opts: {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- decided once, on the first spec
   }, [live, decided]);
 
-  // Then keep every change (of a live view: a dead one's drawing is the kept one).
+  // Then keep every change (of a live view: a dead one's drawing is the kept one), when
+  // the page is idle: comparing and writing a 1,000-node drawing takes tens of ms, which
+  // would otherwise land in the frame that drops a dragged node (and again for the
+  // kernel's echo of it); a burst of changes is written once.
   useEffect(() => {
     if (!decided || !live || !root.current) return;
-    const cell = cellOf(model, root.current);
-    if (!cell) return;
-    const kept = (cell.getMetadata(KEPT_KEY) as Kept | undefined) ?? { drawings: {} };
-    const key = slot();
-    if (kept.drawings?.[key] && canonical(kept.drawings[key]) === canonical(spec)) return;
-    cell.setMetadata(KEPT_KEY, { drawings: { ...(kept.drawings ?? {}), [key]: spec as unknown as Json } });
+    return whenIdle(() => {
+      const cell = root.current ? cellOf(model, root.current) : null;
+      if (!cell) return;
+      const kept = (cell.getMetadata(KEPT_KEY) as Kept | undefined) ?? { drawings: {} };
+      const key = slot();
+      if (kept.drawings?.[key] && canonical(kept.drawings[key]) === canonical(spec)) return;
+      cell.setMetadata(KEPT_KEY, { drawings: { ...(kept.drawings ?? {}), [key]: spec as unknown as Json } });
+    });
   }, [spec, decided, live, model, root, slot]);
 
   const choice: KeptChoice | null = question
