@@ -578,10 +578,26 @@ def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_ou
     # Left to right as well as top-down: levels become columns, handles move to the sides.
     page.get_by_test_id("corner-direction").click()
     lab.node("tell").locator(".react-flow__handle-right.source").wait_for()
+    # The handles turn with the spec; the new places come from the layout a moment later.
+    lab.wait_until(
+        lambda: _box(lab.node("research"))["x"] + _box(lab.node("research"))["width"]
+        < _box(lab.node("tell"))["x"],
+        message="the left-right layout never placed research left of tell",
+    )
     lab.builder()
     research, tell = _box(lab.node("research")), _box(lab.node("tell"))
-    assert research["x"] + research["width"] < tell["x"]
     assert abs(research["y"] - tell["y"]) < 5
+    # Edges leave from the turned handles: research's right side, not its old bottom.
+    handle = _box(lab.node("research").locator(".react-flow__handle-right.source"))
+    start = lab.edge("research", "tell").evaluate(
+        """(e) => {
+            const path = e.querySelector('path.react-flow__edge-path');
+            const p = path.getPointAtLength(0), m = path.getScreenCTM();
+            return { x: p.x * m.a + p.y * m.c + m.e, y: p.x * m.b + p.y * m.d + m.f };
+        }"""
+    )
+    middle = (handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+    assert abs(start["x"] - middle[0]) < 8 and abs(start["y"] - middle[1]) < 8, (start, middle)
     lab.screenshot("tools-left-right", element=root)
     assert kernel.json("builder.spec.metadata['graphnb.widget.direction']") == "LR"
     page.get_by_test_id("corner-direction").click()

@@ -17,7 +17,7 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { GraphEdge } from "../edges";
 import { toEdges, toNodes } from "../flow";
-import type { GraphSpec, XY } from "../protocol";
+import { DIRECTION_KEY, type GraphSpec, type XY } from "../protocol";
 import { createStore, type Store } from "../store";
 import * as edit from "../spec";
 import { composeEdges, composeNodes, specPosition } from "../subgraphs";
@@ -148,19 +148,30 @@ export function useCanvasEditing(
     },
     [flow, spec, history],
   );
-  // A renamed node is a new card under its new id. Once that card is drawn, React Flow is
-  // asked to measure its handles: without it the edges into and out of the node were
-  // sometimes left undrawn until the next pan. (Asking for every card as it mounts would
-  // let the first card trigger the initial fit before the others are measured.)
+  // React Flow measures a card's handles when the card's size changes, and draws edges
+  // from what it measured. Two edits move handles without that: a rename (a new card
+  // under the new id: its edges were sometimes left undrawn until the next pan) and a
+  // turn between top-down and left-right (every handle moves to other sides: edges kept
+  // leaving from the old ones). The cards concerned are measured again once drawn.
+  // (Asking for every card as it mounts would let the first card trigger the initial fit
+  // before the others are measured.)
   const updateNodeInternals = useUpdateNodeInternals();
-  const renamedTo = useRef<string | null>(null);
+  const toMeasure = useRef<string[] | "all" | null>(null);
+  const direction = useRef(spec.metadata?.[DIRECTION_KEY]);
+  if (spec.metadata?.[DIRECTION_KEY] !== direction.current) {
+    direction.current = spec.metadata?.[DIRECTION_KEY];
+    toMeasure.current = "all";
+  }
   useEffect(
     () =>
       nodes.subscribe(() => {
-        const id = renamedTo.current;
-        if (id === null || !nodes.get().some((n) => n.id === id)) return;
-        renamedTo.current = null;
-        requestAnimationFrame(() => updateNodeInternals(id));
+        const wanted = toMeasure.current;
+        if (wanted === null) return;
+        const drawn = nodes.get().map((n) => n.id);
+        const ids = wanted === "all" ? drawn : wanted.filter((id) => drawn.includes(id));
+        if (!ids.length) return;
+        toMeasure.current = null;
+        requestAnimationFrame(() => updateNodeInternals(ids));
       }),
     [nodes, updateNodeInternals],
   );
@@ -169,7 +180,7 @@ export function useCanvasEditing(
       const id = edit.cleanId(to);
       const next = edit.renameNode(spec, from, id);
       if (!next) return false;
-      if (id !== from) renamedTo.current = id;
+      if (id !== from) toMeasure.current = [id];
       history.commit(next);
       return true;
     },
