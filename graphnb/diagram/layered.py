@@ -18,9 +18,13 @@ The steps are the classic ones:
    drawings also start from reversed and shuffled (seeded) child orders and keep the best.
 5. **Coordinates.** Repeated passes pull each item towards the mean position of its
    neighbours, solving each rank exactly (weighted isotonic regression, "pool adjacent
-   violators") under minimum separations, so nothing ever overlaps. A gap between ranks
-   crossed by an edge running far sideways grows taller (up to three times), so such
-   edges do not run flat along each other.
+   violators") under minimum separations, so nothing ever overlaps; on small drawings a
+   few more passes, reweighted by each piece's length, shorten the edges further. A gap
+   between ranks crossed by an edge running far sideways grows taller (up to three
+   times), so such edges do not run flat along each other.
+6. **Routes.** An edge runs through its dummies; on small drawings the bends it can skip
+   (staying inside its half of the room to the next edge, clear of boxes) are left out,
+   so an edge crossing several ranks sideways is one smooth curve, not a staircase.
 
 Steps 4 and 5 cost time in proportion to the items (nodes and dummies) times the sweeps or
 passes. Past ``_BIG`` items (a few hundred long edges) the sweeps and passes are limited
@@ -39,6 +43,7 @@ gives the same layout, to the last bit.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 from ..spec import END, START
@@ -51,6 +56,7 @@ __all__ = ["compute_layout", "loop_label_offset"]
 
 _SWEEPS = 8
 _PASSES = 4
+_SHORTEN_PASSES = 2  # passes shortening the edges' drawn length, on small drawings
 _SMALL = 2_000  # items below which more crossing-reduction starts are tried
 _RESTARTS = 8  # shuffled starts tried on small drawings, at most
 _RESTART_BUDGET = 2_000  # items times shuffled starts, at most
@@ -64,8 +70,10 @@ _LOOP_STEP = 12.0
 _PORT_STEP = 14.0  # least distance between two ends on one side of a node (an arrowhead is 9)
 _PORT_MAX = 20.0  # most distance between two ends on one side of a node
 _SLANT = 0.1  # least height of a gap per px an edge runs sideways across it
+_LABEL_GAP = 0.25  # height of a gap next to a rank of labels, per rank gap (grows by slant)
 _PORT_SPAN = 0.8  # share of a side's width the ends spread over
 _LOOP_BASE = 26.0
+_CLEAR = 4.0  # least room between a straightened edge and a box beside it, px
 
 
 def loop_label_offset(count: int) -> float:
@@ -434,7 +442,50 @@ class _Builder:
             both = [above + below for above, below in zip(up, down, strict=True)]
             for r in range(len(ranks)):
                 place(r, both)
+        if total < _SMALL:
+            self._shorten(ranks, up, down, xs, weights, gaps)
         return xs
+
+    def _shorten(
+        self,
+        ranks: list[list[int]],
+        up: list[list[int]],
+        down: list[list[int]],
+        xs: list[float],
+        weights: list[list[float]],
+        gaps: list[list[float]],
+    ) -> None:
+        """Shorten the edges (in place): passes lowering their total drawn length.
+
+        The passes above pull each item to the mean of its neighbours, which minimises
+        the sum of squared sideways runs: a long edge then wiggles a little on every
+        rank. A piece of edge between two items is about ``hypot(dx, dy)`` long; these
+        passes solve each rank exactly for the reweighted squares ``dx**2 / hypot(dx,
+        dy)`` (iteratively reweighted least squares), which moves the items towards the
+        shortest total: sideways runs taken in one go rather than spread over ranks.
+        """
+        ys, _, _ = self._rows(ranks, len(xs), [0.0] * len(ranks))
+        for _ in range(_SHORTEN_PASSES):
+            for r in itertools.chain(range(len(ranks)), range(len(ranks) - 2, -1, -1)):
+                row = ranks[r]
+                desired: list[float] = []
+                row_weights: list[float] = []
+                for item, bias in zip(row, weights[r], strict=True):
+                    x, y = xs[item], ys[item]
+                    pull = total = 0.0
+                    for n in itertools.chain(up[item], down[item]):
+                        w = 1.0 / max(math.hypot(xs[n] - x, ys[n] - y), 1.0)
+                        pull += w
+                        total += w * xs[n]
+                    if pull:
+                        desired.append(total / pull)
+                        row_weights.append(pull * bias)
+                    else:
+                        desired.append(x)
+                        row_weights.append(1e-6)
+                placed = spaced_isotonic(desired, row_weights, gaps[r])
+                for item, x in zip(row, placed, strict=True):
+                    xs[item] = x
 
     def _gap(self, a: int, b: int) -> float:
         space = self.sizes.dummy_gap if self.dummy[a] or self.dummy[b] else self.sizes.node_gap
@@ -464,13 +515,18 @@ class _Builder:
         labels_above = False
         for r, row in enumerate(ranks):
             height = max((self.height[i] for i in row), default=0.0)
-            # Label ranks hold only dummies; the gaps around them are half as tall.
+            # Label ranks hold only dummies; the gaps around them are shorter.
             labels = all(self.dummy[i] for i in row)
             if r:
-                gap = self.sizes.rank_gap / 2 if labels or labels_above else self.sizes.rank_gap
-                # An edge running far sideways between close ranks is drawn almost flat,
-                # along its neighbours: give such a gap more height, up to three times.
-                y += min(max(gap, slants[r - 1] * _SLANT), 3 * gap)
+                # A label sits close below its edge's source (or above a back edge's);
+                # an edge running far sideways between close ranks is drawn almost flat,
+                # along its neighbours: such a gap gets more height, up to 3 (next to
+                # labels 1.5) rank gaps.
+                gap = self.sizes.rank_gap
+                most = 1.5 * gap if labels or labels_above else 3 * gap
+                if labels or labels_above:
+                    gap *= _LABEL_GAP
+                y += min(max(gap, slants[r - 1] * _SLANT), most)
             labels_above = labels
             row_top.append(y)
             row_bottom.append(y + height)
@@ -530,6 +586,28 @@ class _Builder:
             for j, (_, k) in enumerate(attached):
                 port[(item, side, k)] = box.x + (j - (count - 1) / 2) * step
 
+        # Where an edge passing through a rank may run: its half of the space to the next
+        # edge passing by, clear of the boxes beside it (small drawings only).
+        smooth = len(xs) < _SMALL
+        labels = set(label_item.values())
+        slot = [0] * len(xs)
+        for row in ranks:
+            for p, item in enumerate(row):
+                slot[item] = p
+
+        def corridor(item: int, r: int) -> tuple[float, float]:
+            row, p, x = ranks[r], slot[item], xs[item]
+            low, high = -math.inf, math.inf
+            if p:
+                a = row[p - 1]
+                plain = self.dummy[a] and a not in labels
+                low = (xs[a] + x) / 2 if plain else xs[a] + self.right[a] + _CLEAR
+            if p + 1 < len(row):
+                b = row[p + 1]
+                plain = self.dummy[b] and b not in labels
+                high = (xs[b] + x) / 2 if plain else xs[b] - self.left[b] - _CLEAR
+            return low, high
+
         routes: dict[int, Route] = {}
         connectors: dict[str, tuple[Point, ...]] = {}
         for k, chain in enumerate(chains):
@@ -543,6 +621,17 @@ class _Builder:
                 else:
                     points.append((xs[item], ys[item]))
             points.append((port[(bottom, "top", k)], box_of(bottom).top))
+            if smooth and len(chain) > 3:
+                lanes: list[tuple[float, float] | None] = [None]
+                for item in chain[1:-1]:
+                    r = rank[item]
+                    lane = None if item in labels else corridor(item, r)
+                    lanes += [lane, lane] if row_bottom[r] > row_top[r] else [lane]
+                lanes.append(None)
+                # The last bend before each end stays: there, all the edges meeting at a
+                # node side come in over one gap, drawn alike, so they cannot cross.
+                lanes[1] = lanes[-2] = None
+                points = _straighten(points, lanes)
             edge = self.links[k][2]
             if edge is None:
                 joined = self.diagram.nodes[self.links[k][1]].id
@@ -579,3 +668,46 @@ class _Builder:
             width,
             height,
         )
+
+
+def _straighten(points: list[Point], lanes: list[tuple[float, float] | None]) -> list[Point]:
+    """``points`` with the bends an edge can skip left out: shorter, smoother routes.
+
+    The route is drawn as one vertical S curve between two kept points; a point is left
+    out when that curve crosses its row inside the point's ``lane`` (``None``: the point
+    must stay: an end, or an edge label). Both curves are monotone, so checking the rows'
+    edges is enough.
+    """
+    out = [points[0]]
+    i = 0
+    while i < len(points) - 1:
+        j = i + 1
+        while j + 1 < len(points) and lanes[j] is not None and _fits(points, lanes, i, j + 1):
+            j += 1
+        out.append(points[j])
+        i = j
+    return out
+
+
+def _fits(points: list[Point], lanes: list[tuple[float, float] | None], i: int, j: int) -> bool:
+    (x0, y0), (x1, y1) = points[i], points[j]
+    for k in range(i + 1, j):
+        lane = lanes[k]
+        if lane is None:
+            return False
+        y = points[k][1]
+        # The curve's height runs 1.5t - 1.5t^2 + t^3 of the way, its x 3t^2 - 2t^3:
+        # find t at this height by bisection.
+        share = (y - y0) / (y1 - y0) if y1 != y0 else 0.0
+        lo, hi = 0.0, 1.0
+        for _ in range(30):
+            t = (lo + hi) / 2
+            if 1.5 * t - 1.5 * t * t + t**3 < share:
+                lo = t
+            else:
+                hi = t
+        t = (lo + hi) / 2
+        x = x0 + (x1 - x0) * (3 * t * t - 2 * t**3)
+        if not lane[0] <= x <= lane[1]:
+            return False
+    return True

@@ -10,6 +10,7 @@ from graphnb import END, START, EdgeSpec, GraphSpec, NodeSpec
 from graphnb.diagram import extract, layered, layout
 from graphnb.diagram.geometry import Box, Layout
 from graphnb.diagram.layered import compute_layout
+from graphnb.diagram.quality import polyline
 from graphnb.diagram.svg import svg_sizes
 
 from .samples import cyclic_graph, fan_out_join, react_machine, router_graph
@@ -137,6 +138,30 @@ def test_every_edge_gets_a_route_ending_on_its_nodes(spec: GraphSpec) -> None:
         end = result.joins if joined else result.nodes
         target = end[route.edge.target]
         assert target.left <= route.points[-1][0] <= target.right
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs())
+def test_edges_pass_beside_the_boxes_and_labels_they_do_not_join(spec: GraphSpec) -> None:
+    # Routes leave out bends where one curve stays in the edge's lane: it must still never
+    # run through a node, a join bar or another edge's label.
+    result = svg_layout(spec)
+    nodes, labels = _drawn_boxes(result)
+    for route in result.routes:
+        if route.edge.is_loop:
+            continue
+        own = {f"node {route.edge.source}", f"node {route.edge.target}"}
+        own |= {f"join into {route.edge.target}", f"label of edge {route.edge.index}"}
+        line = polyline(route.points)
+        for name, box in nodes + labels:
+            if name in own:
+                continue
+            inside = [
+                p
+                for p in line
+                if box.left + 1 < p[0] < box.right - 1 and box.top + 1 < p[1] < box.bottom - 1
+            ]
+            assert not inside, f"edge {route.edge.index} runs through {name}"
 
 
 def test_layout_uses_the_sizes_given_per_node_for_top_left_corners() -> None:
