@@ -18,10 +18,9 @@ The steps are the classic ones:
    drawings also start from reversed and shuffled (seeded) child orders and keep the best.
 5. **Coordinates.** Repeated passes pull each item towards the mean position of its
    neighbours, solving each rank exactly (weighted isotonic regression, "pool adjacent
-   violators") under minimum separations, so nothing ever overlaps; on small drawings a
-   few more passes, reweighted by each piece's length, shorten the edges further. A gap
-   between ranks crossed by an edge running far sideways grows taller (up to three
-   times), so such edges do not run flat along each other.
+   violators") under minimum separations, so nothing ever overlaps. A gap between ranks
+   crossed by an edge running far sideways grows taller (up to three times), so such
+   edges do not run flat along each other.
 6. **Routes.** An edge runs through its dummies; on small drawings the bends it can skip
    (staying inside its half of the room to the next edge, clear of boxes) are left out,
    so an edge crossing several ranks sideways is one smooth curve, not a staircase.
@@ -56,7 +55,6 @@ __all__ = ["compute_layout", "loop_label_offset"]
 
 _SWEEPS = 8
 _PASSES = 4
-_SHORTEN_PASSES = 2  # passes shortening the edges' drawn length, on small drawings
 _SMALL = 2_000  # items below which more crossing-reduction starts are tried
 _RESTARTS = 8  # shuffled starts tried on small drawings, at most
 _RESTART_BUDGET = 2_000  # items times shuffled starts, at most
@@ -70,7 +68,7 @@ _LOOP_STEP = 12.0
 _PORT_STEP = 14.0  # least distance between two ends on one side of a node (an arrowhead is 9)
 _PORT_MAX = 20.0  # most distance between two ends on one side of a node
 _SLANT = 0.1  # least height of a gap per px an edge runs sideways across it
-_LABEL_GAP = 0.25  # height of a gap next to a rank of labels, per rank gap (grows by slant)
+_LABEL_GAP = 0.5  # height of a gap next to a rank of labels, per rank gap (grows by slant)
 _PORT_SPAN = 0.8  # share of a side's width the ends spread over
 _LOOP_BASE = 26.0
 _CLEAR = 4.0  # least room between a straightened edge and a box beside it, px
@@ -442,50 +440,7 @@ class _Builder:
             both = [above + below for above, below in zip(up, down, strict=True)]
             for r in range(len(ranks)):
                 place(r, both)
-        if total < _SMALL:
-            self._shorten(ranks, up, down, xs, weights, gaps)
         return xs
-
-    def _shorten(
-        self,
-        ranks: list[list[int]],
-        up: list[list[int]],
-        down: list[list[int]],
-        xs: list[float],
-        weights: list[list[float]],
-        gaps: list[list[float]],
-    ) -> None:
-        """Shorten the edges (in place): passes lowering their total drawn length.
-
-        The passes above pull each item to the mean of its neighbours, which minimises
-        the sum of squared sideways runs: a long edge then wiggles a little on every
-        rank. A piece of edge between two items is about ``hypot(dx, dy)`` long; these
-        passes solve each rank exactly for the reweighted squares ``dx**2 / hypot(dx,
-        dy)`` (iteratively reweighted least squares), which moves the items towards the
-        shortest total: sideways runs taken in one go rather than spread over ranks.
-        """
-        ys, _, _ = self._rows(ranks, len(xs), [0.0] * len(ranks))
-        for _ in range(_SHORTEN_PASSES):
-            for r in itertools.chain(range(len(ranks)), range(len(ranks) - 2, -1, -1)):
-                row = ranks[r]
-                desired: list[float] = []
-                row_weights: list[float] = []
-                for item, bias in zip(row, weights[r], strict=True):
-                    x, y = xs[item], ys[item]
-                    pull = total = 0.0
-                    for n in itertools.chain(up[item], down[item]):
-                        w = 1.0 / max(math.hypot(xs[n] - x, ys[n] - y), 1.0)
-                        pull += w
-                        total += w * xs[n]
-                    if pull:
-                        desired.append(total / pull)
-                        row_weights.append(pull * bias)
-                    else:
-                        desired.append(x)
-                        row_weights.append(1e-6)
-                placed = spaced_isotonic(desired, row_weights, gaps[r])
-                for item, x in zip(row, placed, strict=True):
-                    xs[item] = x
 
     def _gap(self, a: int, b: int) -> float:
         space = self.sizes.dummy_gap if self.dummy[a] or self.dummy[b] else self.sizes.node_gap
