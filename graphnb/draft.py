@@ -105,6 +105,28 @@ class Draft:
                 return node
         raise KeyError(f"{self.name!r} has no node {node_id!r}")
 
+    def copy(self) -> Draft:
+        """A copy that later edits of this draft do not reach (cheaper than a deepcopy)."""
+        return Draft(
+            self.name,
+            self.version,
+            [
+                DraftNode(n.id, n.label, n.binding, n.subgraph)
+                if isinstance(n, DraftNode)
+                else n.model_copy(deep=True)
+                for n in self.nodes
+            ],
+            [
+                DraftEdge(e.source, e.target, e.kind, e.route, e.label)
+                if isinstance(e, DraftEdge)
+                else e.model_copy(deep=True)
+                for e in self.edges
+            ],
+            dict(self.routers),
+            copy.deepcopy(self.state),
+            copy.deepcopy(self.metadata),
+        )
+
     def to_spec(self) -> GraphSpec:
         """The graph as a new :class:`GraphSpec`, sharing nothing with the draft."""
         from .spec import FieldSpec, GraphSpec, StateSpec

@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import copy
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -464,7 +463,7 @@ class StateGraph(Generic[S]):
         problems = self.validate()
         if problems:
             raise GraphValidationError(problems, graph=self._spec.name)
-        spec = copy.deepcopy(self._spec)  # made a GraphSpec when the compiled graph is asked
+        spec = self._spec.copy()  # made a GraphSpec when the compiled graph is asked
         routers = {
             source: Router(
                 source,
