@@ -46,6 +46,7 @@ from .reducers import Reducer, add, append, merge, replace
 
 if TYPE_CHECKING:
     from .checkpoint.threads import Threads
+    from .draft import END, START
     from .engine.batch import OnProgress as _OnProgress
     from .engine.batch import Recipe as _Recipe
     from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
@@ -55,14 +56,14 @@ if TYPE_CHECKING:
     from .human import Command, interrupt
     from .records import Interrupt, StateSnapshot
     from .schema import StateSchema
-    from .spec import END, START, EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
+    from .spec import EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
     from .state import GraphState, StateField
 
 __version__ = "0.1.0"
 
-# Names load on first use, not on `import graphnb`: the graph builder, specs, typed
-# states and checkpoint records all stand on Pydantic, whose import is most of a fresh
-# process's start-up. The events, errors and reducers above do not need it.
+# Names load on first use, not on `import graphnb`: specs, typed states and checkpoint
+# metadata stand on Pydantic, whose import is most of a fresh process's start-up. The
+# builder and engine load it only for those (a graph on a dict state runs without it).
 _LAZY = {
     "DEFAULT_RECURSION_LIMIT": "graphnb.engine.compiled",
     "CompiledGraph": "graphnb.engine.compiled",
@@ -75,8 +76,8 @@ _LAZY = {
     "interrupt": "graphnb.human",
     "Interrupt": "graphnb.records",
     "StateSnapshot": "graphnb.records",
-    "START": "graphnb.spec",
-    "END": "graphnb.spec",
+    "START": "graphnb.draft",
+    "END": "graphnb.draft",
     "EdgeSpec": "graphnb.spec",
     "FieldSpec": "graphnb.spec",
     "GraphSpec": "graphnb.spec",

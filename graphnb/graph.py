@@ -17,9 +17,8 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import JsonValue
-
 from .binding import binding_of, resolve
+from .draft import END, START, Draft, DraftEdge, DraftField, DraftNode, DraftState
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import Router, routes_from_annotation
@@ -37,21 +36,13 @@ from .engine.subgraph import Subgraph
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer, add, append, merge, replace
 from .schema import StateSchema
-from .spec import (
-    END,
-    START,
-    EdgeKind,
-    EdgeSpec,
-    FieldSpec,
-    GraphSpec,
-    NodeSpec,
-    Position,
-    StateSpec,
-)
 from .validate import check_spec
 
 if TYPE_CHECKING:
+    from pydantic import JsonValue
+
     from .engine.store import Saver
+    from .spec import EdgeKind, EdgeSpec, GraphSpec
 
 __all__ = ["StateGraph"]
 
@@ -82,7 +73,8 @@ class StateGraph(Generic[S]):
             )
         except TypeError as error:
             raise GraphSetupError(str(error)) from None
-        self._spec = GraphSpec(name=name, state=_state_spec(self.schema))
+        # Plain objects while building (no pydantic on a dict state); see graphnb.draft.
+        self._spec = Draft(name=name, state=_state_spec(self.schema))
         self._callables: dict[str, Callable[..., Any] | None] = {}
         self._routers: dict[str, Callable[..., Any]] = {}
         self._problems: list[str] = []
@@ -151,18 +143,26 @@ class StateGraph(Generic[S]):
         else:
             self._callables[node] = fn
         _check_policies(node, retry, timeout, cache)
-        self._spec.nodes.append(
-            NodeSpec(
-                id=node,
-                label=label,
-                binding=binding or (binding_of(fn) if callable(fn) else None),
-                position=Position(x=position[0], y=position[1]) if position else None,
-                metadata=dict(metadata or {}),
-                retry=retry.to_spec() if retry is not None else None,
-                timeout=timeout,
-                cache=cache.to_spec() if cache is not None else None,
+        bound = binding or (binding_of(fn) if callable(fn) else None)
+        plain = (label is None or isinstance(label, str)) and isinstance(bound, (str, type(None)))
+        policies = retry is not None or timeout is not None or cache is not None
+        if plain and not (position or metadata or policies):
+            self._spec.nodes.append(DraftNode(node, label, bound))
+        else:
+            from .spec import NodeSpec, Position
+
+            self._spec.nodes.append(
+                NodeSpec(
+                    id=node,
+                    label=label,
+                    binding=bound,
+                    position=Position(x=position[0], y=position[1]) if position else None,
+                    metadata=dict(metadata or {}),
+                    retry=retry.to_spec() if retry is not None else None,
+                    timeout=timeout,
+                    cache=cache.to_spec() if cache is not None else None,
+                )
             )
-        )
         if retry is not None or timeout is not None or cache is not None:
             self._policies[node] = (retry, timeout, cache)
         return self
@@ -185,6 +185,8 @@ class StateGraph(Generic[S]):
         self._callables[node] = None
         self._subgraphs[node] = (child, inputs, outputs)
         self._spec.version = 2
+        from .spec import NodeSpec, Position
+
         self._spec.nodes.append(
             NodeSpec(
                 id=node,
@@ -250,6 +252,11 @@ class StateGraph(Generic[S]):
         if not sources:
             raise GraphSetupError(f"a join into `{target}` needs at least one source")
         kind: EdgeKind = "join" if len(sources) > 1 else "direct"
+        if not metadata and _all_str(target, *sources) and _all_str(label, none=True):
+            self._spec.edges.extend(DraftEdge(s, target, kind, label=label) for s in sources)
+            return self
+        from .spec import EdgeSpec
+
         self._spec.edges.extend(
             EdgeSpec(source=s, target=target, kind=kind, label=label, metadata=dict(metadata or {}))
             for s in sources
@@ -286,8 +293,13 @@ class StateGraph(Generic[S]):
         mapping = dict(routes) if isinstance(routes, Mapping) else {r: r for r in routes or ()}
         self._routers[source] = router
         self._spec.routers[source] = binding_of(router)
+        edge: type[DraftEdge | EdgeSpec] = DraftEdge
+        if not _all_str(source, *mapping, *mapping.values(), *sends):
+            from .spec import EdgeSpec
+
+            edge = EdgeSpec  # refuses what is not a name, as it says
         self._spec.edges.extend(
-            EdgeSpec(
+            edge(
                 source=source,
                 target=target,
                 kind="conditional",
@@ -297,7 +309,7 @@ class StateGraph(Generic[S]):
             for route, target in mapping.items()
         )
         self._spec.edges.extend(
-            EdgeSpec(source=source, target=target, kind="send") for target in dict.fromkeys(sends)
+            edge(source=source, target=target, kind="send") for target in dict.fromkeys(sends)
         )
         return self
 
@@ -327,12 +339,12 @@ class StateGraph(Generic[S]):
         return {name: child for name, (child, _, _) in self._subgraphs.items()}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return display.mimebundle(self._spec)
+        return display.mimebundle(self._spec.to_spec())
 
     @property
     def spec(self) -> GraphSpec:
         """A copy of the graph's spec: plain JSON-able data."""
-        return self._spec.model_copy(deep=True)
+        return self._spec.to_spec()
 
     @classmethod
     def from_spec(
@@ -349,6 +361,8 @@ class StateGraph(Generic[S]):
             namespace: where bare (notebook) names are looked up.
             state: the state type, when the spec names none that can be resolved.
         """
+        from .spec import GraphSpec
+
         if isinstance(spec, str):
             spec = GraphSpec.from_json(spec)
         elif not isinstance(spec, GraphSpec):
@@ -449,7 +463,7 @@ class StateGraph(Generic[S]):
         problems = self.validate()
         if problems:
             raise GraphValidationError(problems, graph=self._spec.name)
-        spec = self.spec
+        spec = self._spec.copy()  # made a GraphSpec when the compiled graph is asked
         routers = {
             source: Router(
                 source,
@@ -518,7 +532,11 @@ def _dict_state_options(spec: GraphSpec) -> tuple[dict[str, Reducer], str | None
     return reducers, streaming
 
 
-def _state_spec(schema: StateSchema[Any]) -> StateSpec:
+def _all_str(*values: object, none: bool = False) -> bool:
+    return all(isinstance(v, str) or (none and v is None) for v in values)
+
+
+def _state_spec(schema: StateSchema[Any]) -> DraftState:
     state_type = schema.state_type
     if schema.model is not None:
         kind: typing.Literal["model", "typeddict", "dict"] = "model"
@@ -526,11 +544,11 @@ def _state_spec(schema: StateSchema[Any]) -> StateSpec:
         kind = "dict"
     else:
         kind = "typeddict"
-    return StateSpec(
+    return DraftState(
         kind=kind,
         binding=binding_of(state_type) if state_type is not dict else None,
         fields=[
-            FieldSpec(
+            DraftField(
                 name=field.name,
                 type=_type_text(field.annotation),
                 reducer=field.reducer.name,

@@ -18,9 +18,10 @@ after it re-applied through the reducers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+if TYPE_CHECKING:
+    from .checkpoint_meta import CheckpointMeta
 
 __all__ = [
     "INPUT",
@@ -181,32 +182,6 @@ class Loaded:
         return self.rows[-1]
 
 
-class StoredInterrupt(BaseModel):
-    """An interrupt as the ``meta`` column holds it."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-    node: str
-    when: InterruptWhen
-    value: Any = None
-    id: str = ""
-
-
-class CheckpointMeta(BaseModel):
-    """The shape of the ``meta`` column; anything else in it is refused."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-    ran: list[str] = []
-    next: list[str] = []
-    sends: list[list[Any]] = []  # [[node, payload], ...]: the next step's Send instances
-    joins: dict[str, list[str]] = {}
-    interrupts: list[StoredInterrupt] = []
-    resumes: dict[str, list[Any]] = {}
-    pending: list[list[Any]] = []
-    start_at: list[str] | None = None
-    metadata: dict[str, Any] = {}
-    error: dict[str, Any] | None = None  # {node, type, message, step} of a failed run
-
-
 @dataclass(slots=True)
 class Position:
     """A checkpoint read back: its row, its decoded meta and the state it holds.
@@ -236,3 +211,13 @@ class Position:
     def interrupts(self) -> tuple[Interrupt, ...]:
         """Pending interrupts."""
         return tuple(Interrupt(i.node, i.when, i.value, i.id) for i in self.meta.interrupts)
+
+
+def __getattr__(name: str) -> Any:
+    # The meta column's models stand on pydantic, which a run without a checkpointer never
+    # needs: they load with the first saver that reads a checkpoint.
+    if name in ("CheckpointMeta", "StoredInterrupt"):
+        from . import checkpoint_meta
+
+        return getattr(checkpoint_meta, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

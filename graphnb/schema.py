@@ -13,9 +13,11 @@ Internally the state is always a ``dict`` of field values. A node is handed a fr
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     Generic,
@@ -26,10 +28,14 @@ from typing import (
     is_typeddict,
 )
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError
-
 from .reducers import UNCHANGED, Reducer, append, as_reducer, replace
-from .state import GraphState, StateField, field_options
+
+if TYPE_CHECKING:
+    # pydantic (and GraphState, a pydantic model) is imported only for a typed state: a
+    # graph on a plain dict state runs without it.
+    from pydantic import TypeAdapter, ValidationError
+
+    from .state import GraphState
 
 __all__ = ["FieldSchema", "StateSchema", "WriteError"]
 
@@ -75,7 +81,7 @@ class FieldSchema:
             if self.reducer is append and not isinstance(value, (list, tuple)):
                 return adapter.validate_python([value])
             return adapter.validate_python(value)
-        except ValidationError as error:
+        except _validation_error() as error:
             raise WriteError(_describe(self, value, error), field=self.name, value=value) from None
 
     def check_result(self, value: Any) -> Any:
@@ -85,8 +91,20 @@ class FieldSchema:
             return value
         try:
             return adapter.validate_python(value)
-        except ValidationError as error:
+        except _validation_error() as error:
             raise WriteError(_describe(self, value, error), field=self.name, value=value) from None
+
+
+def _validation_error() -> type[ValidationError]:
+    from pydantic import ValidationError
+
+    return ValidationError
+
+
+def is_graph_state(value: object) -> bool:
+    """Whether ``value`` is a GraphState instance (none can be before graphnb.state loads)."""
+    state = sys.modules.get("graphnb.state")
+    return state is not None and isinstance(value, state.GraphState)
 
 
 def _isolate(value: Any) -> Any:
@@ -150,6 +168,12 @@ class StateSchema(Generic[S]):
         streaming: str | None = None,
     ) -> StateSchema[Any]:
         """Build the schema of a GraphState subclass, a TypedDict, or ``dict``."""
+        if state_type is dict:
+            fields: dict[str, FieldSchema] = {}
+            _add_key_options(fields, reducers, streaming)
+            return StateSchema[Any](state_type, fields)
+        from .state import GraphState
+
         if isinstance(state_type, type) and issubclass(state_type, GraphState):
             if reducers or streaming:
                 raise TypeError(
@@ -163,10 +187,6 @@ class StateSchema(Generic[S]):
             fields = _typeddict_fields(state_type)
             _add_key_options(fields, reducers, streaming)
             return StateSchema[Any](state_type, fields, typed=True)
-        if state_type is dict:
-            fields = {}
-            _add_key_options(fields, reducers, streaming)
-            return StateSchema[Any](state_type, fields)
         raise TypeError(
             f"a graph's state must be a GraphState subclass, a TypedDict or dict, "
             f"got {state_type!r}"
@@ -292,12 +312,14 @@ class StateSchema(Generic[S]):
 
     def values_of(self, state: Any) -> dict[str, Any]:
         """Field values of a state instance or a mapping (the reverse of :meth:`build`)."""
-        if isinstance(state, GraphState):
+        if is_graph_state(state):
             return {name: getattr(state, name) for name in self.fields}
         return dict(state)
 
 
 def _exact_type(annotation: Any, metadata: list[Any]) -> type | None:
+    from .state import StateField
+
     constrained = any(not isinstance(m, StateField) and as_reducer(m) is None for m in metadata)
     if annotation in (int, str, float, bool) and not constrained:
         return annotation  # type: ignore[no-any-return]
@@ -328,6 +350,10 @@ def _complete(model: type[GraphState]) -> None:
 
 
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
+    from pydantic import ConfigDict, TypeAdapter
+
+    from .state import field_options
+
     _complete(model)
     fields = {}
     for name, info in model.model_fields.items():
@@ -366,11 +392,17 @@ def _default_factory(info: Any) -> Callable[[], Any]:
 
 
 def _annotated(annotation: Any, metadata: list[Any]) -> Any:
+    from .state import StateField
+
     constraints = [m for m in metadata if not isinstance(m, StateField) and as_reducer(m) is None]
     return Annotated[(annotation, *constraints)] if constraints else annotation
 
 
 def _typeddict_fields(state_type: type[Any]) -> dict[str, FieldSchema]:
+    from pydantic import TypeAdapter
+
+    from .state import field_options
+
     hints = get_type_hints(state_type, include_extras=True)
     fields = {}
     for name, hint in hints.items():

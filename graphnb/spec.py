@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from .draft import END, START
+
 __all__ = [
     "END",
     "SPEC_VERSION",
@@ -25,11 +27,6 @@ __all__ = [
     "RetrySpec",
     "StateSpec",
 ]
-
-START = "__start__"
-"""The virtual node a run starts from."""
-END = "__end__"
-"""The virtual node a run ends at."""
 
 SPEC_VERSION: Literal[2] = 2
 """The newest spec version: 2 adds subgraph nodes (``NodeSpec.subgraph``). A spec is

@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from .spec import END, START, GraphSpec, NodeSpec
+from .draft import END, START
+
+if TYPE_CHECKING:
+    from .draft import Draft, DraftNode
+    from .spec import GraphSpec, NodeSpec
 
 __all__ = ["Problem", "ProblemCode", "check_spec"]
 
@@ -40,7 +44,7 @@ class Problem:
     nodes: tuple[str, ...] = ()
 
 
-def check_spec(spec: GraphSpec, *, require_bindings: bool = False) -> list[Problem]:
+def check_spec(spec: GraphSpec | Draft, *, require_bindings: bool = False) -> list[Problem]:
     """Every structural problem of ``spec``, in a stable order.
 
     Args:
@@ -136,7 +140,7 @@ def _router_problems(
     return problems
 
 
-def lacks_callable(node: NodeSpec) -> bool:
+def lacks_callable(node: NodeSpec | DraftNode) -> bool:
     """Whether ``node`` has nothing to run: no binding and no child graph.
 
     A subgraph node runs its child graph, so it needs no callable of its own.
@@ -177,7 +181,7 @@ def _no_way_out(name: str) -> Problem:
     return Problem("no-way-out", f"no path leads from `{name}` to END.", (name,))
 
 
-def _state_problems(spec: GraphSpec) -> list[Problem]:
+def _state_problems(spec: GraphSpec | Draft) -> list[Problem]:
     problems = []
     streaming = [field.name for field in spec.state.fields if field.streaming]
     if len(streaming) > 1:
@@ -193,7 +197,7 @@ def _state_problems(spec: GraphSpec) -> list[Problem]:
     return problems
 
 
-def _alias_problems(spec: GraphSpec) -> list[Problem]:
+def _alias_problems(spec: GraphSpec | Draft) -> list[Problem]:
     # A key must name one field: an alias equal to another field's name, or shared by two
     # fields, would silently send that field's writes elsewhere.
     owners: dict[str, list[str]] = defaultdict(list)
@@ -213,7 +217,7 @@ def _alias_problems(spec: GraphSpec) -> list[Problem]:
     ]
 
 
-def _flow_problems(spec: GraphSpec, known: set[str]) -> list[Problem]:
+def _flow_problems(spec: GraphSpec | Draft, known: set[str]) -> list[Problem]:
     forward: dict[str, set[str]] = defaultdict(set)
     backward: dict[str, set[str]] = defaultdict(set)
     for edge in spec.edges:

@@ -24,6 +24,7 @@ TARGET = ROOT / "docs" / "architecture.svg"
 
 DATA = (
     "spec",
+    "draft",
     "state",
     "reducers",
     "errors",
@@ -31,6 +32,7 @@ DATA = (
     "schema",
     "validate",
     "records",
+    "checkpoint_meta",
     "checkpoint_errors",
     "human",
 )

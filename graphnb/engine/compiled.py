@@ -15,9 +15,9 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+from ..draft import START, Draft
 from ..errors import GraphSetupError
 from ..schema import StateSchema
-from ..spec import START, GraphSpec
 from . import display
 from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
 from .node import Node, Router
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from ..human import Command
     from ..records import StateSnapshot
+    from ..spec import GraphSpec
     from .batch import OnProgress
     from .driver import RunOptions
     from .feed import Watch
@@ -51,7 +52,7 @@ class CompiledGraph(Generic[S]):
 
     def __init__(
         self,
-        spec: GraphSpec,
+        spec: GraphSpec | Draft,
         schema: StateSchema[S],
         nodes: Mapping[str, Any],
         routers: Mapping[str, Router],
@@ -62,7 +63,7 @@ class CompiledGraph(Generic[S]):
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
     ) -> None:
-        self.spec = spec
+        self._spec = spec  # a draft becomes a GraphSpec when asked (see graphnb.draft)
         self.schema = schema
         self.recursion_limit = _positive(recursion_limit, "recursion_limit")
         self.max_concurrency = (
@@ -102,9 +103,17 @@ class CompiledGraph(Generic[S]):
                 self.joins_of.setdefault(source, []).append(index)
 
     @property
+    def spec(self) -> GraphSpec:
+        """The graph's spec, as it was compiled."""
+        spec = self._spec
+        if isinstance(spec, Draft):
+            spec = self._spec = spec.to_spec()
+        return spec
+
+    @property
     def name(self) -> str:
         """The graph's name."""
-        return self.spec.name
+        return self._spec.name
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return display.mimebundle(self.spec)

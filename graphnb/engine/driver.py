@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFoundError
+from ..draft import START
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
 from ..records import INPUT, Interrupt, Position
-from ..spec import START
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync

@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..binding import binding_of, resolve
 from ..errors import GraphnbError, GraphSetupError, NodeTimeout
-from ..spec import CacheSpec, RetrySpec
 from .events import CacheHit, NodeRetrying
 from .node import _caller, _unwrap, _wants_context
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ..spec import CacheSpec, RetrySpec
     from .context import RunContext
     from .store import CacheRows
 
@@ -145,6 +145,8 @@ class RetryPolicy:
         if chosen is not None:
             items: Sequence[Any] = chosen if isinstance(chosen, tuple) else (chosen,)
             retry_on = [binding_of(item) or repr(item) for item in items]
+        from ..spec import RetrySpec
+
         return RetrySpec(
             max_attempts=self.max_attempts,
             initial_interval=self.initial_interval,
@@ -216,6 +218,8 @@ class CachePolicy:
 
     def to_spec(self) -> CacheSpec:
         """The policy as spec data."""
+        from ..spec import CacheSpec
+
         return CacheSpec(
             ttl=self.ttl,
             version=self.version,

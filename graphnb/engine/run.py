@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ..draft import END, START
 from ..errors import (
     ConflictingUpdateError,
     GraphRecursionError,
@@ -28,9 +29,7 @@ from ..errors import (
     NodeError,
     RouteError,
 )
-from ..schema import WriteError
-from ..spec import END, START
-from ..state import GraphState
+from ..schema import WriteError, is_graph_state
 from .context import RunContext
 from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
@@ -137,7 +136,7 @@ class Run(Generic[S]):
         schema = self.schema
         if given is None:
             return {}
-        if isinstance(given, GraphState):
+        if is_graph_state(given):
             given = schema.values_of(given)
         if not isinstance(given, Mapping):
             threaded = self.graph.checkpointer is not None
@@ -454,7 +453,7 @@ class Run(Generic[S]):
             return schema.check_writes(result)
         if result is None:
             return {}
-        if isinstance(result, GraphState) and schema.model is not None:
+        if is_graph_state(result) and schema.model is not None:
             if not isinstance(result, schema.model):
                 raise WriteError(
                     f"returned a {type(result).__name__}, expected a {schema.label}",

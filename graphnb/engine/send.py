@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RouteError
-from ..schema import WriteError
-from ..state import GraphState
+from ..schema import WriteError, is_graph_state
 from .node import Node
 
 if TYPE_CHECKING:
@@ -63,7 +62,7 @@ def check_payload(schema: StateSchema[Any], source: str, step: int, send: Send) 
     payload = send.payload
     if payload is None:
         return {}
-    if isinstance(payload, GraphState):
+    if is_graph_state(payload):
         payload = schema.values_of(payload)
     if not isinstance(payload, Mapping):
         raise RouteError(
