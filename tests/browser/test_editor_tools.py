@@ -580,8 +580,10 @@ def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_ou
     lab.node("tell").locator(".react-flow__handle-right.source").wait_for()
     # The handles turn with the spec; the new places come from the layout a moment later.
     lab.wait_until(
-        lambda: _box(lab.node("research"))["x"] + _box(lab.node("research"))["width"]
-        < _box(lab.node("tell"))["x"],
+        lambda: (
+            _box(lab.node("research"))["x"] + _box(lab.node("research"))["width"]
+            < _box(lab.node("tell"))["x"]
+        ),
         message="the left-right layout never placed research left of tell",
     )
     lab.builder()
@@ -597,7 +599,8 @@ def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_ou
         }"""
     )
     middle = (handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
-    assert abs(start["x"] - middle[0]) < 8 and abs(start["y"] - middle[1]) < 8, (start, middle)
+    assert abs(start["x"] - middle[0]) < 8, (start, middle)
+    assert abs(start["y"] - middle[1]) < 8, (start, middle)
     lab.screenshot("tools-left-right", element=root)
     assert kernel.json("builder.spec.metadata['graphnb.widget.direction']") == "LR"
     page.get_by_test_id("corner-direction").click()
