@@ -38,7 +38,6 @@ export function GraphCanvas(props: {
           onConnect={editing.onConnect}
           onConnectEnd={editing.onConnectEnd}
           onDelete={editing.onDelete}
-          onSelectionChange={editing.onSelectionChange}
           onMoveStart={props.onMoveStart}
           deleteKeyCode={editable ? ["Delete", "Backspace"] : null}
           nodesDraggable={editable}

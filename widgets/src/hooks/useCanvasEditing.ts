@@ -11,14 +11,13 @@ import {
   type FinalConnectionState,
   type Node,
   type NodeChange,
-  type OnSelectionChangeParams,
   type Viewport,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { GraphEdge } from "../edges";
 import { toEdges, toNodes } from "../flow";
 import { DIRECTION_KEY, type GraphSpec, type XY } from "../protocol";
-import { createStore, type Store } from "../store";
+import { createStore, useSelect, type Store } from "../store";
 import * as edit from "../spec";
 import { composeEdges, composeNodes, specPosition } from "../subgraphs";
 import { sizeForCulling } from "../virtualise";
@@ -46,7 +45,15 @@ export function useCanvasEditing(
     setNodes((previous) => sizeForCulling(composeNodes(toNodes(spec, previous), spec, expanded)));
     setEdges((previous) => composeEdges(toEdges(spec, previous), spec, expanded));
   }, [spec, expanded, setNodes]);
-  const [selection, setSelection] = useState<Selection>({ nodes: [], edges: [] });
+  // What is selected is what the canvas draws selected, read from the nodes and edges
+  // themselves: a second copy kept in step by React Flow's selection events could lag
+  // behind the node store (after an undo or a change of scope, Enter on a selected
+  // subgraph node sometimes found no selection).
+  const selectedNodes = useSelect(nodes, selectedIds);
+  const selection = useMemo<Selection>(
+    () => ({ nodes: selectedNodes ? selectedNodes.split("\n") : [], edges: edges.filter((e) => e.selected).map((e) => e.id) }),
+    [selectedNodes, edges],
+  );
 
   const onNodesChange = useCallback(
     (changes: NodeChange[]) => {
@@ -99,11 +106,6 @@ export function useCanvasEditing(
         es.map((e) => e.id),
       ),
     [deleteSelected],
-  );
-  const onSelectionChange = useCallback(
-    (params: OnSelectionChangeParams) =>
-      setSelection({ nodes: params.nodes.map((n) => n.id), edges: params.edges.map((e) => e.id) }),
-    [],
   );
   // Where the view was before a problem (or an error) centred it on a node. Deleting that
   // node gives the view back, rather than leave it panned onto empty canvas; a move of the
@@ -207,7 +209,6 @@ export function useCanvasEditing(
     onConnect,
     onConnectEnd,
     onDelete,
-    onSelectionChange,
     onCanvasDoubleClick,
     deleteSelected,
     selectNode,
@@ -223,4 +224,12 @@ export type CanvasEditing = ReturnType<typeof useCanvasEditing>;
 /** The nodes React Flow draws, for the canvas alone (see `nodes` above). */
 export function useDrawnNodes(nodes: Store<Node[]>): Node[] {
   return useSyncExternalStore(nodes.subscribe, nodes.get);
+}
+
+/** The ids of the selected nodes, one per line (node ids hold no line break). */
+function selectedIds(nodes: Node[]): string {
+  return nodes
+    .filter((n) => n.selected)
+    .map((n) => n.id)
+    .join("\n");
 }
