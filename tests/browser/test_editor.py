@@ -8,7 +8,7 @@ test opens its own notebook. Console errors fail every test (the ``lab`` fixture
 
 from __future__ import annotations
 
-import contextlib
+import time
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -202,7 +202,8 @@ GRAPH_IN_VIEW = """() => {
 ACTIVATE = """(label) => {
     const app = window.jupyterapp;
     const widget = [...app.shell.widgets('main')].find(w => w.title.label === label);
-    app.shell.activateById(widget.id);
+    if (widget) app.shell.activateById(widget.id);
+    return Boolean(widget);
 }"""
 
 
@@ -230,13 +231,19 @@ def test_every_reload_shows_the_whole_graph_at_a_readable_size(lab):
         # saved a moment after a tab change, so an "in front" reload may come back
         # behind too). Pick the notebook's tab until its builder shows, as a user would.
         page.evaluate("() => window.jupyterapp.restored")
-        for _pick in range(3):
-            if behind or _pick:
-                page.wait_for_timeout(500)
+        # The restore can also bring the other tab back just after the builder showed:
+        # the builder must still be in view a second later.
+        shown = page.locator(f"{ROOT}:visible").first
+        deadline = time.monotonic() + 60
+        while True:
             page.evaluate(ACTIVATE, "reload.ipynb")
-            with contextlib.suppress(PlaywrightTimeoutError):
-                page.locator(ROOT).first.wait_for(state="visible", timeout=10_000)
+            try:
+                shown.wait_for(timeout=2_000)
+                page.wait_for_timeout(1_000)
+                shown.wait_for(timeout=100)
                 break
+            except PlaywrightTimeoutError:
+                assert time.monotonic() < deadline, f"reload {attempt}: the builder never showed"
         lab.builder(timeout=60)
         lab.node("notify").wait_for(state="attached")
         lab.wait_for_canvas_still()
