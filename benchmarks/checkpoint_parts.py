@@ -25,7 +25,6 @@ issue 16 are missed.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sqlite3
 import statistics
@@ -36,7 +35,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from _compare import machine, machine_line
+from _compare import cpu_per_call, machine, machine_line
 
 from graphnb import END, START, StateGraph
 from graphnb.checkpoint import MemorySaver
@@ -156,19 +155,6 @@ def chain_run(length: int, threaded: bool) -> Callable[[], None]:
     return run
 
 
-def cpu_per_call(call: Callable[[], None], calls: int) -> float:
-    call()
-    gc.collect()
-    gc.disable()
-    try:
-        started = time.process_time()
-        for _ in range(calls):
-            call()
-        return (time.process_time() - started) / calls
-    finally:
-        gc.enable()
-
-
 def interleaved(
     variants: dict[str, Callable[[], None]], calls: int, reps: int
 ) -> dict[str, list[float]]:
@@ -176,6 +162,7 @@ def interleaved(
     names = list(variants)
     for rep in range(reps):
         for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            variants[name]()  # warm
             seconds[name].append(cpu_per_call(variants[name], calls))
     return seconds
 

@@ -21,16 +21,14 @@ nested graph at least 10x graphnb's nested one.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import operator
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
 
-from _compare import machine, machine_line
+from _compare import cpu_per_call, machine, machine_line
 
 import graphnb
 
@@ -86,15 +84,7 @@ def contenders(steps: int) -> dict[str, Callable[[], Any]]:
 
 
 def cpu_per_step(call: Callable[[], Any], calls: int, steps: int) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        started = time.process_time()
-        for _ in range(calls):
-            call()
-        return (time.process_time() - started) / calls / steps
-    finally:
-        gc.enable()
+    return cpu_per_call(call, calls) / steps
 
 
 def check(calls: dict[str, Callable[[], Any]], steps: int) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import json
 import os
 import pstats
@@ -28,13 +27,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import peers
-from _compare import REPO, duration, machine, machine_line
+from _compare import REPO, cpu_per_call, duration, machine, machine_line
 
 ENGINES = ("graphnb", "langgraph", "pydantic_graph", "burr")
 PEERS = ENGINES[1:]
@@ -176,16 +174,7 @@ def check_same(scenario: Scenario) -> None:
 
 def cpu_per_unit(contender: peers.Contender, calls: int) -> float:
     """CPU seconds per unit over ``calls`` calls, the garbage collector off meanwhile."""
-    call = contender.call
-    gc.collect()
-    gc.disable()
-    try:
-        started = time.process_time()
-        for _ in range(calls):
-            call()
-        return (time.process_time() - started) / calls / contender.units
-    finally:
-        gc.enable()
+    return cpu_per_call(contender.call, calls) / contender.units
 
 
 def rotations(engines: list[str], repetitions: int) -> list[list[str]]:
