@@ -11,7 +11,7 @@ straight away, so that a bad value is still refused where it is given.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -147,17 +147,7 @@ class Draft:
             state=StateSpec(
                 kind=state.kind,
                 binding=state.binding,
-                fields=[
-                    FieldSpec(
-                        name=f.name,
-                        type=f.type,
-                        reducer=f.reducer,
-                        alias=f.alias,
-                        streaming=f.streaming,
-                        required=f.required,
-                    )
-                    for f in state.fields
-                ],
+                fields=[FieldSpec(**asdict(f)) for f in state.fields],
             ),
             metadata=copy.deepcopy(self.metadata),
         )
