@@ -109,6 +109,40 @@ def free_port() -> int:
 FRONT_ENDS = ("lab", "notebook", "voila")
 
 
+CONTRAST_JS = """(element) => {
+    // Colours painted on a canvas: any CSS colour (rgb(), color(srgb ...) from color-mix),
+    // the text's blended over its background, read back as 0-255 values.
+    const context = document.createElement('canvas')
+        .getContext('2d', { willReadFrequently: true });
+    const paint = (...colours) => {
+        context.clearRect(0, 0, 1, 1);
+        for (const colour of colours) {
+            context.fillStyle = colour;
+            context.fillRect(0, 0, 1, 1);
+        }
+        return [...context.getImageData(0, 0, 1, 1).data];
+    };
+    let el = element, background = 'rgb(255, 255, 255)';
+    while (el) {
+        const colour = getComputedStyle(el).backgroundColor;
+        if (paint(colour)[3] > 128) { background = colour; break; }
+        el = el.parentElement;
+    }
+    const lum = (rgba) => {
+        const [r, g, b] = rgba.slice(0, 3).map((v) => {
+            v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const text = paint(background, getComputedStyle(element).color).slice(0, 3);
+    const behind = paint(background).slice(0, 3);
+    const ratio = (Math.max(lum(text), lum(behind)) + 0.05)
+        / (Math.min(lum(text), lum(behind)) + 0.05);
+    return { ratio, text, behind };
+}"""
+"""The WCAG contrast ratio between an element's text colour and the first painted
+background behind it, with both colours (0-255 RGB): see :meth:`Lab.contrast`."""
+
+
 @dataclass
 class LabServer:
     """A running Jupyter server bound to the loopback interface.
@@ -688,6 +722,11 @@ class Lab:
             polling=100,
             timeout=timeout * 1000,
         )
+
+    def contrast(self, element: Any) -> dict[str, Any]:
+        """``ratio`` (WCAG) of ``element``'s text against what is painted behind it, and
+        the ``text`` and ``behind`` colours as RGB."""
+        return dict(element.evaluate(CONTRAST_JS))
 
     def zoom(self) -> float:
         """The canvas zoom: the scale of React Flow's viewport transform."""

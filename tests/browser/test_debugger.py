@@ -716,39 +716,6 @@ def test_a_chat_with_tool_calls_and_streamed_tokens_and_the_runs_timeline(lab: A
 
 CHANGE_THEME = "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', { theme })"
 
-# The WCAG contrast ratio between an element's text colour and the first painted background
-# behind it, both read back from a canvas (so any CSS colour syntax counts), and the two.
-CONTRAST = """(element) => {
-    const context = document.createElement('canvas')
-        .getContext('2d', { willReadFrequently: true });
-    const paint = (...colours) => {
-        context.clearRect(0, 0, 1, 1);
-        for (const colour of colours) {
-            context.fillStyle = colour;
-            context.fillRect(0, 0, 1, 1);
-        }
-        return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
-    };
-    let el = element;
-    let background = 'rgba(0, 0, 0, 0)';
-    while (el && /rgba\\(0, 0, 0, 0\\)|transparent/.test(background)) {
-        background = getComputedStyle(el).backgroundColor;
-        el = el.parentElement;
-    }
-    const lum = (rgb) => {
-        const [r, g, b] = rgb.map((v) => {
-            const c = v / 255;
-            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-        });
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    };
-    const text = paint(background, getComputedStyle(element).color);
-    const behind = paint(background);
-    const ratio = (Math.max(lum(text), lum(behind)) + 0.05)
-        / (Math.min(lum(text), lum(behind)) + 0.05);
-    return { ratio, text, behind };
-}"""
-
 
 def test_the_debugger_panels_are_readable_in_the_dark_theme(lab: Any) -> None:
     saver = SAVER["sqlite"].format(prefix=f"dbg{uuid.uuid4().hex[:8]}_")
@@ -783,11 +750,12 @@ def test_the_debugger_panels_are_readable_in_the_dark_theme(lab: Any) -> None:
             "an answer button": page.get_by_test_id("interrupt-submit-city"),
         }
         for what, element in checked.items():
-            seen = _side(element).evaluate(CONTRAST)
+            _side(element)
+            seen = lab.contrast(element)
             assert seen["text"] != seen["behind"], f"{what}: text drawn in its background colour"
             assert seen["ratio"] >= 4.5, f"{what}: contrast {seen['ratio']:.1f} in the dark theme"
         # The panels are dark too, not light boxes on the dark page.
-        behind = page.get_by_test_id("panel-history").evaluate(CONTRAST)["behind"]
+        behind = lab.contrast(page.get_by_test_id("panel-history"))["behind"]
         assert sum(behind) / 3 < 100, f"the history panel's background is {behind}"
         _side(page.get_by_test_id("paused"))
         lab.screenshot("debugger-dark-paused", element=root)

@@ -78,37 +78,6 @@ SPLIT_WORDS = """(element) => {
     return { split, overflows: element.scrollWidth > element.clientWidth + 1 };
 }"""
 
-# The contrast ratio (WCAG) between an element's text colour and the first painted
-# background behind it.
-CONTRAST = """(element) => {
-    // Colours painted on a canvas: any CSS colour (rgb(), color(srgb ...) from color-mix),
-    // the text's blended over its background, read back as 0-255 values.
-    const context = document.createElement('canvas')
-        .getContext('2d', { willReadFrequently: true });
-    const paint = (...colours) => {
-        context.clearRect(0, 0, 1, 1);
-        for (const colour of colours) {
-            context.fillStyle = colour;
-            context.fillRect(0, 0, 1, 1);
-        }
-        return [...context.getImageData(0, 0, 1, 1).data];
-    };
-    let el = element, background = 'rgb(255, 255, 255)';
-    while (el) {
-        const colour = getComputedStyle(el).backgroundColor;
-        if (paint(colour)[3] > 128) { background = colour; break; }
-        el = el.parentElement;
-    }
-    const lum = (rgba) => {
-        const [r, g, b] = rgba.slice(0, 3).map((v) => {
-            v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    };
-    const text = lum(paint(background, getComputedStyle(element).color));
-    const behind = lum(paint(background));
-    return (Math.max(text, behind) + 0.05) / (Math.min(text, behind) + 0.05);
-}"""
-
 
 @contextlib.contextmanager
 def dark_theme(lab: Any) -> Iterator[None]:
@@ -201,7 +170,7 @@ def test_the_route_to_end_reads_END_and_streamed_text_wraps_between_words(lab):
             " return [c.whiteSpace, c.wordBreak, c.overflowWrap]; }"
         )
         assert style == ["pre-wrap", "normal", "anywhere"], style
-        ratio = label.evaluate(CONTRAST)
+        ratio = lab.contrast(label)["ratio"]
         assert ratio > 4.5, f"{theme}: the END label has a contrast of {ratio:.1f}"
 
     assert len(streamed) > 300
@@ -282,7 +251,7 @@ def test_a_wrong_typed_input_is_flagged_at_its_field_and_disables_run_saying_why
 
     def check_visible(theme: str) -> None:
         for element in (error, blocked, why):
-            ratio = element.evaluate(CONTRAST)
+            ratio = lab.contrast(element)["ratio"]
             assert ratio > 3, f"{theme}: an error says why with a contrast of {ratio:.1f}"
         lab.screenshot(f"feedback-field-error-{theme}", element=root)
 
@@ -406,7 +375,7 @@ def test_problems_are_listed_one_a_line_each_showing_its_node_and_the_view_comes
 
     def check_readable(theme: str) -> None:
         for i in range(2):
-            ratio = links.nth(i).evaluate(CONTRAST)
+            ratio = lab.contrast(links.nth(i))["ratio"]
             assert ratio > 3, f"{theme}: a problem's link has a contrast of {ratio:.1f}"
         lab.screenshot(f"feedback-run-error-problems-{theme}", element=error)
 
