@@ -26,7 +26,7 @@ import threading
 from abc import abstractmethod
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import Any, Literal, NamedTuple, NoReturn, TypeVar
 
 from ..checkpoint_errors import (
     CheckpointConflictError,
@@ -400,24 +400,24 @@ class SqlSaver(BaseSaver):
             "cache_clear": f"DELETE FROM {self.cache_table}",
         }
 
-    def _insert_error(
+    def _raise_insert_error(
         self, error: Exception, row: StoredCheckpoint, texts: Sequence[str | None]
-    ) -> Exception:
-        """What a failed insert means to the caller."""
+    ) -> NoReturn:
+        """Raise what a failed insert means to the caller (``error`` itself if nothing more)."""
         if self._is_duplicate(error):
-            return CheckpointConflictError.taken(row.thread_id, row.seq)
+            raise CheckpointConflictError.taken(row.thread_id, row.seq) from None
         if self._is_bad_data(error):
             # The ids and numbers were checked before sending, and the JSON is Python's
             # own: what a database still refuses is a row too large, so name its largest part.
             sizes = {name: len(text or "") for name, text in zip(_JSON_COLUMNS, texts, strict=True)}
             largest = max(sizes, key=sizes.__getitem__)
-            return UnstorableValueError(
+            raise UnstorableValueError(
                 f"the database refused a checkpoint of thread {row.thread_id!r} ({error}); its "
                 f"largest part is its {largest} ({sizes[largest]:,} characters of JSON)",
                 field=largest,
                 thread_id=row.thread_id,
-            )
-        return error
+            ) from None
+        raise error
 
     def _insert_params(
         self, row: StoredCheckpoint
@@ -444,10 +444,7 @@ class SqlSaver(BaseSaver):
         try:
             yield Statement(self._queries["insert"], params)
         except Exception as error:
-            mapped = self._insert_error(error, row, texts)
-            if mapped is error:
-                raise
-            raise mapped from None
+            self._raise_insert_error(error, row, texts)
 
     def _load(self, thread_id: str, checkpoint_id: str | None) -> Plan[Loaded | None]:
         if not storable_text(thread_id, MAX_THREAD_ID):
@@ -572,10 +569,7 @@ class SqlSaver(BaseSaver):
             try:
                 cursor.execute(self._queries["insert"], params)
             except Exception as error:
-                mapped = self._insert_error(error, row, texts)
-                if mapped is error:
-                    raise
-                raise mapped from None
+                self._raise_insert_error(error, row, texts)
 
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """See :meth:`BaseSaver.load`."""
