@@ -76,6 +76,10 @@ class SqliteSaver(SqlSaver):
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
         self.path = str(path)
+        # Resolved once: the file each connection opens and the key of its thread locks
+        # stay the same whatever the working directory becomes (resolving per run cost
+        # more than a checkpoint's bookkeeping).
+        self._file = self.path if self.path == ":memory:" else os.path.realpath(self.path)
         self.synchronous = synchronous
         self.timeout = timeout
         super().__init__(
@@ -87,7 +91,7 @@ class SqliteSaver(SqlSaver):
 
     def _connect(self) -> Any:
         conn = sqlite3.connect(
-            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            self._file, timeout=self.timeout, isolation_level=None, check_same_thread=False
         )
         if self.path != ":memory:":
             conn.execute("PRAGMA journal_mode=WAL")
@@ -116,7 +120,7 @@ class SqliteSaver(SqlSaver):
             return super(SqlSaver, self)._acquire_thread(thread_id)  # this saver's own
         wait, timeout = self.on_busy_thread == "wait", self.lock_timeout
         deadline = time.monotonic() + timeout
-        path = os.path.realpath(self.path)
+        path = self._file
         key = (path, thread_id)
         if not _PROCESS_LOCKS.acquire(key, wait=wait, timeout=timeout):
             raise busy_error(thread_id, self.on_busy_thread, timeout)

@@ -296,6 +296,29 @@ def test_a_sqlite_thread_lock_holds_across_processes_and_dies_with_its_holder(
         saver.close()
 
 
+def test_a_relative_sqlite_path_names_one_file_whatever_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    saver = SqliteSaver("threads.db", on_busy_thread="fail")
+    monkeypatch.chdir(tmp_path / "elsewhere")  # a notebook that changes directory later
+    try:
+        graph = StateGraph(dict).add_node("a", lambda s: {"n": 1})
+        graph.add_edge(START, "a").add_edge("a", END)
+        graph.compile(checkpointer=saver).invoke({"n": 0}, thread_id="t")
+        with saver.thread_lock("t"):  # the same lock as a saver given the absolute path
+            other = SqliteSaver(tmp_path / "here" / "threads.db", on_busy_thread="fail")
+            with pytest.raises(CheckpointConflictError, match="busy"), other.thread_lock("t"):
+                pytest.fail("two paths of one file took one thread twice")
+            other.close()
+    finally:
+        saver.close()
+    assert not (tmp_path / "elsewhere" / "threads.db").exists()
+    assert SqliteSaver(tmp_path / "here" / "threads.db").threads() == ["t"]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_stream_left_early_releases_its_thread(kind: str, make: Any) -> None:
     saver = make(kind, on_busy_thread="fail")
