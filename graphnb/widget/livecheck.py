@@ -148,7 +148,8 @@ class LiveCheck:
 
     def _take_edges(self, edges: list[EdgeKey]) -> None:
         removed, added = _difference(self._edges, edges)
-        cut_forward = cut_backward = False
+        cut_forward: list[str] = []  # the ends of removed edges of each spanning tree
+        cut_backward: list[str] = []
         for source, target, kind in removed:
             out = self._forward[source]
             out[target] -= 1
@@ -157,8 +158,12 @@ class LiveCheck:
                 self._backward[target].pop(source, None)
                 if not self._backward[target]:
                     del self._backward[target]
-                cut_forward = cut_forward or self._reachable.get(target) == source
-                cut_backward = cut_backward or self._finishing.get(source) == target
+                # A loop is never a tree edge: START and END are recorded as found from
+                # themselves.
+                if source != target and self._reachable.get(target) == source:
+                    cut_forward.append(target)
+                if source != target and self._finishing.get(source) == target:
+                    cut_backward.append(source)
             else:
                 self._backward[target][source] -= 1
             if not out:
@@ -171,6 +176,12 @@ class LiveCheck:
                 self._unknown[(source, target)] -= 1
                 if not self._unknown[(source, target)]:
                     del self._unknown[(source, target)]
+        # The trees are mended before any edge is added: an added edge extends them only
+        # from nodes that are still reached once the removed ones are gone.
+        if cut_forward:
+            _regrow(cut_forward, self._forward, self._backward, self._reachable)
+        if cut_backward:
+            _regrow(cut_backward, self._backward, self._forward, self._finishing)
         grown_forward: list[tuple[str, str]] = []
         grown_backward: list[tuple[str, str]] = []
         for source, target, kind in added:
@@ -185,24 +196,22 @@ class LiveCheck:
             if target in self._finishing and source not in self._finishing:
                 grown_backward.append((source, target))
         self._edges = edges
-        if cut_forward:
-            self._reachable = _closure([(START, START)], self._forward, {})
-        elif grown_forward:
+        if grown_forward:
             _closure(grown_forward, self._forward, self._reachable)
-        if cut_backward:
-            self._finishing = _closure([(END, END)], self._backward, {})
-        elif grown_backward:
+        if grown_backward:
             _closure(grown_backward, self._backward, self._finishing)
 
     def _flow_problems(self) -> list[Problem]:
         if START not in self._forward:
             return [_NO_ENTRY]
-        known = self._names.keys()
-        reached = known & self._reachable.keys()
-        leaving = reached & self._forward.keys()
-        bad: dict[str, Callable[[str], Problem]] = dict.fromkeys(known - reached, _unreachable)
-        bad.update(dict.fromkeys(reached - leaving, _dead_end))
-        bad.update(dict.fromkeys(leaving - self._finishing.keys(), _no_way_out))
+        # Differences only: each is one pass over the names that keeps the few at fault
+        # (intersections would copy all 10,000 of them, twice).
+        known, reachable, leaving = self._names.keys(), self._reachable, self._forward
+        unreachable = known - reachable.keys()
+        bad: dict[str, Callable[[str], Problem]] = dict.fromkeys(unreachable, _unreachable)
+        bad.update(dict.fromkeys(known - leaving.keys() - unreachable, _dead_end))
+        stuck = known - self._finishing.keys()
+        bad.update((n, _no_way_out) for n in stuck if n in reachable and n in leaving)
         if not bad:
             return []
         return [bad[name](name) for name, _ in self._nodes if name in bad]
@@ -270,3 +279,29 @@ def _closure(
                 seen[nxt] = node
                 todo.append(nxt)
     return seen
+
+
+def _regrow(
+    roots: list[str],
+    links: dict[str, Counter[str]],
+    back: dict[str, Counter[str]],
+    seen: dict[str, str],
+) -> None:
+    """Mend the spanning tree ``seen`` after the edges into ``roots`` left it.
+
+    Only the nodes found through a removed edge (its end and what the tree hangs below it)
+    may have lost their way; they are taken out, then found again from the nodes that
+    kept theirs: those still linked to one of them, and whatever these lead to.
+    """
+    lost: set[str] = set()
+    todo = [root for root in roots if root in seen]
+    while todo:
+        node = todo.pop()
+        if node in lost:
+            continue
+        lost.add(node)
+        todo.extend(nxt for nxt in links.get(node, ()) if seen.get(nxt) == node)
+    for node in lost:
+        del seen[node]
+    starts = [(node, origin) for node in lost for origin in back.get(node, ()) if origin in seen]
+    _closure(starts, links, seen)
