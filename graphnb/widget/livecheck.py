@@ -20,7 +20,7 @@ under edge edits at this size in Python.
 from __future__ import annotations
 
 import operator
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -179,9 +179,9 @@ class LiveCheck:
         # The trees are mended before any edge is added: an added edge extends them only
         # from nodes that are still reached once the removed ones are gone.
         if cut_forward:
-            _regrow(cut_forward, self._forward, self._backward, self._reachable)
+            _regrow(START, cut_forward, self._forward, self._backward, self._reachable)
         if cut_backward:
-            _regrow(cut_backward, self._backward, self._forward, self._finishing)
+            _regrow(END, cut_backward, self._backward, self._forward, self._finishing)
         grown_forward: list[tuple[str, str]] = []
         grown_backward: list[tuple[str, str]] = []
         for source, target, kind in added:
@@ -267,13 +267,13 @@ def _closure(
     ``starts`` pairs each node with the node it is reached from; every node found is
     recorded with the node it was found from.
     """
-    todo = []
+    todo: deque[str] = deque()  # breadth first: a shallow tree, so a cut loses few nodes
     for node, origin in starts:
         if node not in seen:
             seen[node] = origin
             todo.append(node)
     while todo:
-        node = todo.pop()
+        node = todo.popleft()
         for nxt in links.get(node, ()):
             if nxt not in seen:
                 seen[nxt] = node
@@ -282,25 +282,30 @@ def _closure(
 
 
 def _regrow(
-    roots: list[str],
+    root: str,
+    ends: list[str],
     links: dict[str, Counter[str]],
     back: dict[str, Counter[str]],
     seen: dict[str, str],
 ) -> None:
-    """Mend the spanning tree ``seen`` after the edges into ``roots`` left it.
+    """Mend the spanning tree ``seen``, grown from ``root``, after its edges into ``ends`` went.
 
     Only the nodes found through a removed edge (its end and what the tree hangs below it)
     may have lost their way; they are taken out, then found again from the nodes that
     kept theirs: those still linked to one of them, and whatever these lead to.
     """
     lost: set[str] = set()
-    todo = [root for root in roots if root in seen]
+    todo = [end for end in ends if end in seen]
     while todo:
         node = todo.pop()
         if node in lost:
             continue
         lost.add(node)
         todo.extend(nxt for nxt in links.get(node, ()) if seen.get(nxt) == node)
+    if 2 * len(lost) > len(seen):  # most of the tree: searching anew is cheaper
+        seen.clear()
+        _closure([(root, root)], links, seen)
+        return
     for node in lost:
         del seen[node]
     starts = [(node, origin) for node in lost for origin in back.get(node, ()) if origin in seen]
