@@ -10,7 +10,10 @@ The steps are the classic ones:
    its highest successor (shorter edges). END goes alone to the bottom. Join edges go
    through a join bar placed in a layer of its own above the joined node.
 3. **Ranks.** Each layer is a rank; where edge labels sit below a layer, a label rank is
-   inserted after it, so a label is laid out like a node and can never overlap one. Every
+   inserted after it, so a label is laid out like a node and can never overlap one. A
+   label sits next to its edge's source, or next to its target when the edge spans
+   several layers and that label rank exists anyway (side by side above the node its
+   edges go into, off the crowded ranks near their sources). Every
    edge spanning more than one rank gets a dummy item on each rank it crosses. A node
    whose top or bottom side holds many ends is widened so they sit ``_PORT_STEP`` apart.
 4. **Order.** Items start in depth-first order, then barycenter sweeps (down and up) with
@@ -23,7 +26,9 @@ The steps are the classic ones:
    edges do not run flat along each other.
 6. **Routes.** An edge runs through its dummies; on small drawings the bends it can skip
    (staying inside its half of the room to the next edge, clear of boxes) are left out,
-   so an edge crossing several ranks sideways is one smooth curve, not a staircase.
+   so an edge crossing several ranks sideways is one smooth curve, not a staircase. An
+   edge crosses its label anywhere along the label's middle half, where it runs
+   straightest, not only at the label's centre.
 
 Steps 4 and 5 cost time in proportion to the items (nodes and dummies) times the sweeps or
 passes. Past ``_BIG`` items (a few hundred long edges) the sweeps and passes are limited
@@ -71,6 +76,7 @@ _SLANT = 0.1  # least height of a gap per px an edge runs sideways across it
 _LABEL_GAP = 0.5  # height of a gap next to a rank of labels, per rank gap (grows by slant)
 _PORT_SPAN = 0.8  # share of a side's width the ends spread over
 _LOOP_BASE = 26.0
+_LABEL_PASS = 0.5  # share of a label's width, about its centre, its edge may cross it in
 _CLEAR = 4.0  # least room between a straightened edge and a box beside it, px
 
 
@@ -239,6 +245,39 @@ class _Builder:
             layer[end] = max(others) + 1
         return layer
 
+    def _label_layers(
+        self, oriented: list[tuple[int, int]], back: list[bool], layer: list[int]
+    ) -> dict[int, int]:
+        """Per labelled link, the layer its label sits below (its label rank follows it).
+
+        A label sits next to its edge's source: below it, or above it for a back edge. An
+        edge spanning several layers puts its label next to its target instead (the rank
+        above its arrowhead, or below it for a back edge) when some edge spanning one layer
+        has its label there anyway: the label then joins a rank that exists already, the
+        edge runs unlabelled past the busy ranks near its source, and edges into one node
+        show their labels side by side above it (all the ERROR edges of a machine above
+        FAILED). Otherwise the label stays next to its source, so no rank is added.
+        """
+        if not self.with_labels:
+            return {}
+        chosen: dict[int, int] = {}
+        near_target: dict[int, int] = {}
+        for k, (top, bottom) in enumerate(oriented):
+            edge = self.links[k][2]
+            if edge is None or not edge.label:
+                continue
+            chosen[k] = layer[bottom] - 1 if back[k] else layer[top]
+            near_target[k] = layer[top] if back[k] else layer[bottom] - 1
+        held = {
+            chosen[k]
+            for k, (top, bottom) in enumerate(oriented)
+            if k in chosen and layer[bottom] - layer[top] == 1
+        }
+        for k, target_side in near_target.items():
+            if target_side in held:
+                chosen[k] = target_side
+        return chosen
+
     # -- the whole computation ---------------------------------------------------------
 
     def run(self) -> Layout:
@@ -246,13 +285,9 @@ class _Builder:
         oriented = [(v, u) if back[k] else (u, v) for k, (u, v, _) in enumerate(self.links)]
         layer = self._layers(oriented)
         self._widen_for_ports(oriented)
-        # A label rank follows a layer only where some edge label sits: below its source,
-        # or (for a back edge) above it.
-        label_after: set[int] = set()
-        for k, (top, bottom) in enumerate(oriented):
-            edge = self.links[k][2]
-            if edge is not None and edge.label and self.with_labels:
-                label_after.add(layer[bottom] - 1 if back[k] else layer[top])
+        # A label rank follows a layer only where some edge label sits.
+        label_layer = self._label_layers(oriented, back, layer)
+        label_after = set(label_layer.values())
         rank_of_layer: list[int] = []
         r = 0
         for depth in range(max(layer, default=0) + 1):
@@ -277,10 +312,9 @@ class _Builder:
             edge = self.links[k][2]
             label = (
                 self.sizes.label(edge.label)
-                if edge is not None and edge.label and self.with_labels
+                if edge is not None and edge.label and k in label_layer
                 else None
             )
-            label_rank = rank_of_layer[layer[bottom] - 1] + 1 if back[k] else rank[top] + 1
             first, count = len(self.left), 0 if direct else max(0, rank[bottom] - rank[top] - 1)
             last = first + count
             self.left += [0.0] * count
@@ -288,8 +322,8 @@ class _Builder:
             self.height += [0.0] * count
             self.dummy += [True] * count
             rank += range(rank[top] + 1, rank[top] + 1 + count)
-            if label is not None and rank[top] < label_rank < rank[bottom]:
-                item = first + label_rank - rank[top] - 1
+            if label is not None:  # its rank is one of those the edge crosses
+                item = first + rank_of_layer[label_layer[k]] - rank[top]
                 self.left[item] = self.right[item] = label[0] / 2
                 self.height[item] = label[1]
                 label_item[k] = item
@@ -541,6 +575,22 @@ class _Builder:
             for j, (_, k) in enumerate(attached):
                 port[(item, side, k)] = box.x + (j - (count - 1) / 2) * step
 
+        # An edge crosses its label anywhere along the label's middle (``_LABEL_PASS`` of
+        # its width), not only at its centre: where the straight line between its
+        # neighbours (a node's port, or a dummy) meets the label's row, or the nearest
+        # point of that middle. The edge runs straighter; its label still sits on it.
+        run_x = list(xs)
+        for k, item in label_item.items():
+            chain = chains[k]
+            at = item - chain[1] + 1
+            a, b = chain[at - 1], chain[at + 1]
+            xa, ya = (port[(a, "bottom", k)], box_of(a).bottom) if at == 1 else (xs[a], ys[a])
+            last = at + 2 == len(chain)
+            xb, yb = (port[(b, "top", k)], box_of(b).top) if last else (xs[b], ys[b])
+            reach = self.left[item] * _LABEL_PASS
+            want = xa + (xb - xa) * (ys[item] - ya) / (yb - ya) if yb > ya else xs[item]
+            run_x[item] = min(max(want, xs[item] - reach), xs[item] + reach)
+
         # Where an edge passing through a rank may run: its half of the space to the next
         # edge passing by, clear of the boxes beside it (small drawings only).
         smooth = len(xs) < _SMALL
@@ -571,10 +621,10 @@ class _Builder:
             for item in chain[1:-1]:
                 r = rank[item]
                 if row_bottom[r] > row_top[r]:
-                    points.append((xs[item], row_top[r]))
-                    points.append((xs[item], row_bottom[r]))
+                    points.append((run_x[item], row_top[r]))
+                    points.append((run_x[item], row_bottom[r]))
                 else:
-                    points.append((xs[item], ys[item]))
+                    points.append((run_x[item], ys[item]))
             points.append((port[(bottom, "top", k)], box_of(bottom).top))
             if smooth and len(chain) > 3:
                 lanes: list[tuple[float, float] | None] = [None]

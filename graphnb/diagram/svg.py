@@ -128,7 +128,7 @@ def svg_sizes(diagram: Diagram, inner: Nested | None = None) -> Sizes:
         return width, 36.0
 
     def label(text: str) -> tuple[float, float]:
-        return text_width(shorten(text, LABEL_CHARS), LABEL_FONT) + 10.0, 17.0
+        return text_width(shorten(text, LABEL_CHARS), LABEL_FONT) + 10.0, 16.0
 
     return Sizes(node, label)
 
