@@ -8,7 +8,8 @@ takes in only the difference from the spec it saw last:
 - the nodes and edges are reduced to small tuples (id and whether it lacks a callable;
   source, target and kind): a move or a relabelling changes none, and the last problems stand;
 - an added edge extends the reachable sets from its end (a search over what becomes
-  reachable only); a removed edge searches again only when it may have cut a path;
+  reachable only); a removed edge matters only when a node was first found through it,
+  and then only the nodes found through it are looked for again;
 - the problems are then listed from set differences, in the order ``check_spec`` gives.
 
 It is a second implementation of ``check_spec``'s flow rules (the problem texts are
