@@ -73,6 +73,10 @@ class SqliteSaver(SqlSaver):
         on_busy_thread: OnBusy = "wait",
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
+        if not str(path):
+            raise SaverSetupError(
+                "SqliteSaver needs a database file (created if missing) or ':memory:', got ''"
+            )
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
         self.path = str(path)
@@ -90,9 +94,13 @@ class SqliteSaver(SqlSaver):
         return f"SqliteSaver({self.path!r})"
 
     def _connect(self) -> Any:
-        conn = sqlite3.connect(
-            self._file, timeout=self.timeout, isolation_level=None, check_same_thread=False
-        )
+        try:
+            conn = sqlite3.connect(
+                self._file, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.OperationalError as error:
+            why = _why_unopenable(self._file, error)
+            raise SaverSetupError(f"cannot open the SQLite database {self.path!r}: {why}") from None
         if self.path != ":memory:":
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self.synchronous}")
@@ -179,3 +187,15 @@ def _lock_file(path: str) -> int | None:
                 ) from None
             _LOCK_FILES[path] = fd
         return fd
+
+
+def _why_unopenable(path: str, error: sqlite3.OperationalError) -> str:
+    """What stops SQLite from opening ``path``, in words (SQLite says only that it cannot)."""
+    folder = os.path.dirname(path)
+    if os.path.isdir(path):
+        return "it is a folder; name a file in it"
+    if not os.path.isdir(folder):
+        return f"its folder {folder!r} does not exist"
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return "this process may not write there"
+    return str(error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -412,6 +413,21 @@ def test_a_table_layout_from_a_newer_version_is_refused(sql_saver: SqlSaver) -> 
     saver.close()
     with pytest.raises(SaverSetupError, match="newer graphnb"):
         saver.threads()
+
+
+def test_a_sqlite_file_that_cannot_be_opened_is_named_with_the_reason(tmp_path: Any) -> None:
+    # SQLite itself says only "unable to open database file".
+    with pytest.raises(SaverSetupError, match=r"a database file .* or ':memory:', got ''"):
+        SqliteSaver("")
+    cases = {
+        str(tmp_path): "it is a folder",
+        str(tmp_path / "missing" / "t.db"): f"its folder {str(tmp_path / 'missing')!r} does not",
+    }
+    for path, reason in cases.items():
+        saver = SqliteSaver(path)
+        with pytest.raises(SaverSetupError, match=re.escape(f"{path!r}: {reason}")):
+            saver.threads()
+    assert not (tmp_path / "missing").exists()  # nothing was created on the way
 
 
 def test_a_row_whose_json_does_not_parse_names_its_thread(tmp_path: Any) -> None:
