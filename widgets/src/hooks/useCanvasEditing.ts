@@ -226,10 +226,21 @@ export function useDrawnNodes(nodes: Store<Node[]>): Node[] {
   return useSyncExternalStore(nodes.subscribe, nodes.get);
 }
 
-/** The ids of the selected nodes, one per line (node ids hold no line break). */
+const SELECTED = new WeakMap<Node[], string>();
+
+/**
+ * The ids of the selected nodes, one per line (node ids hold no line break). Remembered
+ * per node list: React asks again on every change of the store and every render, each time
+ * a pass over all the nodes.
+ */
 function selectedIds(nodes: Node[]): string {
-  return nodes
-    .filter((n) => n.selected)
-    .map((n) => n.id)
-    .join("\n");
+  let ids = SELECTED.get(nodes);
+  if (ids === undefined) {
+    ids = nodes
+      .filter((n) => n.selected)
+      .map((n) => n.id)
+      .join("\n");
+    SELECTED.set(nodes, ids);
+  }
+  return ids;
 }
