@@ -70,21 +70,24 @@ export function useCanvasEditing(
   const onEdgesChange = useCallback((changes: EdgeChange<GraphEdge>[]) => {
     setEdges((current) => applyEdgeChanges(changes.filter((c) => c.type !== "remove"), current));
   }, []);
-  const onNodeDragStop = useCallback(
-    (_: unknown, __: Node, dragged: Node[]) => {
-      const moved: Record<string, XY> = {};
-      for (const n of dragged) moved[n.id] = specPosition(n);
-      history.commit(edit.moveNodes(spec, moved));
-    },
-    [spec, history],
-  );
+  // The handlers React Flow keeps in its store read the latest spec and history: a new
+  // function on each render (the history is new on each) was one more update of its store,
+  // each running the selectors of every node and edge drawn.
+  const latest = useRef({ spec, history });
+  latest.current = { spec, history };
+  const onNodeDragStop = useCallback((_: unknown, __: Node, dragged: Node[]) => {
+    const moved: Record<string, XY> = {};
+    for (const n of dragged) moved[n.id] = specPosition(n);
+    latest.current.history.commit(edit.moveNodes(latest.current.spec, moved));
+  }, []);
   const onConnect = useCallback(
-    (c: Connection) => history.commit(edit.connect(spec, c.source, c.target)),
-    [spec, history],
+    (c: Connection) => latest.current.history.commit(edit.connect(latest.current.spec, c.source, c.target)),
+    [],
   );
   // A connection dropped on the empty canvas: a new node there, already connected.
   const onConnectEnd = useCallback(
     (event: MouseEvent | TouchEvent, connection: FinalConnectionState) => {
+      const { spec, history } = latest.current;
       if (connection.isValid || connection.toNode || !connection.fromNode) return;
       if (connection.fromHandle?.type !== "source") return;
       const point = "changedTouches" in event ? event.changedTouches[0] : event;
@@ -94,15 +97,15 @@ export function useCanvasEditing(
       const added = edit.addNode(spec, { x: Math.round(at.x - 80), y: Math.round(at.y) }, id);
       history.commit(edit.connect(added, connection.fromNode.id, id));
     },
-    [flow, spec, history],
+    [flow],
   );
   const deleteSelected = useCallback(
     (nodeIds: string[], edgeIds: string[]) => {
       if (!nodeIds.length && !edgeIds.length) return;
-      history.commit(edit.remove(spec, nodeIds, edgeIds));
+      latest.current.history.commit(edit.remove(latest.current.spec, nodeIds, edgeIds));
       keepFocus();
     },
-    [spec, history, keepFocus],
+    [keepFocus],
   );
   const onDelete = useCallback(
     ({ nodes: ns, edges: es }: { nodes: Node[]; edges: GraphEdge[] }) =>
