@@ -1,11 +1,11 @@
-"""Layered layout of a diagram (Sugiyama style), computed with networkx.
+"""Layered layout of a diagram (Sugiyama style).
 
 The steps are the classic ones:
 
 1. **Cycles.** A depth-first search from START, following edges in spec order, marks the
    edges that close a cycle (edges back to a node still on the search stack). They are
    reversed for the layout and drawn as back edges.
-2. **Layers.** ``networkx.topological_generations`` gives every node its longest-path
+2. **Layers.** Topological generations give every node its longest-path
    layer from the sources; a node with more edges out than in then moves down next above
    its highest successor (shorter edges). END goes alone to the bottom. Join edges go
    through a join bar placed in a layer of its own above the joined node.
@@ -221,26 +221,39 @@ class _Builder:
     # -- 2. layers ---------------------------------------------------------------------
 
     def _layers(self, oriented: list[tuple[int, int]]) -> list[int]:
-        import networkx as nx
-
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(self.count_fixed))
-        graph.add_edges_from(oriented)
+        # Topological generations (as networkx's, whose import cost more than a 1,000-node
+        # layout): each item's successors once, in the order the edges name them.
+        successors: list[dict[int, None]] = [{} for _ in range(self.count_fixed)]
+        for source, target in oriented:
+            successors[source][target] = None
+        incoming = [0] * self.count_fixed
+        for targets in successors:
+            for target in targets:
+                incoming[target] += 1
+        waiting = list(incoming)
         layer = [0] * self.count_fixed
-        order = []
-        for depth, generation in enumerate(nx.topological_generations(graph)):
+        order: list[int] = []
+        generation = [item for item in range(self.count_fixed) if not incoming[item]]
+        depth = 0
+        while generation:
+            following = []
             for item in generation:
                 layer[item] = depth
+                for target in successors[item]:
+                    waiting[target] -= 1
+                    if not waiting[target]:
+                        following.append(target)
             order += generation
+            generation, depth = following, depth + 1
         # Longest-path layers put every node as high as it can go: a node with more edges
         # out than in moves down, next above its highest successor, which shortens its
         # edges in total (and saves a dummy item per layer gained).
         for item in reversed(order):
-            below = [layer[n] for n in graph.successors(item)]
-            if below and len(below) > graph.in_degree(item):
+            below = [layer[n] for n in successors[item]]
+            if below and len(below) > incoming[item]:
                 layer[item] = max(layer[item], min(below) - 1)
         end = self.index.get(END)
-        if end is not None and graph.out_degree(end) == 0 and self.count_fixed > 1:
+        if end is not None and not successors[end] and self.count_fixed > 1:
             others = [layer[i] for i in range(self.count_fixed) if i != end]
             layer[end] = max(others) + 1
         return layer

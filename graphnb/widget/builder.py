@@ -40,7 +40,7 @@ from .composition import (
 from .debugger import Debugger
 from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals, turn
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
-from .layout import apply_layout, layout
+from .layout import apply_layout, layout, place
 from .livecheck import LiveCheck
 from .messages import (
     ClientMessage,
@@ -54,6 +54,7 @@ from .messages import (
     read_client_message,
 )
 from .offload import guard_router, off_loop
+from .picture import picture
 from .redact import MASK, mask_url, scrub, secrets_in
 from .runner import RunController, idle_run
 
@@ -181,7 +182,7 @@ class Builder(anywidget.AnyWidget):
         if name is not None:
             spec.name = name
         if spec.nodes and all(node.position is None for node in spec.nodes):
-            spec = apply_layout(spec, layout(spec))
+            spec = place(spec, layout(spec))  # _open's spec is a copy of the builder's own
         spec = lay_out_children(spec)
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
@@ -340,24 +341,33 @@ class Builder(anywidget.AnyWidget):
 
         A graph opened from code may hold callables no binding can name (lambdas,
         closures); they stay usable until the user binds the node to something else.
-        ``readonly``: the caller will not change the spec, which is then copied only when
-        some binding must be filled in (a check after an edit copies nothing).
+        ``readonly``: the caller will not change the spec, which is then not copied: only
+        the nodes whose binding is filled in are (a check after an edit copies no more).
         """
-        copy = not readonly or bool(self._known) or bool(self._known_routers)
-        spec = self.spec.model_copy(deep=True) if copy else self.spec
-        keys = self._code_keys(spec) if copy else {}
+        spec = self.spec if readonly else self.spec.model_copy(deep=True)
         overlay: dict[str, Any] = {}
-        for node in spec.nodes if copy else ():
-            key = keys.get(node.id)
-            if node.binding is None and key in self._known:
-                node.binding = f"_graphnb_node_{len(overlay)}"
-                overlay[node.binding] = self._known[key]
-        for source, binding in list(spec.routers.items()) if copy else ():
-            key = keys.get(source, source if source == START else None)
-            if binding is None and key in self._known_routers:
-                private = f"_graphnb_router_{len(overlay)}"
-                spec.routers[source] = private
-                overlay[private] = self._known_routers[key]
+        if self._known or self._known_routers:
+            keys = self._code_keys(spec)
+            nodes = list(spec.nodes)
+            for index, node in enumerate(nodes):
+                key = keys.get(node.id)
+                if node.binding is None and key in self._known:
+                    private = f"_graphnb_node_{len(overlay)}"
+                    # Read-only: a copy of this node alone (a whole copy of a 1,000-node
+                    # spec took most of a check after an edit).
+                    nodes[index] = node.model_copy(update={"binding": private})
+                    overlay[private] = self._known[key]
+            routers = dict(spec.routers)
+            for source, binding in spec.routers.items():
+                key = keys.get(source, source if source == START else None)
+                if binding is None and key in self._known_routers:
+                    private = f"_graphnb_router_{len(overlay)}"
+                    routers[source] = private
+                    overlay[private] = self._known_routers[key]
+            if readonly:
+                spec = spec.model_copy(update={"nodes": nodes, "routers": routers})
+            else:
+                spec.nodes, spec.routers = nodes, routers
         if self._state_type is not None and spec.state.binding:
             overlay.setdefault(spec.state.binding, self._state_type)
         # The namespace wins: a name redefined in the notebook means its new definition.
@@ -704,9 +714,7 @@ class Builder(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle
-        from ..diagram import to_svg  # networkx: imported only when a builder is shown
-
-        return {**data, "image/svg+xml": to_svg(self.spec)}, metadata
+        return {**data, "image/svg+xml": picture(self.spec)}, metadata
 
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":

@@ -12,6 +12,12 @@ import { allNodeTypes } from "./SubgraphNode";
 import { CULL_FROM } from "./virtualise";
 import { LightMiniMap } from "./LightMiniMap";
 
+// The same objects on every render: React Flow subscribes its key handlers again for a new
+// list of keys.
+const DELETE_KEYS = ["Delete", "Backspace"];
+const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];
+const PRO_OPTIONS = { hideAttribution: true };
+
 export function GraphCanvas(props: {
   editing: CanvasEditing;
   context: CanvasContext;
@@ -39,17 +45,17 @@ export function GraphCanvas(props: {
           onConnectEnd={editing.onConnectEnd}
           onDelete={editing.onDelete}
           onMoveStart={props.onMoveStart}
-          deleteKeyCode={editable ? ["Delete", "Backspace"] : null}
+          deleteKeyCode={editable ? DELETE_KEYS : null}
           nodesDraggable={editable}
           nodesConnectable={editable}
-          multiSelectionKeyCode={["Shift", "Meta", "Control"]}
+          multiSelectionKeyCode={MULTI_SELECT_KEYS}
           colorMode={props.dark ? "dark" : "light"}
           fitView
           fitViewOptions={FIT}
           zoomOnDoubleClick={false}
           minZoom={0.1}
           onlyRenderVisibleElements={nodes.length > CULL_FROM}
-          proOptions={{ hideAttribution: true }}
+          proOptions={PRO_OPTIONS}
         >
           <Background />
           <Controls
