@@ -34,7 +34,7 @@ _W, _H = 150.0, 36.0  # a box, as the loader draws it
 def picture(spec: GraphSpec) -> str:
     """The SVG picture of ``spec`` for the builder's output (see the module's docstring)."""
     if len(spec.nodes) <= DIAGRAM_UP_TO:
-        from ..diagram import to_svg  # networkx: imported only when a builder is shown
+        from ..diagram import to_svg  # the diagram package: imported when a builder is shown
 
         return to_svg(spec)
     return drawing(spec)
