@@ -1,8 +1,8 @@
 """Diagrams of graphs and state machines: SVG, Mermaid and DOT, with no system binary.
 
 Every function takes a ``GraphSpec`` or anything with a ``.spec`` (``StateGraph``,
-``CompiledGraph``, the widget's builder, a state machine). networkx is imported when a
-layout is first computed, not when this package is imported.
+``CompiledGraph``, the widget's builder, a state machine). The layout is plain Python;
+networkx is imported only by :func:`to_networkx`.
 
 Example:
     >>> from graphnb import StateGraph, START, END
