@@ -19,10 +19,10 @@ for information.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import random
+import runpy
 import shutil
 import subprocess
 import sys
@@ -43,13 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 def habit_plan() -> object:
     """The habit-plan machine of ``examples/habit_plan.py``."""
     path = REPO / "examples" / "habit_plan.py"
-    spec = importlib.util.spec_from_file_location("habit_plan_example", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.FLOW
+    return runpy.run_path(str(path), run_name="habit_plan_example")["FLOW"]
 
 
 def random_graph(nodes: int, seed: int) -> GraphSpec:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
+import runpy
 from pathlib import Path
 
 import pytest
@@ -29,13 +28,7 @@ def drawn(obj: object) -> Layout:
 
 def habit_plan() -> object:
     """The habit-plan machine of ``examples/habit_plan.py`` (the benchmark's second case)."""
-    spec = importlib.util.spec_from_file_location("habit_plan_example", HABIT_PLAN)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.FLOW
+    return runpy.run_path(str(HABIT_PLAN), run_name="habit_plan_example")["FLOW"]
 
 
 MACHINES = {"react": lambda: REACT_MACHINE, "habit_plan": habit_plan}
