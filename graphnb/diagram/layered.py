@@ -5,10 +5,11 @@ The steps are the classic ones:
 1. **Cycles.** A depth-first search from START, following edges in spec order, marks the
    edges that close a cycle (edges back to a node still on the search stack). They are
    reversed for the layout and drawn as back edges.
-2. **Layers.** Topological generations give every node its longest-path
-   layer from the sources; a node with more edges out than in then moves down next above
-   its highest successor (shorter edges). END goes alone to the bottom. Join edges go
-   through a join bar placed in a layer of its own above the joined node.
+2. **Layers.** Topological generations (:class:`graphlib.TopologicalSorter`) give every
+   node its longest-path layer from the sources; a node with more edges out than in then
+   moves down next above its highest successor (shorter edges). END goes alone to the
+   bottom. Join edges go through a join bar placed in a layer of its own above the joined
+   node.
 3. **Ranks.** Each layer is a rank; where edge labels sit below a layer, a label rank is
    inserted after it, so a label is laid out like a node and can never overlap one. A
    label sits next to its edge's source, or next to its target when the edge spans
@@ -49,6 +50,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from graphlib import TopologicalSorter
 
 from ..spec import END, START
 from .geometry import Box, Layout, Point, Route, Sizes
@@ -221,8 +223,7 @@ class _Builder:
     # -- 2. layers ---------------------------------------------------------------------
 
     def _layers(self, oriented: list[tuple[int, int]]) -> list[int]:
-        # Topological generations (as networkx's, whose import cost more than a 1,000-node
-        # layout): each item's successors once, in the order the edges name them.
+        # Each item's successors once, in the order the edges name them.
         successors: list[dict[int, None]] = [{} for _ in range(self.count_fixed)]
         for source, target in oriented:
             successors[source][target] = None
@@ -230,21 +231,22 @@ class _Builder:
         for targets in successors:
             for target in targets:
                 incoming[target] += 1
-        waiting = list(incoming)
+        # Topological generations: what the sorter has ready at once is one layer.
+        sorter = TopologicalSorter({item: () for item in range(self.count_fixed)})
+        for item, targets in enumerate(successors):
+            for target in targets:
+                sorter.add(target, item)
+        sorter.prepare()
         layer = [0] * self.count_fixed
         order: list[int] = []
-        generation = [item for item in range(self.count_fixed) if not incoming[item]]
         depth = 0
-        while generation:
-            following = []
+        while sorter.is_active():
+            generation = sorter.get_ready()
             for item in generation:
                 layer[item] = depth
-                for target in successors[item]:
-                    waiting[target] -= 1
-                    if not waiting[target]:
-                        following.append(target)
             order += generation
-            generation, depth = following, depth + 1
+            sorter.done(*generation)
+            depth += 1
         # Longest-path layers put every node as high as it can go: a node with more edges
         # out than in moves down, next above its highest successor, which shortens its
         # edges in total (and saves a dummy item per layer gained).
