@@ -132,6 +132,8 @@ def test_graph_built_in_code_renders_and_edits_on_the_canvas_reach_python(lab):
         {"code": p["code"], "nodes": p["nodes"]} for p in problems
     ]
     new_node = lab.page.get_by_test_id(f"node-{added}")
+    # The problems reach the page over the comm after the kernel has them: wait for them.
+    lab.page.wait_for_selector(f'[data-testid="node-{added}"][data-problem]', timeout=10_000)
     assert new_node.get_attribute("data-problem")
     assert "not bound" in (new_node.get_attribute("title") or "")
     assert lab.page.get_by_test_id(f"node-binding-{added}").inner_text().strip() == "unbound"
