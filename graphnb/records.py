@@ -83,7 +83,10 @@ class Interrupt:
         return {"node": self.node, "when": self.when, "value": self.value, "id": self.id}
 
 
-@dataclass(frozen=True, slots=True)
+# A plain slotted dataclass, not a frozen one: a run builds one per step, and a frozen
+# dataclass's __init__ (object.__setattr__ per field) cost more than its saver's put. No
+# saver keeps the record it is given, so changing one after storing it changes nothing.
+@dataclass(slots=True)
 class StoredCheckpoint:
     """One checkpoint as a saver stores it: plain JSON-compatible data, no model types.
 

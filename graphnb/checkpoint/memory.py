@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
+from typing import NamedTuple
 
 from ..checkpoint_errors import CheckpointConflictError
 from ..records import StoredCheckpoint
@@ -14,7 +14,26 @@ from .rows import check_row, parse_json, row_json
 
 __all__ = ["MemorySaver"]
 
-_Row = tuple[StoredCheckpoint, str, str, str | None]
+
+class _Kept(NamedTuple):
+    """A stored checkpoint: its columns, the JSON ones as text.
+
+    Nothing of the record given to :meth:`MemorySaver.put` is kept, so changing that
+    record afterwards changes nothing stored, and no object of its state stays alive.
+    """
+
+    thread_id: str
+    seq: int
+    checkpoint_id: str
+    parent_id: str | None
+    parent_seq: int | None
+    base_seq: int
+    step: int
+    source: str
+    created_at: float
+    meta: str
+    writes: str
+    snapshot: str | None
 
 
 class MemorySaver(BaseSaver):
@@ -37,7 +56,7 @@ class MemorySaver(BaseSaver):
         self, *, on_busy_thread: OnBusy = "wait", lock_timeout: float = DEFAULT_LOCK_TIMEOUT
     ) -> None:
         self._set_lock_options(on_busy_thread, lock_timeout)
-        self._threads: dict[str, dict[int, _Row]] = {}
+        self._threads: dict[str, dict[int, _Kept]] = {}
         self._seqs: dict[str, dict[str, int]] = {}  # each thread's checkpoint ids -> seq
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[str, float | None]] = {}
@@ -45,14 +64,26 @@ class MemorySaver(BaseSaver):
     def put(self, row: StoredCheckpoint) -> None:
         """Store one checkpoint; see :meth:`BaseSaver.put`."""
         check_row(row)
-        stored: _Row = (row, *row_json(row))
+        thread_id, seq, checkpoint_id = row.thread_id, row.seq, row.checkpoint_id
+        kept = _Kept(
+            thread_id,
+            seq,
+            checkpoint_id,
+            row.parent_id,
+            row.parent_seq,
+            row.base_seq,
+            row.step,
+            row.source,
+            row.created_at,
+            *row_json(row),
+        )
         with self._lock:
-            rows = self._threads.setdefault(row.thread_id, {})
-            seqs = self._seqs.setdefault(row.thread_id, {})
-            if row.seq in rows or row.checkpoint_id in seqs:
-                raise CheckpointConflictError.taken(row.thread_id, row.seq)
-            rows[row.seq] = stored
-            seqs[row.checkpoint_id] = row.seq
+            rows = self._threads.setdefault(thread_id, {})
+            seqs = self._seqs.setdefault(thread_id, {})
+            if seq in rows or checkpoint_id in seqs:
+                raise CheckpointConflictError.taken(thread_id, seq)
+            rows[seq] = kept
+            seqs[checkpoint_id] = seq
 
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """See :meth:`BaseSaver.load`."""
@@ -61,12 +92,12 @@ class MemorySaver(BaseSaver):
             if not rows:
                 return None
             if checkpoint_id is None:
-                target = rows[max(rows)][0]
+                target = rows[max(rows)]
             else:
                 seq = self._seqs[thread_id].get(checkpoint_id)
                 if seq is None:
                     return None
-                target = rows[seq][0]
+                target = rows[seq]
             chain = [
                 _copy(rows[seq])
                 for seq in range(target.base_seq, target.seq + 1)
@@ -99,7 +130,7 @@ class MemorySaver(BaseSaver):
             page = seqs[-limit:]
             if not page:
                 return []
-            low = min(rows[seq][0].base_seq for seq in page)
+            low = min(rows[seq].base_seq for seq in page)
             return [_copy(rows[seq]) for seq in seqs if seq >= low]
 
     def threads(self) -> list[str]:
@@ -125,27 +156,25 @@ class MemorySaver(BaseSaver):
             ids = self._seqs.get(thread_id, {})
             removed = 0
             for seq in seqs:
-                stored = rows.pop(seq, None)
-                if stored is not None:
-                    ids.pop(stored[0].checkpoint_id, None)
+                kept = rows.pop(seq, None)
+                if kept is not None:
+                    ids.pop(kept.checkpoint_id, None)
                     removed += 1
             return removed
 
     def _set_snapshot(self, row: StoredCheckpoint) -> None:
         """See :meth:`BaseSaver._set_snapshot`."""
+        _, _, snapshot = row_json(row)
         with self._lock:
-            stored, meta, writes, _ = self._threads[row.thread_id][row.seq]
-            _, _, snapshot = row_json(row)
-            kept = replace(stored, base_seq=row.base_seq, snapshot=row.snapshot, texts=None)
-            self._threads[row.thread_id][row.seq] = (kept, meta, writes, snapshot)
+            rows = self._threads[row.thread_id]
+            rows[row.seq] = rows[row.seq]._replace(base_seq=row.base_seq, snapshot=snapshot)
 
     def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
         """See :meth:`BaseSaver._set_base`."""
         with self._lock:
             rows = self._threads[thread_id]
             for seq in seqs:
-                stored, *texts = rows[seq]
-                rows[seq] = (replace(stored, base_seq=base_seq), *texts)  # type: ignore[assignment]
+                rows[seq] = rows[seq]._replace(base_seq=base_seq)
 
     # -- node results (CachePolicy(store="saver")) -------------------------------------
 
@@ -172,19 +201,12 @@ class MemorySaver(BaseSaver):
             return count
 
 
-def _copy(stored: _Row) -> StoredCheckpoint:
-    row, meta, writes, snapshot = stored
-    where = {"thread_id": row.thread_id, "checkpoint_id": row.checkpoint_id}
+def _copy(kept: _Kept) -> StoredCheckpoint:
+    """A new record of ``kept``, its JSON parsed: what a reader may change freely."""
+    *columns, meta, writes, snapshot = kept
+    where = {"thread_id": kept.thread_id, "checkpoint_id": kept.checkpoint_id}
     return StoredCheckpoint(
-        row.thread_id,
-        row.seq,
-        row.checkpoint_id,
-        row.parent_id,
-        row.parent_seq,
-        row.base_seq,
-        row.step,
-        row.source,
-        row.created_at,
+        *columns,
         parse_json(meta, column="meta", **where),
         parse_json(writes, column="writes", **where),
         None if snapshot is None else parse_json(snapshot, column="snapshot", **where),

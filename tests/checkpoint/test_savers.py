@@ -191,6 +191,24 @@ def test_threads_are_listed_and_deleted(saver: BaseSaver) -> None:
     assert saver.delete_thread("a") == 0
 
 
+def test_changing_a_record_after_storing_it_changes_nothing_stored(saver: BaseSaver) -> None:
+    store = threads(saver)
+    grow(store, "t", 1)
+    writer = store.writer("t", store.load("t"), metadata={})
+    values = {"messages": ["m0", "m1"], "count": 2}
+    given = writer.put(
+        step=1, source="loop", ran=["a"], writes=[("a", {"count": 2})], next=[], values=values
+    )
+    kept = saver.history("t")
+    given.meta["ran"].append("forged")
+    given.writes.clear()
+    given.seq = given.base_seq = 7
+    assert saver.history("t") == kept
+    kept[-1].meta["next"].append("forged")  # what a reader gets is its own copy, too
+    assert saver.history("t")[-1].meta["next"] == []
+    assert store.load("t").values == {"messages": ["m0"], "count": 2}
+
+
 def test_history_lists_every_state_newest_first(saver: BaseSaver) -> None:
     store = threads(saver, snapshot_every=2)
     grow(store, "t", 5)
