@@ -203,11 +203,19 @@ class MemorySaver(BaseSaver):
 
 def _copy(kept: _Kept) -> StoredCheckpoint:
     """A new record of ``kept``, its JSON parsed: what a reader may change freely."""
-    *columns, meta, writes, snapshot = kept
     where = {"thread_id": kept.thread_id, "checkpoint_id": kept.checkpoint_id}
+    snapshot = kept.snapshot
     return StoredCheckpoint(
-        *columns,
-        parse_json(meta, column="meta", **where),
-        parse_json(writes, column="writes", **where),
+        kept.thread_id,
+        kept.seq,
+        kept.checkpoint_id,
+        kept.parent_id,
+        kept.parent_seq,
+        kept.base_seq,
+        kept.step,
+        kept.source,
+        kept.created_at,
+        parse_json(kept.meta, column="meta", **where),
+        parse_json(kept.writes, column="writes", **where),
         None if snapshot is None else parse_json(snapshot, column="snapshot", **where),
     )
