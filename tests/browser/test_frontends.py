@@ -238,6 +238,19 @@ graph = (
 '''
 
 
+def wait_for_the_stepper(page: Any) -> None:
+    """Wait until the stepper's output shows which frame is on screen.
+
+    The frame counter is an empty span in the output's HTML, filled by the output's script,
+    which a front end (Notebook 7) may run a moment after the HTML is on the page.
+    """
+    page.locator(".graphnb-stepper .graphnb-where").wait_for(timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('.graphnb-stepper .graphnb-where').textContent",
+        timeout=10_000,
+    )
+
+
 def test_a_run_streams_from_the_builder_and_a_recorded_run_steps_back_and_forth(
     lab: Any,
 ) -> None:
@@ -261,7 +274,7 @@ def test_a_run_streams_from_the_builder_and_a_recorded_run_steps_back_and_forth(
     where = stepper.locator(".graphnb-where")
     frame = stepper.locator(".graphnb-frame:visible")
     next_button, back = stepper.locator(".graphnb-next"), stepper.locator(".graphnb-back")
-    where.wait_for(timeout=30_000)
+    wait_for_the_stepper(page)
     assert where.inner_text() == "Frame 1 of 4"
     assert back.is_disabled()
     assert frame.count() == 1
@@ -339,7 +352,7 @@ def _the_saved_notebook_replays_the_run_with_a_kernel_that_never_ran_it(lab: Any
     )
     stepper = page.locator(".graphnb-stepper")
     where = stepper.locator(".graphnb-where")
-    where.wait_for(timeout=30_000)
+    wait_for_the_stepper(page)
     assert where.inner_text() == "Frame 1 of 4"
     stepper.locator(".graphnb-next").click()
     stepper.locator(".graphnb-next").click()
