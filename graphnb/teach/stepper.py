@@ -205,8 +205,13 @@ class Stepper:
 
 
 # Shows one frame at a time once JavaScript runs; without it every frame stays visible.
+# The script drives the stepper just before it, not the first element with its id: a front
+# end may hold two copies of one output at once (a second view of it, or a re-render that
+# mounts the new copy before the old one is gone), and both copies carry the same id.
 _SCRIPT = """(function () {
-  var root = document.getElementById(ROOT);
+  var script = document.currentScript;
+  var root = script && script.previousElementSibling;
+  if (!root || root.id !== ROOT) { root = document.getElementById(ROOT); }
   if (!root) { return; }
   var frames = root.querySelectorAll(".graphnb-frame");
   var where = root.querySelector(".graphnb-where");

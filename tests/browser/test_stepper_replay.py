@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,6 +87,31 @@ def test_nbconvert_html_of_a_stepped_run_steps_back_and_forth_without_a_kernel(
     assert visible.locator(".graphnb-frame-title").inner_text() == "Step 0: `greet` ran"
     page.screenshot(path=str(tmp_path / "stepper.png"), full_page=True)
     assert errors == []
+
+
+def test_two_copies_of_one_stepper_output_on_a_page_each_step_on_their_own(
+    chromium: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A front end may show one output twice (a second view, or a re-render that mounts the
+    new copy before the old one is gone): both copies carry the same id, and each works."""
+    cell = types.ModuleType("stepper_cell")  # a module, so the state model's hints resolve
+    monkeypatch.setitem(sys.modules, cell.__name__, cell)
+    exec(CELL.replace("Stepper(graph", "stepper = Stepper(graph"), cell.__dict__)
+    fragment = cell.stepper.to_html()
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_content(f"<!doctype html><body>{fragment}{fragment}</body>")
+    first, second = page.locator(".graphnb-stepper").all()
+    assert first.get_attribute("id") == second.get_attribute("id")
+    assert first.locator(".graphnb-where").inner_text() == "Frame 1 of 3"
+    assert second.locator(".graphnb-where").inner_text() == "Frame 1 of 3"
+    second.locator(".graphnb-next").click()
+    assert second.locator(".graphnb-where").inner_text() == "Frame 2 of 3"
+    assert first.locator(".graphnb-where").inner_text() == "Frame 1 of 3"
+    assert second.locator(".graphnb-frame:visible").count() == 1
+    assert errors == []
+    page.close()
 
 
 def test_in_jupyterlab_the_stepper_steps_and_a_check_shows_its_summary(lab: Any) -> None:
