@@ -12,6 +12,7 @@ The same step logic serves the sync and the async drivers; each is a generator o
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import queue
 import threading
@@ -552,7 +553,8 @@ def _iterate_async(chunks: Any) -> Iterator[Any]:
     """Iterate an async iterable from sync code, each item as soon as it is produced.
 
     The iterable runs on its own event loop in a helper thread (sync code may itself be
-    inside a running loop, as in a notebook cell); items cross over through a queue.
+    inside a running loop, as in a notebook cell), in a copy of the caller's context (the
+    node's ``interrupt()`` answers, the run's tracing); items cross over through a queue.
     """
     import asyncio
 
@@ -562,9 +564,11 @@ def _iterate_async(chunks: Any) -> Iterator[Any]:
         async for item in chunks:
             items.put((True, item))
 
+    context = contextvars.copy_context()
+
     def pump() -> None:
         try:
-            asyncio.run(drain())
+            context.run(asyncio.run, drain())
             items.put((True, _END_OF_STREAM))
         except BaseException as error:  # re-raised in the consuming thread
             items.put((False, error))
@@ -596,7 +600,11 @@ def _is_stream(result: Any) -> bool:
 
 
 def _run_coroutine(coro: Any) -> Any:
-    """Run a coroutine to completion from sync code, even inside a running event loop."""
+    """Run a coroutine to completion from sync code, even inside a running event loop.
+
+    Inside one, it runs on a helper thread, in a copy of the caller's context (as
+    :func:`_iterate_async` does).
+    """
     import asyncio
 
     try:
@@ -604,10 +612,11 @@ def _run_coroutine(coro: Any) -> Any:
     except RuntimeError:
         return asyncio.run(coro)
     box: list[Any] = []
+    context = contextvars.copy_context()
 
     def target() -> None:
         try:
-            box.append((True, asyncio.run(coro)))
+            box.append((True, context.run(asyncio.run, coro)))
         except BaseException as error:  # re-raised in the caller's thread
             box.append((False, error))
 

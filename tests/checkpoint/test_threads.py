@@ -422,6 +422,35 @@ def test_the_run_context_can_interrupt_too() -> None:
     assert app.invoke(Command(resume="owls"), thread_id="t9").topic == "owls"
 
 
+def test_an_async_node_interrupts_from_invoke_inside_a_running_loop() -> None:
+    """As in a notebook cell: ``invoke`` runs the async node on a helper thread."""
+
+    async def ask(state: Chat) -> dict[str, Any]:
+        return {"topic": interrupt("topic?")}
+
+    graph = StateGraph(Chat).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+    app = graph.compile(checkpointer=MemorySaver())
+
+    async def cell() -> Any:
+        app.invoke({}, thread_id="t")
+        (pending,) = app.get_state("t").interrupts
+        assert (pending.node, pending.value) == ("ask", "topic?")
+        return app.invoke(Command(resume="owls"), thread_id="t")
+
+    assert asyncio.run(cell()).topic == "owls"
+
+
+def test_an_async_generator_node_interrupts_from_invoke() -> None:
+    async def ask(state: dict[str, Any]) -> Any:
+        yield f"about {interrupt('topic?')}"
+
+    graph = StateGraph(dict, streaming="topic").add_node("ask", ask)
+    app = graph.add_edge(START, "ask").add_edge("ask", END).compile(checkpointer=MemorySaver())
+    app.invoke({}, thread_id="t")
+    assert [i.value for i in app.get_state("t").interrupts] == ["topic?"]
+    assert app.invoke(Command(resume="owls"), thread_id="t")["topic"] == "about owls"
+
+
 def test_async_runs_stop_before_a_node_and_resume() -> None:
     app = chain("a", "b").compile(checkpointer=MemorySaver())
 
