@@ -162,8 +162,7 @@ class Run(Generic[S]):
 
     async def afirst_tasks(self) -> list[Node]:
         """Nodes the run begins with, awaiting an async START router."""
-        routed = await self._aroute(START) if START in self.graph.routers else []
-        return self._order([*self.graph.successors.get(START, ()), *routed])
+        return self._order(await self._aafter(START))
 
     # -- stepping ----------------------------------------------------------------------
 
@@ -232,10 +231,7 @@ class Run(Generic[S]):
             finished, self.fanned = distinct(finished), False
         triggered: list[str] = []
         for node in finished:
-            triggered.extend(self.graph.successors.get(node.name, ()))
-            if node.name in self.graph.routers:
-                triggered.extend(await self._aroute(node.name))
-            triggered.extend(self._joined(node.name))
+            triggered.extend(await self._aafter(node.name))
         return self._order(triggered)
 
     def _after(
@@ -244,6 +240,14 @@ class Run(Generic[S]):
         found = [*direct]
         if source in self.graph.routers:
             found.extend(route(source))
+        found.extend(self._joined(source))
+        return found
+
+    async def _aafter(self, source: str) -> list[str]:
+        """:meth:`_after` with the source's own successors, its router awaited."""
+        found = [*self.graph.successors.get(source, ())]
+        if source in self.graph.routers:
+            found.extend(await self._aroute(source))
         found.extend(self._joined(source))
         return found
 

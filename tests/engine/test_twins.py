@@ -113,7 +113,17 @@ def seeded_and_forked(run: Runner) -> tuple[Any, ...]:
     return first, second, history(app, "t")
 
 
-@pytest.mark.parametrize("case", [human_in_the_loop, static_stops, seeded_and_forked])
+def joined_from_start(run: Runner) -> tuple[Any, ...]:
+    """START feeds a join directly: ``b`` waits for START and for ``a``."""
+    graph = StateGraph(Notes).add_node("a", mark("a")).add_node("b", mark("b"))
+    graph.add_edge(START, "a").add_edge([START, "a"], "b").add_edge("b", END)
+    app = graph.compile(checkpointer=MemorySaver())
+    return run(app, {}, thread_id="t"), history(app, "t")
+
+
+@pytest.mark.parametrize(
+    "case", [human_in_the_loop, static_stops, seeded_and_forked, joined_from_start]
+)
 def test_sync_and_async_runs_write_the_same_thread(case: Callable[[Runner], Any]) -> None:
     sync, async_ = case(run_sync), case(run_async)
     for one, other in zip(sync, async_, strict=True):
@@ -122,8 +132,8 @@ def test_sync_and_async_runs_write_the_same_thread(case: Callable[[Runner], Any]
             assert shape(one[1]) == shape(other[1])
         else:
             assert one == other
-    # the cases really stop, resume and fork: not vacuous
-    assert any(s[1] in {"interrupt", "seed"} or s[5] for s in sync[-1])
+    # the cases really stop, resume, fork or join: not vacuous
+    assert any(s[1] in {"interrupt", "seed"} or s[5] or s[2] == ("b",) for s in sync[-1])
 
 
 def test_plain_runs_agree_both_ways() -> None:
