@@ -252,6 +252,8 @@ class StateGraph(Generic[S]):
         if not sources:
             raise GraphSetupError(f"a join into `{target}` needs at least one source")
         kind: EdgeKind = "join" if len(sources) > 1 else "direct"
+        if kind == "join":
+            self._check_one_join(sources, target)
         if not metadata and _all_str(target, *sources) and _all_str(label, none=True):
             self._spec.edges.extend(DraftEdge(s, target, kind, label=label) for s in sources)
             return self
@@ -262,6 +264,16 @@ class StateGraph(Generic[S]):
             for s in sources
         )
         return self
+
+    def _check_one_join(self, sources: list[str], target: object) -> None:
+        """A node has one join: the spec keeps a join as edges into it, one barrier."""
+        joined = [e.source for e in self._spec.edges if e.kind == "join" and e.target == target]
+        if joined and set(joined) != set(sources):
+            self._problems.append(
+                f"`{target}` has two joins, from {_names(joined)} and from {_names(sources)}; "
+                "a node has one join, which waits for all its sources: join the two groups "
+                "in nodes of their own, then add an edge from each to it."
+            )
 
     def add_conditional_edges(
         self,
@@ -530,6 +542,10 @@ def _dict_state_options(spec: GraphSpec) -> tuple[dict[str, Reducer], str | None
         reducers[field.name] = reducer
     streaming = next((field.name for field in spec.state.fields if field.streaming), None)
     return reducers, streaming
+
+
+def _names(nodes: Sequence[str]) -> str:
+    return ", ".join(f"`{node}`" for node in nodes)
 
 
 def _all_str(*values: object, none: bool = False) -> bool:

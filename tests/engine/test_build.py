@@ -73,6 +73,24 @@ def test_router_targets_come_from_a_literal_return_annotation():
     graph.compile().invoke()
 
 
+def test_a_second_join_into_a_node_is_reported_not_merged_into_the_first() -> None:
+    """Two joins into `d` would be one barrier waiting for all four nodes: `d` never ran."""
+    graph = StateGraph(Empty)
+    for name in "abced":
+        graph.add_node(name, noop)
+    graph.add_conditional_edges(START, lambda s: ["a", "b"], ["a", "b", "c", "e"])
+    graph.add_edge(["a", "b"], "d").add_edge(["c", "e"], "d").add_edge("d", END)
+    with pytest.raises(GraphValidationError, match="`d` has two joins, from `a`, `b` and from"):
+        graph.compile()
+
+
+def test_the_same_join_given_again_is_no_problem() -> None:
+    graph = StateGraph(Empty).add_node("a", noop).add_node("b", noop).add_node("d", noop)
+    graph.add_edge(START, "a").add_edge(START, "b").add_edge("d", END)
+    graph.add_edge(["a", "b"], "d").add_edge(["b", "a"], "d")
+    assert graph.validate() == []
+
+
 def test_non_callable_node_is_reported():
     graph = StateGraph(Empty).add_node("a", 42).add_edge(START, "a").add_edge("a", END)
     with pytest.raises(GraphValidationError, match="`a` is bound to 42, which is not callable"):
