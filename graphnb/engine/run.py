@@ -57,6 +57,13 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
+_node_thread = threading.local()  # .marked: this thread runs nodes of a parallel step
+
+
+def _mark_node_thread() -> None:
+    _node_thread.marked = True
+
+
 def thread_pool() -> ThreadPoolExecutor:
     """The shared pool sync nodes run in when several run at once."""
     global _pool
@@ -65,8 +72,30 @@ def thread_pool() -> ThreadPoolExecutor:
 
         with _pool_lock:
             if _pool is None:
-                _pool = ThreadPoolExecutor(_DEFAULT_WORKERS, thread_name_prefix="graphnb")
+                _pool = ThreadPoolExecutor(
+                    _DEFAULT_WORKERS, thread_name_prefix="graphnb", initializer=_mark_node_thread
+                )
     return _pool
+
+
+def _start_workers(worker: Callable[[], None], count: int) -> list[Callable[[], Any]]:
+    """Run ``worker`` on ``count`` threads; returns what waits for each one.
+
+    A parallel step started from a node that itself runs on one of these threads (a
+    subgraph, or a node that invokes a graph) gets threads of its own: queued in the
+    pool, its workers could wait behind the very nodes that wait for them.
+    """
+    if not getattr(_node_thread, "marked", False):
+        return [thread_pool().submit(worker).result for _ in range(count)]
+
+    def marked_worker() -> None:
+        _mark_node_thread()
+        worker()
+
+    threads = [threading.Thread(target=marked_worker, name="graphnb-nested") for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    return [thread.join for thread in threads]
 
 
 class Run(Generic[S]):
@@ -676,7 +705,7 @@ def _parallel_sync(
                 sink.put(Done)
 
     count = min(run.workers, len(nodes))
-    futures = [thread_pool().submit(worker) for _ in range(count)]
+    waits = _start_workers(worker, count)
     if sink is not None:
         remaining = count
         while remaining:
@@ -685,8 +714,8 @@ def _parallel_sync(
                 remaining -= 1
             else:
                 yield event
-    for future in futures:
-        future.result()
+    for wait in waits:
+        wait()
     if failures:
         raise min(failures, key=lambda failure: failure[0])[1]
     return [(node, results[i] or {}) for i, node in enumerate(nodes)]

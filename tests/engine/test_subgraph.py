@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import threading
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -20,10 +21,12 @@ from graphnb import (
     NodeFinished,
     NodeStarted,
     RetryPolicy,
+    Send,
     StateGraph,
     interrupt,
 )
 from graphnb.checkpoint import MemorySaver
+from graphnb.engine.run import _DEFAULT_WORKERS
 
 DATA = Path(__file__).parent / "data"
 
@@ -265,3 +268,45 @@ def test_policies_on_a_subgraph_node_are_refused_in_code_and_in_a_spec() -> None
     data["nodes"][0]["timeout"] = 2.0
     with pytest.raises(GraphSetupError, match=r"`research` is a subgraph node: timeout apply"):
         StateGraph.from_spec(GraphSpec.model_validate(data))
+
+
+class Items(TypedDict, total=False):
+    items: list[int]
+    item: int
+    out: Annotated[list[int], operator.add]
+
+
+def _doubles_and_squares() -> StateGraph[Any]:
+    child = StateGraph(Items, name="child")
+    child.add_node("double", lambda s: {"out": [s["item"] * 2]})
+    child.add_node("square", lambda s: {"out": [s["item"] ** 2]})
+    child.add_edge(START, "double").add_edge(START, "square")
+    return child.add_edge("double", END).add_edge("square", END)
+
+
+def _finishes(run: Any) -> Any:
+    """``run()`` on a thread; a hang fails the test instead of the whole suite."""
+    box: list[Any] = []
+    worker = threading.Thread(target=lambda: box.append(run()), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "the run hangs"
+    return box[0]
+
+
+@pytest.mark.parametrize("nested", ["subgraph", "invoke inside a node"])
+def test_parallel_steps_inside_more_parallel_nodes_than_pool_threads_finish(nested: str) -> None:
+    """Each of 2x the pool's threads runs a graph whose own step runs two nodes at once."""
+    child = _doubles_and_squares()
+    parent = StateGraph(Items, name="parent")
+    if nested == "subgraph":
+        parent.add_node("work", child)
+    else:
+        inner = child.compile()
+        parent.add_node("work", lambda s: {"out": inner.invoke({"item": s["item"]})["out"]})
+    fan_out = [Send("work", {"item": i}) for i in range(2 * _DEFAULT_WORKERS)]
+    parent.add_conditional_edges(START, lambda s: fan_out, sends=["work"])
+    app = parent.add_edge("work", END).compile()
+    result = _finishes(lambda: app.invoke({}))
+    expected = [n for i in range(2 * _DEFAULT_WORKERS) for n in (2 * i, i * i)]
+    assert sorted(result["out"]) == sorted(expected)
