@@ -434,7 +434,8 @@ class StateGraph(Generic[S]):
 
         Args:
             recursion_limit: maximum super-steps per run (overridable per run).
-            max_concurrency: maximum sync nodes of one step run at once on threads.
+            max_concurrency: at most this many nodes of one step run at once (sync
+                nodes on threads; async nodes too in ``ainvoke``/``astream``).
             checkpointer: where threads are kept: a saver (``MemorySaver()``,
                 ``SqliteSaver("threads.db")`` ...) or its URL (``"sqlite:///threads.db"``).
                 Runs then take ``thread_id=...`` and each step is checkpointed.

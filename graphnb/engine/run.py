@@ -126,6 +126,7 @@ class Run(Generic[S]):
         self.starts = events
         self.steps = events
         self.workers = max_concurrency or _DEFAULT_WORKERS
+        self.max_concurrency = max_concurrency  # None: async nodes are not limited
         self.values: dict[str, Any] = {}
         self.step = 0
         self.joins: dict[int, set[str]] = {}
@@ -754,10 +755,19 @@ async def step_async(
                 return stop.value  # type: ignore[no-any-return]
             threadsafe(event)
 
-    async def one(node: Node) -> Update:
+    async def run_node(node: Node) -> Update:
         if node.is_async or node.is_async_gen:
             return await run.node_async(node, inbox.put_nowait)
         return await loop.run_in_executor(thread_pool(), drive, node)
+
+    # max_concurrency counts nodes of either kind; without it async nodes are not limited
+    gate = asyncio.Semaphore(run.max_concurrency) if run.max_concurrency else None
+
+    async def one(node: Node) -> Update:
+        if gate is None:
+            return await run_node(node)
+        async with gate:
+            return await run_node(node)
 
     gathering = asyncio.ensure_future(_gather(nodes, one))
     getter: asyncio.Future[Any] | None = None

@@ -592,6 +592,45 @@ def test_max_concurrency_below_one_is_refused_rather_than_running_no_node(worker
     assert builder.compile(max_concurrency=1).invoke().log == ["a", "b"]
 
 
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_max_concurrency_limits_ainvoke_as_it_limits_invoke(kind):
+    """Six nodes in one step, at most two at once, whichever way the run is driven."""
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def enter():
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+
+    def leave():
+        with lock:
+            running[0] -= 1
+
+    def sync_node(state):
+        enter()
+        time.sleep(0.05)
+        leave()
+        return {}
+
+    async def async_node(state):
+        enter()
+        await asyncio.sleep(0.05)
+        leave()
+        return {}
+
+    builder = StateGraph(Log)
+    for name in "abcdef":
+        builder.add_node(name, sync_node if kind == "sync" else async_node)
+        builder.add_edge(START, name).add_edge(name, END)
+    app = builder.compile(max_concurrency=2)
+    if kind == "sync":
+        app.invoke()
+        assert peak[0] == 2
+        peak[0] = 0
+    asyncio.run(app.ainvoke())
+    assert peak[0] == 2
+
+
 def test_a_failing_reducer_is_an_invalid_update_naming_node_field_and_cause():
     def strict_sum(current: int, update: int) -> int:
         if update < 0:
