@@ -134,6 +134,10 @@ class Run(Generic[S]):
         # whether the step being routed ran Send instances.
         self.sends: list[tuple[str, dict[str, Any]]] = []
         self.fanned = False
+        # The last merged step, for routers: each task routes on the state before the
+        # step with its own writes only (LangGraph's view), not on its siblings' writes.
+        self.merged_from: dict[str, Any] = {}
+        self.merged: list[tuple[Node, Update]] = []
         # Whether events from inside subgraph nodes reach this run's stream.
         self.subgraphs = False
 
@@ -223,6 +227,7 @@ class Run(Generic[S]):
                     field=error.field,
                     value=error.value,
                 ) from error.__cause__  # a failing reducer's own exception, if any
+        self.merged_from, self.merged = self.values, results
         self.values = values
 
     def _claim(self, writers: dict[str, Node], node: Node, update: Update) -> None:
@@ -317,17 +322,42 @@ class Run(Generic[S]):
                 step=self.step,
                 route=None,
             )
-        return self._targets(router, self._call_router(router))
+        return [
+            target
+            for values in self._routed_states(source)
+            for target in self._targets(router, self._call_router(router, values))
+        ]
 
     async def _aroute(self, source: str) -> list[str]:
         router = self.graph.routers[source]
-        chosen = self._call_router(router)
-        if router.is_async:
-            chosen = await chosen
-        return self._targets(router, chosen)
+        targets = []
+        for values in self._routed_states(source):
+            chosen = self._call_router(router, values)
+            if router.is_async:
+                chosen = await chosen
+            targets.extend(self._targets(router, chosen))
+        return targets
 
-    def _call_router(self, router: Router) -> Any:
-        view = self.schema.view(self.values)
+    def _routed_states(self, source: str) -> list[dict[str, Any]]:
+        """The states ``source``'s router runs on: one per task of it in the last step.
+
+        A task routes on the state before its step with its own writes applied, so a
+        branch does not see what a sibling wrote in the same step, and each Send
+        instance routes on its own result. A node that ran alone routes on the state.
+        """
+        merged = self.merged
+        if len(merged) <= 1:
+            return [self.values]
+        states = []
+        for node, update in merged:
+            if node.name == source:
+                values = dict(self.merged_from)
+                self.schema.apply(values, update)
+                states.append(values)
+        return states or [self.values]
+
+    def _call_router(self, router: Router, values: dict[str, Any]) -> Any:
+        view = self.schema.view(values)
         try:
             if router.takes_context:
                 return router.call(view, self.context(router.source, None))

@@ -114,7 +114,11 @@ def position(node: Node) -> tuple[int, int]:
 
 
 def distinct(finished: list[Node]) -> list[Node]:
-    """The finished nodes once each, for routing: instances of a node route once."""
+    """The finished nodes once each: a node's instances trigger its edges and joins once.
+
+    (Its router still runs once per instance, on that instance's result: see
+    ``Run._routed_states``.)
+    """
     seen: dict[str, Node] = {}
     for node in finished:
         seen.setdefault(node.name, node)

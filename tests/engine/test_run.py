@@ -631,6 +631,19 @@ def test_max_concurrency_limits_ainvoke_as_it_limits_invoke(kind):
     assert peak[0] == 2
 
 
+def test_a_router_does_not_see_what_a_sibling_wrote_in_the_same_step():
+    """As in LangGraph: `a` routes on the state before the step plus its own writes."""
+    builder = StateGraph(dict, reducers={"log": operator.add})
+    builder.add_node("a", lambda s: {"log": ["a"]}).add_node("b", lambda s: {"flag": True})
+    builder.add_node("yes", lambda s: {"log": ["yes"]}).add_node("no", lambda s: {"log": ["no"]})
+    builder.add_edge(START, "a").add_edge(START, "b").add_edge("b", END)
+    builder.add_conditional_edges("a", lambda s: "yes" if s.get("flag") else "no", ["yes", "no"])
+    app = builder.add_edge("yes", END).add_edge("no", END).compile()
+    assert app.invoke({"flag": False})["log"] == ["a", "no"]
+    assert asyncio.run(app.ainvoke({"flag": False}))["log"] == ["a", "no"]
+    assert app.invoke({"flag": True})["log"] == ["a", "yes"]
+
+
 def test_a_failing_reducer_is_an_invalid_update_naming_node_field_and_cause():
     def strict_sum(current: int, update: int) -> int:
         if update < 0:

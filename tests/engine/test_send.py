@@ -170,6 +170,20 @@ def test_async_runs_give_the_same_result() -> None:
     )
 
 
+@pytest.mark.parametrize("driven", ["invoke", "ainvoke"])
+def test_each_instance_routes_on_its_own_result_in_a_two_stage_map_reduce(driven: str) -> None:
+    """Each ``summarise`` instance sends its own summary on: three follow-ups, not one."""
+    built = StateGraph(Docs).add_node("summarise", summarise)
+    built.add_node("title", lambda s: {"summaries": [f"title of {s['doc']}"]})
+    built.add_conditional_edges(START, fan, sends=["summarise"])
+    then = lambda s: [Send("title", {"doc": s["summaries"][-1]})]  # noqa: E731
+    built.add_conditional_edges("summarise", then, sends=["title"])
+    app = built.add_edge("title", END).compile()
+    given = {"docs": ["a", "b", "c"]}
+    result = app.invoke(given) if driven == "invoke" else asyncio.run(app.ainvoke(given))
+    assert result["summaries"] == ["A", "B", "C", "title of A", "title of B", "title of C"]
+
+
 def test_a_thread_resumes_a_pending_map_reduce_step() -> None:
     app = graph().compile(checkpointer=MemorySaver(), interrupt_after=["split"])
     app.invoke({"docs": ["a", "b", "c"]}, thread_id="t")
