@@ -322,6 +322,8 @@ class Run(Generic[S]):
                 step=self.step,
                 route=None,
             )
+        if len(self.merged) <= 1:  # the usual step: one task, routed on the state as it is
+            return self._targets(router, self._call_router(router, self.values))
         return [
             target
             for values in self._routed_states(source)
