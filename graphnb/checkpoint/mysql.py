@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..checkpoint_errors import CheckpointLoadError, SaverSetupError
+from ..checkpoint_errors import CheckpointLoadError, SaverSetupError, UnstorableValueError
+from ..records import StoredCheckpoint
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, lock_digest
-from .sql import SqlSaver, Statement
+from .sql import SqlSaver, Statement, largest_part
 
 __all__ = ["MySQLSaver"]
 
@@ -19,6 +20,7 @@ _DUPLICATE_KEY = 1062
 # (a lone surrogate, say), MySQL's invalid JSON text, and a row over max_allowed_packet.
 _TOO_BIG = 1153  # max_allowed_packet: the server drops the connection after it
 _REFUSED_DATA = frozenset({4025, 3140, _TOO_BIG})
+_STATEMENT = 4096  # an insert's bytes besides its JSON: the SQL, the ids, the numbers
 
 
 class MySQLSaver(SqlSaver):
@@ -71,12 +73,49 @@ class MySQLSaver(SqlSaver):
             "password": unquote(parts.password or ""),
             "database": parts.path.lstrip("/") or None,
         }
+        self._max_packet = 0  # the connection's max_allowed_packet, read when it opens
         super().__init__(
             table_prefix=table_prefix, on_busy_thread=on_busy_thread, lock_timeout=lock_timeout
         )
 
     def __repr__(self) -> str:
         return f"MySQLSaver(table_prefix={self.table_prefix!r})"
+
+    def _opened(self, cursor: Any) -> None:
+        cursor.execute("SELECT @@max_allowed_packet")
+        self._max_packet = int(cursor.fetchone()[0])
+
+    def _insert_params(
+        self, row: StoredCheckpoint
+    ) -> tuple[tuple[Any, ...], tuple[str, str, str | None]]:
+        params, texts = super()._insert_params(row)
+        meta, writes, snapshot = texts
+        # Escaped for the statement, JSON text at most doubles (a quote becomes \"): only a
+        # row near the limit is measured exactly.
+        if 2 * (len(meta) + len(writes) + len(snapshot or "")) + _STATEMENT > self._max_packet:
+            self._refuse_oversized(row, params, texts)
+        return params, texts
+
+    def _refuse_oversized(
+        self, row: StoredCheckpoint, params: tuple[Any, ...], texts: tuple[str, str, str | None]
+    ) -> None:
+        """Refuse a row over the server's packet limit before sending it.
+
+        Sent, the server would drop the connection halfway ("MySQL server has gone away"),
+        naming nothing.
+        """
+        with self._conn.cursor() as cursor:
+            size = len(cursor.mogrify(self._queries["insert"], params).encode("utf-8")) + 1
+        if size <= self._max_packet:
+            return
+        largest, characters = largest_part(texts)
+        raise UnstorableValueError(
+            f"a checkpoint of thread {row.thread_id!r} is {size:,} bytes, over the server's "
+            f"max_allowed_packet of {self._max_packet:,} bytes; its largest part is its "
+            f"{largest} ({characters:,} characters of JSON)",
+            field=largest,
+            thread_id=row.thread_id,
+        )
 
     def _connect(self) -> Any:
         try:
@@ -109,8 +148,10 @@ class MySQLSaver(SqlSaver):
         # PyMySQL keeps no protocol state to ask. A refusal by the server (a duplicate key,
         # bad data, bad SQL) arrives as one complete error packet, and a load error is
         # raised after every row was read; anything else (Ctrl-C, a broken socket) may
-        # have left an answer unread.
+        # have left an answer unread. A row refused before sending left nothing at all.
         if isinstance(error, CheckpointLoadError):
+            return True
+        if isinstance(error, UnstorableValueError) and error.__context__ is None:
             return True
         cause = error if isinstance(error, pymysql.MySQLError) else error.__context__
         return isinstance(

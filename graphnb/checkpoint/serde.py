@@ -16,9 +16,15 @@ import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError, to_jsonable_python
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import (
+    CoreConfig,
+    PydanticSerializationError,
+    SchemaSerializer,
+    to_jsonable_python,
+)
 
 from ..checkpoint_errors import CheckpointLoadError, UnsafeCheckpointError, UnstorableValueError
 from ..schema import FieldSchema, StateSchema
@@ -93,13 +99,13 @@ def _scan(value: Any, path: str, limit: int | None) -> tuple[str, bool] | None:
                     return f"{where}[{key!r}]", False
                 if key == "lc" and item.get("type") in ("constructor", "secret") and "id" in item:
                     return f"{where}['lc']", False
-                if isinstance(child, (dict, list)):
+                if isinstance(child, (dict, list, tuple)):
                     stack.append((child, f"{where}[{key!r}]", depth + 1))
-        elif isinstance(item, list):
+        elif isinstance(item, (list, tuple)):  # a tuple is written as a JSON array
             stack.extend(
                 (child, f"{where}[{index}]", depth + 1)
                 for index, child in enumerate(item)
-                if isinstance(child, (dict, list))
+                if isinstance(child, (dict, list, tuple))
             )
     return None
 
@@ -119,7 +125,7 @@ def _encode(field: FieldSchema | None, name: str, value: Any, *, typed_update: b
         return value  # JSON as it is, with no field type of its own to serialize it through
     try:
         if adapter is not None and typed_update:
-            encoded = adapter.dump_python(value, mode="json", warnings="error")
+            encoded = _json_serializer(adapter).to_python(value, mode="json", warnings="error")
         else:
             encoded = to_jsonable_python(value)
     except (PydanticSerializationError, TypeError, ValueError) as error:
@@ -137,6 +143,22 @@ def _encode(field: FieldSchema | None, name: str, value: Any, *, typed_update: b
             field=name,
         )
     return encoded
+
+
+# Each field adapter's serializer again, but keeping NaN and infinities: the adapter turns
+# them into None wherever it infers a value's type (an `Any`, a bare `dict` or `list`), so
+# they would be stored as null. Kept, JSON refuses them and the write names the field, as
+# it does for a `float` field. Calling the serializer directly also skips `dump_python`'s
+# own overhead, which costs more than this lookup.
+_JSON_SERIALIZERS: WeakKeyDictionary[TypeAdapter[Any], SchemaSerializer] = WeakKeyDictionary()
+
+
+def _json_serializer(adapter: TypeAdapter[Any]) -> SchemaSerializer:
+    serializer = _JSON_SERIALIZERS.get(adapter)
+    if serializer is None:
+        config = CoreConfig(ser_json_inf_nan="constants")
+        serializer = _JSON_SERIALIZERS[adapter] = SchemaSerializer(adapter.core_schema, config)
+    return serializer
 
 
 def encode_values(schema: StateSchema[Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -179,6 +179,9 @@ class SqlSaver(BaseSaver):
         """Whether ``conn`` may serve the next call after ``error`` interrupted this one."""
         return False
 
+    def _opened(self, cursor: Any) -> None:
+        """Read what the dialect needs to know of a new connection, its tables ready."""
+
     def _take_lock(self, conn: Any, thread_id: str, *, wait: bool) -> bool:
         """Take ``thread_id``'s lock on ``conn``; ``False`` if another session holds it."""
         raise NotImplementedError(f"{type(self).__name__} has no thread locks")
@@ -229,6 +232,7 @@ class SqlSaver(BaseSaver):
                 # On failure the connection is closed below, which rolls the transaction
                 # back and releases the setup lock.
                 drive(self._setup(), lambda statement: execute(cursor, statement))
+                self._opened(cursor)
             finally:
                 cursor.close()
         except BaseException:
@@ -409,11 +413,10 @@ class SqlSaver(BaseSaver):
         if self._is_bad_data(error):
             # The ids and numbers were checked before sending, and the JSON is Python's
             # own: what a database still refuses is a row too large, so name its largest part.
-            sizes = {name: len(text or "") for name, text in zip(_JSON_COLUMNS, texts, strict=True)}
-            largest = max(sizes, key=sizes.__getitem__)
+            largest, size = largest_part(texts)
             raise UnstorableValueError(
                 f"the database refused a checkpoint of thread {row.thread_id!r} ({error}); its "
-                f"largest part is its {largest} ({sizes[largest]:,} characters of JSON)",
+                f"largest part is its {largest} ({size:,} characters of JSON)",
                 field=largest,
                 thread_id=row.thread_id,
             ) from None
@@ -730,6 +733,13 @@ class SqlSaver(BaseSaver):
                 f"its {bad.column} column holds {bad.value!r:.40}, expected {bad.expected}",
                 **where,
             ) from None
+
+
+def largest_part(texts: Sequence[str | None]) -> tuple[str, int]:
+    """The JSON column of an insert with the most text, and how many characters it has."""
+    sizes = {name: len(text or "") for name, text in zip(_JSON_COLUMNS, texts, strict=True)}
+    largest = max(sizes, key=sizes.__getitem__)
+    return largest, sizes[largest]
 
 
 class _BadColumn(Exception):

@@ -110,6 +110,14 @@ class SqliteSaver(SqlSaver):
     def _is_duplicate(self, error: BaseException) -> bool:
         return isinstance(error, sqlite3.IntegrityError)
 
+    def _is_closed(self, conn: Any) -> bool:
+        # sqlite3 has no flag for it: any use of a closed connection raises.
+        try:
+            conn.total_changes  # noqa: B018 - read for the error it raises once closed
+        except sqlite3.ProgrammingError:
+            return True
+        return False
+
     def _usable_after(self, conn: Any, error: BaseException) -> bool:
         # In-process: no answer can be left on a wire, and dropping the connection of a
         # ":memory:" database would drop the database. An open transaction is undone.

@@ -39,6 +39,7 @@ from .serde import (
     decode_update,
     encode_update,
     encode_values,
+    find_type_marker,
     imports_on_load,
     unstorable_field,
     warn_dropped,
@@ -282,10 +283,7 @@ class Threads(Generic[S]):
             chain = []
             while row.seq not in states and row.snapshot is None:
                 chain.append(row)
-                parent = by_seq.get(row.parent_seq) if row.parent_seq is not None else None
-                if parent is None:
-                    raise _broken(row)
-                row = parent
+                row = _parent(row, by_seq)
             if row.seq not in states:
                 states[row.seq] = decode_snapshot(
                     self.schema,
@@ -476,7 +474,7 @@ class ThreadWriter:
         if interrupts:
             meta["interrupts"] = [_jsonable_interrupt(i, self.thread_id) for i in interrupts]
         if resumes:
-            meta["resumes"] = {node: list(answers) for node, answers in resumes.items()}
+            meta["resumes"] = _stored_answers(resumes, self.thread_id)
         if pending:
             meta["pending"] = [[node, encode_update(schema, update)] for node, update in pending]
         if start_at is not None:
@@ -592,7 +590,35 @@ def _jsonable_interrupt(interrupt: Interrupt, thread_id: str) -> dict[str, Any]:
             field="interrupt",
             thread_id=thread_id,
         ) from None
+    _refuse_marker(
+        value, f"the value node `{interrupt.node}` passed to interrupt()", "interrupt", thread_id
+    )
     return {**interrupt.to_json(), "value": value}
+
+
+def _stored_answers(resumes: Mapping[str, Sequence[Any]], thread_id: str) -> dict[str, list[Any]]:
+    """Each node's answers to its ``interrupt()`` calls, as the ``meta`` column holds them."""
+    for node, answers in resumes.items():
+        for answer in answers:
+            _refuse_marker(
+                answer, f"the answer to `{node}` (Command(resume=...))", "resume", thread_id
+            )
+    return {node: list(answers) for node, answers in resumes.items()}
+
+
+def _refuse_marker(value: Any, what: str, field: str, thread_id: str) -> None:
+    """Refuse a value holding a key readers take for a forged class reference.
+
+    Stored, it would make every later read of the thread raise UnsafeCheckpointError.
+    """
+    marker = find_type_marker(value)
+    if marker is not None:
+        raise UnstorableValueError(
+            f"{what} holds a dict with the key {marker}, which graphnb reserves to recognize "
+            "forged class references; rename that key",
+            field=field,
+            thread_id=thread_id,
+        )
 
 
 def _read(row: StoredCheckpoint) -> CheckpointMeta:
@@ -630,13 +656,27 @@ def _writes(row: StoredCheckpoint) -> list[tuple[str, dict[str, Any]]]:
         ) from None
 
 
-def _broken(row: StoredCheckpoint) -> CheckpointLoadError:
+def _broken(row: StoredCheckpoint, why: str = "which is missing") -> CheckpointLoadError:
     return CheckpointLoadError(
         f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} continues from "
-        f"#{row.parent_seq}, which is missing; the thread's rows are damaged",
+        f"#{row.parent_seq}, {why}; the thread's rows are damaged",
         thread_id=row.thread_id,
         checkpoint_id=row.checkpoint_id,
     )
+
+
+def _parent(row: StoredCheckpoint, by_seq: Mapping[int, StoredCheckpoint]) -> StoredCheckpoint:
+    """The checkpoint ``row`` continues from, among ``by_seq``.
+
+    A parent is always written before its children, so its seq is lower: walking parents
+    always ends, even on rows forged to point at themselves or at each other.
+    """
+    parent = by_seq.get(row.parent_seq) if row.parent_seq is not None else None
+    if parent is None:
+        raise _broken(row)
+    if parent.seq >= row.seq:
+        raise _broken(row, f"which is not older than it (#{row.seq})")
+    return parent
 
 
 def _chain(rows: list[StoredCheckpoint], target: StoredCheckpoint) -> list[StoredCheckpoint]:
@@ -644,10 +684,7 @@ def _chain(rows: list[StoredCheckpoint], target: StoredCheckpoint) -> list[Store
     chain = [target]
     row = target
     while row.snapshot is None:
-        parent = by_seq.get(row.parent_seq) if row.parent_seq is not None else None
-        if parent is None:
-            raise _broken(row)
-        row = parent
+        row = _parent(row, by_seq)
         chain.append(row)
     chain.reverse()
     return chain

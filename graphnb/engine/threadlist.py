@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from ..records import StoredCheckpoint
     from .store import Saver
 
 __all__ = ["ThreadInfo", "ThreadStatus", "list_threads_info"]
 
-ThreadStatus = Literal["finished", "interrupted", "failed", "pending"]
+ThreadStatus = Literal["finished", "interrupted", "failed", "pending", "damaged"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +33,14 @@ class ThreadInfo:
             ``interrupt_after`` stop at the last node is none: that run just ends),
             ``"failed"`` when the last run stopped on an error (an ``error`` checkpoint),
             ``"pending"`` when it names nodes still to run (a run stopped by a crash of
-            its process, or a seed not run yet), ``"finished"`` otherwise.
+            its process, or a seed not run yet), ``"damaged"`` when its last checkpoint's
+            ``meta`` cannot be read (a corrupt or forged row: ``get_state`` raises
+            ``CheckpointLoadError``), ``"finished"`` otherwise.
         updated_at: Unix time of its last checkpoint.
         checkpoint_id: the id of its last checkpoint.
-        error: for a failed thread, what failed: ``{"node", "type", "message", "step"}``.
+        error: for a failed thread, what failed: ``{"node", "type", "message", "step"}``;
+            for a damaged one, why it cannot be read: ``{"type", "message"}``, the message
+            naming the thread and the checkpoint.
     """
 
     thread_id: str
@@ -70,30 +77,80 @@ def list_threads_info(
         for last in page:
             if is_child_thread(last.thread_id):
                 continue  # a subgraph's own thread, listed with its parent's
-            error = last.meta.get("error")
-            stops = last.meta.get("interrupts") or []
-            # A stop after the last node leaves nothing to resume: the thread is finished.
-            # (Runs no longer store such a stop; threads saved before may hold one.)
-            if any(i.get("when") == "during" for i in stops) or (stops and last.meta.get("next")):
-                status: ThreadStatus = "interrupted"
-            elif error:
-                status = "failed"
-            elif last.meta.get("next"):
-                status = "pending"
-            else:
-                status = "finished"
-            infos.append(
-                ThreadInfo(
-                    last.thread_id,
-                    last.step,
-                    status,
-                    last.created_at,
-                    last.checkpoint_id,
-                    dict(error) if error else None,
-                )
-            )
+            infos.append(_info(last))
             if limit is not None and len(infos) == limit:
                 return infos
         if limit is None or len(page) < limit:
             return infos
         after = page[-1].thread_id  # the page held subgraph threads: read on
+
+
+def _info(last: StoredCheckpoint) -> ThreadInfo:
+    """A thread's record, read from the ``meta`` of its last checkpoint."""
+    if _plain(last.meta):  # most heads: no need to validate what it holds
+        status: ThreadStatus = "pending" if last.meta.get("next") else "finished"
+        return ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
+    from pydantic import ValidationError
+
+    from ..records import CheckpointMeta
+
+    try:
+        meta = CheckpointMeta.model_validate(last.meta)
+    except ValidationError as error:
+        # Damage stays local: the thread is listed as such, the others as they are.
+        return _damaged(last, error)
+    stops = meta.interrupts
+    # A stop after the last node leaves nothing to resume: the thread is finished.
+    # (Runs no longer store such a stop; threads saved before may hold one.)
+    if any(i.when == "during" for i in stops) or (stops and meta.next):
+        status = "interrupted"
+    elif meta.error:
+        status = "failed"
+    elif meta.next:
+        status = "pending"
+    else:
+        status = "finished"
+    failure = dict(meta.error) if meta.error else None
+    return ThreadInfo(
+        last.thread_id, last.step, status, last.created_at, last.checkpoint_id, failure
+    )
+
+
+_PLAIN_KEYS = frozenset({"ran", "next", "metadata", "interrupts"})
+
+
+def _plain(meta: Any) -> bool:
+    """Whether ``meta`` is a run's usual one, which validating would pass as it is.
+
+    Only node lists and the run's metadata: no stop, no error. Validating every head
+    with the meta's model would double the cost of a page. ``False`` only means
+    "validate it".
+    """
+    return (
+        type(meta) is dict
+        and meta.keys() <= _PLAIN_KEYS
+        and _names(meta.get("ran", []))
+        and _names(meta.get("next", []))
+        and type(meta.get("metadata", {})) is dict
+        and meta.get("interrupts", []) == []
+    )
+
+
+def _names(value: Any) -> bool:
+    return type(value) is list and all(type(name) is str for name in value)
+
+
+def _damaged(last: StoredCheckpoint, error: ValidationError) -> ThreadInfo:
+    first = error.errors(include_url=False)[0]
+    why = (
+        f"checkpoint {last.checkpoint_id!r} of thread {last.thread_id!r} has a malformed "
+        f"meta column: {first['msg']} at {first['loc']}"
+    )
+    return ThreadInfo(
+        last.thread_id,
+        last.step,
+        "damaged",
+        last.created_at,
+        last.checkpoint_id,
+        {"type": "CheckpointLoadError", "message": why},
+    )

@@ -277,6 +277,35 @@ def test_json_nested_deeper_than_graphnb_writes_is_a_load_error(saver: BaseSaver
     assert good.values["count"] == 2
 
 
+@pytest.mark.timeout(5)  # before the fix, reading looped forever, eating memory
+@pytest.mark.parametrize("loop", ["itself", "each-other"])
+def test_rows_whose_parents_loop_are_a_load_error_not_a_hang(saver: BaseSaver, loop: str) -> None:
+    row = _first_row(saver)  # "t": one checkpoint, with a snapshot
+    looping = {"itself": [(1, 1)], "each-other": [(1, 2), (2, 1)]}[loop]
+    for seq, parent_seq in looping:
+        saver.put(
+            replace(
+                row,
+                seq=seq,
+                checkpoint_id=f"c{seq}",
+                parent_id=f"c{parent_seq}",
+                parent_seq=parent_seq,
+                snapshot=None,
+                texts=None,
+            )
+        )
+    store = threads(saver)
+    with pytest.raises(CheckpointLoadError, match="which is not older than it") as caught:
+        store.load("t")
+    assert (caught.value.thread_id, caught.value.checkpoint_id) == ("t", "c1")
+    with pytest.raises(CheckpointLoadError, match="the thread's rows are damaged") as caught:
+        store.history_page("t", limit=1)
+    assert (caught.value.thread_id, caught.value.checkpoint_id) == ("t", "c1")
+    good = store.load("good")
+    assert good is not None
+    assert good.values["count"] == 2
+
+
 @pytest.mark.parametrize(
     ("column", "text", "reason"),
     [
@@ -392,8 +421,36 @@ def test_a_row_over_mysqls_packet_limit_names_its_largest_part(tmp_path: Path) -
         with pytest.raises(UnstorableValueError, match="largest part is its writes") as caught:
             saver.put(huge)
         assert (caught.value.field, caught.value.thread_id) == ("writes", "t")
-        # The server dropped the connection after the refusal: the next call opens another.
+        # Refused before it was sent (or by the server): the next calls work as before.
         assert [r.checkpoint_id for r in saver.history("t")] == [row.checkpoint_id]
         assert saver.threads() == ["good", "t"]
+    finally:
+        drop_tables(saver)
+
+
+@pytest.mark.db
+def test_a_state_over_mysqls_packet_limit_is_refused_before_it_is_sent(tmp_path: Path) -> None:
+    class Blob(GraphState):
+        blob: str = ""
+
+    saver = make_saver("mysql", tmp_path)
+    assert isinstance(saver, MySQLSaver)
+    try:
+        with saver._cursor() as cursor:
+            cursor.execute("SELECT @@max_allowed_packet")
+            limit = int(cursor.fetchone()[0])
+        graph = StateGraph(Blob).add_node("grow", lambda state: {"blob": "x" * (limit + 2**20)})
+        app = graph.add_edge(START, "grow").add_edge("grow", END).compile(checkpointer=saver)
+        app.invoke({"blob": "small"}, thread_id="t", interrupt_before=["grow"])
+        connection = saver._conn
+        # Sent, the row made the server drop the connection: "MySQL server has gone away".
+        with pytest.raises(UnstorableValueError, match="max_allowed_packet") as caught:
+            app.invoke(None, thread_id="t")
+        assert "a checkpoint of thread 't' is " in str(caught.value)
+        assert f"max_allowed_packet of {limit:,} bytes" in str(caught.value)
+        assert (caught.value.field, caught.value.thread_id) == ("writes", "t")
+        assert saver._conn is connection  # never sent, so the connection was kept
+        assert app.get_state("t").values.blob == "small"  # nothing stored before was lost
+        assert saver.threads() == ["t"]
     finally:
         drop_tables(saver)

@@ -263,6 +263,39 @@ def test_nan_and_infinity_fail_the_write_naming_the_field(saver: BaseSaver) -> N
     assert len(saver.history("t")) == 1  # nothing partial
 
 
+class Loose(GraphState):
+    anything: Any = None
+    table: dict = {}  # type: ignore[type-arg]
+    items: list[Any] = []
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [("anything", float("nan")), ("table", {"a": float("inf")}), ("items", [1, float("-inf")])],
+    ids=["Any", "dict", "list[Any]"],
+)
+def test_nan_in_a_field_of_inferred_type_fails_the_write_naming_the_field(
+    saver: BaseSaver, field: str, bad: Any
+) -> None:
+    # Pydantic's JSON dump turns NaN into None where it infers a value's type: it was
+    # stored as null, and read back as None.
+    store: Threads[Any] = Threads(saver, StateSchema.of(Loose))
+    writer = store.writer("t", None, metadata=None)
+    writer.put(step=-1, source="input", ran=[], writes=[], next=["a"], values={})
+    with pytest.raises(UnstorableValueError, match=f"field '{field}' holds NaN") as caught:
+        writer.put(
+            step=0,
+            source="loop",
+            ran=["a"],
+            writes=[("a", {field: bad})],
+            next=[],
+            values={field: bad},
+            snapshot=True,
+        )
+    assert (caught.value.field, caught.value.thread_id) == (field, "t")
+    assert len(saver.history("t")) == 1  # nothing partial
+
+
 def test_a_row_naming_a_class_is_refused(saver: BaseSaver) -> None:
     store = threads(saver)
     grow(store, "t", 1)
@@ -539,6 +572,15 @@ def test_a_connection_the_server_closed_is_replaced(kind: str, tmp_path: Any) ->
         assert len(saver.history("t")) == 2
     finally:
         drop_tables(saver)
+
+
+def test_a_connection_closed_under_the_saver_is_replaced(sql_saver: SqlSaver) -> None:
+    store = threads(sql_saver)
+    grow(store, "t", 1)
+    sql_saver._conn.close()  # by a cleanup hook, a notebook cell, another library ...
+    assert sql_saver.threads() == ["t"]  # SQLite's saver failed here, and on every call after
+    grow(store, "t", 1, start=1)
+    assert len(sql_saver.history("t")) == 2
 
 
 def test_any_text_in_the_state_round_trips_on_every_saver(saver: BaseSaver) -> None:

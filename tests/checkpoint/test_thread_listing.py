@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
-from graphnb.checkpoint import BaseSaver
+from graphnb.checkpoint import BaseSaver, CheckpointLoadError
 
 from .test_threads import chain
 
@@ -25,6 +27,31 @@ def test_threads_info_lists_newest_first_with_status(saver: BaseSaver) -> None:
     assert alpha.step == app.get_state("alpha").step
     assert beta.updated_at >= alpha.updated_at
     assert app.list_threads() == ["alpha", "beta"]  # the old listing still works
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [[], {"ran": ["a"], "interrupts": "x"}, {"ran": ["a"], "error": "boom"}],
+    ids=["a-list", "interrupts-text", "error-text"],
+)
+def test_a_thread_whose_last_meta_is_damaged_is_listed_as_damaged(
+    saver: BaseSaver, meta: Any
+) -> None:
+    app = chain("a").compile(checkpointer=saver)
+    for thread_id in ("good-1", "bad", "good-2"):
+        app.invoke({}, thread_id=thread_id)
+    last = saver.history("bad")[-1]
+    saver.put(replace(last, seq=last.seq + 1, checkpoint_id="forged", meta=meta, texts=None))
+    infos = {info.thread_id: info for info in app.threads_info()}
+    assert sorted(infos) == ["bad", "good-1", "good-2"]  # one damaged row hides no thread
+    assert infos["good-1"].status == infos["good-2"].status == "finished"
+    bad = infos["bad"]
+    assert (bad.status, bad.checkpoint_id) == ("damaged", "forged")
+    assert bad.error is not None
+    assert bad.error["type"] == "CheckpointLoadError"
+    assert "checkpoint 'forged' of thread 'bad' has a malformed meta" in bad.error["message"]
+    with pytest.raises(CheckpointLoadError, match="malformed meta"):
+        app.get_state("bad")  # what the status announces
 
 
 def test_threads_info_searches_and_pages(saver: BaseSaver) -> None:

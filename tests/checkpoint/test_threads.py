@@ -147,6 +147,48 @@ def test_several_interrupts_in_one_node_are_answered_in_order(saver: BaseSaver) 
     assert final.messages == ["one", "two"]
 
 
+def test_an_interrupt_value_holding_a_reserved_key_is_refused_and_the_thread_stays_readable(
+    saver: BaseSaver,
+) -> None:
+    def ask(state: Chat) -> dict[str, Any]:
+        return {"topic": interrupt({"form": {"py/object": "shown to the user"}})}
+
+    graph = StateGraph(Chat).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+    app = graph.compile(checkpointer=saver)
+    with pytest.raises(UnstorableValueError, match=r"`ask` passed to interrupt\(\)") as caught:
+        app.invoke({"messages": ["hi"]}, thread_id="t")
+    assert "['form']['py/object']" in str(caught.value)
+    assert (caught.value.field, caught.value.thread_id) == ("interrupt", "t")
+    # The interrupt's checkpoint was not stored; the failed step's error one was, as for
+    # any failed step, and every checkpoint reads back.
+    history = app.get_state_history("t")
+    assert [state.source for state in history] == ["error", "input"]
+    assert history[0].error is not None
+    assert history[0].error["type"] == "UnstorableValueError"
+    assert app.get_state("t").values.messages == ["hi"]
+
+
+def test_an_answer_holding_a_reserved_key_is_refused_and_the_thread_stays_readable(
+    saver: BaseSaver,
+) -> None:
+    def form(state: Chat) -> dict[str, Any]:
+        first = interrupt("first?")
+        second = interrupt("second?")  # the first answer would be stored while it waits
+        return {"messages": [str(first), str(second)]}
+
+    graph = StateGraph(Chat).add_node("form", form).add_edge(START, "form")
+    app = graph.add_edge("form", END).compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+    with pytest.raises(UnstorableValueError, match="the answer to `form`") as caught:
+        app.invoke(Command(resume={"__class__": "typed by a user"}), thread_id="t")
+    assert "['__class__']" in str(caught.value)
+    assert (caught.value.field, caught.value.thread_id) == ("resume", "t")
+    assert len(app.get_state_history("t")) == 2  # nothing written
+    assert app.get_state("t").interrupts[0].value == "first?"
+    app.invoke(Command(resume="one"), thread_id="t")
+    assert app.invoke(Command(resume="two"), thread_id="t").messages == ["one", "two"]
+
+
 def test_seeded_messages_and_the_input_reach_the_first_node_in_order(saver: BaseSaver) -> None:
     seen: list[list[str]] = []
 

@@ -5,7 +5,7 @@ import type { AnyModel } from "@anywidget/types";
 import { useCallback, useEffect, useRef } from "react";
 import type { Json, Model } from "../protocol";
 
-export type ThreadStatus = "finished" | "interrupted" | "failed" | "pending";
+export type ThreadStatus = "finished" | "interrupted" | "failed" | "pending" | "damaged";
 
 /** A thread as the threads panel lists it. */
 export type ThreadItem = {
