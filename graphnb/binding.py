@@ -14,7 +14,13 @@ from typing import Any
 
 from .errors import BindingError
 
-__all__ = ["binding_of", "resolve"]
+__all__ = ["LOADED_FILE_PREFIX", "binding_of", "is_loaded_file", "resolve"]
+
+LOADED_FILE_PREFIX = "graphnb_file_"
+"""How the module name starts that graphnb makes up for a loaded ``.py`` file whose own
+name is not an importable module name (``my-flow.py``, a ``test.py`` that the standard
+library's ``test`` would shadow). Only the process that loaded the file knows that name:
+another process (an exported module, a batch worker) cannot import it."""
 
 _NAME = r"[^\W\d]\w*"
 _BINDING = re.compile(
@@ -37,6 +43,15 @@ def binding_of(obj: Any) -> str | None:
     if module in ("__main__", "builtins") or module.startswith("__ipython"):
         return qualname
     return f"{module}:{qualname}"
+
+
+def is_loaded_file(module_name: str) -> bool:
+    """Whether ``module_name`` is one graphnb made up for a loaded file (not importable).
+
+    >>> is_loaded_file("graphnb_file_my_flow_1a2b3c4d"), is_loaded_file("my_flow")
+    (True, False)
+    """
+    return module_name.startswith(LOADED_FILE_PREFIX)
 
 
 def resolve(binding: str, namespace: Mapping[str, Any] | None = None) -> Any:

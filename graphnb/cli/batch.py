@@ -23,6 +23,7 @@ writes every line and exits with 1.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..console import json_text, shown
-from .output import cannot_write
+from .output import cannot_write, same_file
 from .run import (
     EXIT_FAILED,
     EXIT_LOAD,
@@ -172,8 +173,13 @@ def _batch(args: argparse.Namespace) -> int:
     scheme, address = _check_executor(args.executor)
     inputs = read_inputs(args.input)
     file = Path(args.target if Path(args.target).exists() else args.target.rpartition(":")[0])
+    _check_output(args.output, args.input, file)
     _, graph = load_target(args.target)
     compiled = compile_for(graph, args.db)
+    if scheme != "local":
+        from ..engine.batch import recipe_of
+
+        recipe_of(compiled)  # a node workers cannot import is refused before connecting
     ids = [f"{args.thread_prefix}-{number}" for number, _ in inputs] if args.db else None
     progress: Any = False
     if not args.quiet:
@@ -209,6 +215,28 @@ def _batch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_output(output: str | None, inputs: str, file: Path) -> None:
+    """Refuse, before any input runs, an output the results could not be written to.
+
+    The results exist only once every input ran: found unwritable then, they are lost.
+    An output that is the input file or the graph's own file is refused too.
+    """
+    if output is None or output == "-":
+        return
+    for source, what in ((inputs, "the input file"), (file, "the file the graph is read from")):
+        if same_file(output, source):
+            raise CommandError(f"cannot write {output!r}: it is {what}", EXIT_USAGE)
+    if os.path.isdir(output):
+        raise CommandError(f"cannot write {output!r}: it is a folder", EXIT_LOAD)
+    folder = os.path.dirname(output) or "."
+    if not os.path.isdir(folder):
+        missing = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+        raise CommandError(cannot_write(output, missing), EXIT_LOAD)
+    if not os.access(output if os.path.exists(output) else folder, os.W_OK):
+        denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        raise CommandError(cannot_write(output, denied), EXIT_LOAD)
+
+
 def _write(output: str | None, lines: list[str]) -> None:
     text = "".join(line + "\n" for line in lines)
     if output is None or output == "-":
@@ -219,7 +247,7 @@ def _write(output: str | None, lines: list[str]) -> None:
         with open(output, "w", encoding="utf-8") as file:
             file.write(text)
     except OSError as error:
-        raise CommandError(cannot_write(output, error), EXIT_FAILED) from None
+        raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
 
 
 def batch(args: argparse.Namespace) -> int:

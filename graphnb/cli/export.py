@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..console import shown
-from .output import cannot_write
+from .output import cannot_write, same_file
 from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
 __all__ = ["register"]
@@ -21,8 +21,15 @@ def export(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from ..export import to_module
+    from ..export.load import split_target
 
     output = Path(args.output) if args.output else None
+    if output is not None and same_file(output, split_target(args.target)[0]):
+        raise CommandError(
+            f"cannot export to {args.output!r}: it is the file the graph is read from; "
+            "name another output",
+            EXIT_USAGE,
+        )
     if args.to == "langgraph":
         return _export_langgraph(args, output)
     if output is not None and output.suffix not in (".py", ".ipynb"):

@@ -81,11 +81,9 @@ def _quickstart() -> Path | None:
 def new_notebook(path: Path) -> None:
     """Write a notebook with one cell showing an empty builder saved beside it."""
     nbformat: Any = importlib.import_module("nbformat")  # untyped
-    cell = (
-        "from graphnb.widget import Builder\n\n"
-        f'builder = Builder(path="{path.stem}.graph.json")\n'
-        "builder"
-    )
+    # A literal for any file name: quotes, backslashes, a lone surrogate as its escape.
+    saved = repr(f"{path.stem}.graph.json")
+    cell = f"from graphnb.widget import Builder\n\nbuilder = Builder(path={saved})\nbuilder"
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
     notebook.metadata["kernelspec"] = {
         "name": "python3",

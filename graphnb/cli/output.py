@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["cannot_write"]
+__all__ = ["cannot_write", "same_file"]
 
 
 def cannot_write(path: str | os.PathLike[str] | None, error: OSError) -> str:
@@ -23,3 +23,15 @@ def cannot_write(path: str | os.PathLike[str] | None, error: OSError) -> str:
     if isinstance(error, FileNotFoundError) and not os.path.isdir(folder):
         return f"cannot write {where!r}: its folder {folder!r} does not exist"
     return f"cannot write {where!r}: {error.strerror or error}"
+
+
+def same_file(path: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
+    """Whether both paths name one existing file, however spelled (``./a.py``, a link).
+
+    >>> same_file("no/such.py", "no/such.py")
+    False
+    """
+    try:
+        return os.path.samefile(path, other)
+    except (OSError, ValueError):  # either is missing (or not a path): no file is both
+        return False

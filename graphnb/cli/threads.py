@@ -27,8 +27,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import shlex
+import sqlite3
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -64,19 +68,44 @@ def threads(args: argparse.Namespace) -> int:
 
 
 def _saver(url: str) -> Any:
-    """The saver of ``url``, for reading: a SQLite file must already exist."""
+    """The saver of ``url``, for reading; ``None`` for a SQLite file without its tables.
+
+    Reading must not leave an empty database behind a mistyped path, so a SQLite file
+    must already exist; nor change another application's database, so a file without
+    graphnb's tables is left as it is (the saver would create them on first use).
+    """
+    from ..checkpoint import SqliteSaver
+
     scheme, _, rest = url.partition("://")
     path = rest[1:] if rest.startswith("/") else rest
     is_file = scheme.split("+")[0].lower() == "sqlite" and path not in ("", ":memory:")
-    # Reading must not leave an empty database behind a mistyped path.
     if is_file and not Path(path).exists():
         raise CommandError(f"no such database: {shown(path)}", EXIT_LOAD)
-    return open_saver(url)
+    saver = open_saver(url)
+    if isinstance(saver, SqliteSaver) and is_file and not _has_table(Path(path), saver.table):
+        saver.close()
+        return None
+    return saver
+
+
+def _has_table(path: Path, table: str) -> bool:
+    """Whether the SQLite file holds ``table``, read with a connection that cannot write."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        )
+        return found.fetchone() is not None
 
 
 def _list(args: argparse.Namespace) -> int:
-    with _saver(args.db) as saver:
-        ids = saver.threads()
+    saver = _saver(args.db)
+    if saver is None:
+        print(f"no graphnb threads in {redacted(args.db)}", file=sys.stderr)
+        ids = []
+    else:
+        with saver:
+            ids = saver.threads()
     if args.json:
         print(json_text(ids))
     else:
@@ -87,7 +116,10 @@ def _list(args: argparse.Namespace) -> int:
 
 def _history(args: argparse.Namespace) -> int:
     state = None
-    with _saver(args.db) as saver:
+    saver = _saver(args.db)
+    if saver is None:
+        raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", EXIT_USAGE)
+    with saver:
         rows = saver.history(args.thread)
         if not rows:
             raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", EXIT_USAGE)
@@ -196,19 +228,25 @@ def _age(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"--older-than takes seconds or a number with s, m, h or d (7d), got {text!r}"
         ) from None
+    if not math.isfinite(seconds):
+        raise argparse.ArgumentTypeError(f"--older-than must be a finite number, got {text!r}")
     if seconds < 0:
         raise argparse.ArgumentTypeError(f"--older-than must not be negative, got {text!r}")
     return seconds
 
 
 def _prune(args: argparse.Namespace) -> int:
-    with _saver(args.db) as saver:
-        removed = saver.prune(
-            older_than=args.older_than,
-            keep_last=args.keep_last,
-            thread_ids=args.only or None,
-            batch_size=args.batch_size,
-        )
+    saver = _saver(args.db)
+    if saver is None:
+        removed = 0
+    else:
+        with saver:
+            removed = saver.prune(
+                older_than=args.older_than,
+                keep_last=args.keep_last,
+                thread_ids=args.only or None,
+                batch_size=args.batch_size,
+            )
     if args.json:
         print(json_text({"removed": removed}))
     else:
@@ -224,9 +262,10 @@ def _import(args: argparse.Namespace) -> int:
     source = redacted(args.source)
     try:
         reader = langgraph_checkpointer(args.source)
-    except ValueError as error:
-        code = EXIT_LOAD if "no such" in str(error) else EXIT_USAGE
-        raise CommandError(f"--from {source}: {error}", code) from None
+    except ValueError as error:  # a file missing or not LangGraph's is a file problem
+        reason = str(error)
+        code = EXIT_LOAD if "no such" in reason or "no LangGraph" in reason else EXIT_USAGE
+        raise CommandError(f"--from {source}: {reason}", code) from None
     except database_errors() as error:
         reason = " ".join(str(error).split())
         raise CommandError(f"--from {source}: {reason}", EXIT_FAILED) from None
@@ -237,6 +276,8 @@ def _import(args: argparse.Namespace) -> int:
         raise CommandError(f"--from {source}: {error}", EXIT_USAGE) from None
     finally:
         reader.close()
+    if not copied:
+        print(f"--from {source} holds no LangGraph threads: nothing imported", file=sys.stderr)
     if args.json:
         print(json_text([{"thread": t.thread_id, "checkpoints": t.checkpoints} for t in copied]))
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .model import Diagram, DiagramNode
+from .text import encodable
 
 __all__ = ["render_dot"]
 
@@ -119,5 +120,5 @@ def _node_attrs(node: DiagramNode, machine: bool) -> str:
 
 def _q(text: str) -> str:
     """A DOT quoted string."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    escaped = encodable(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{escaped}"'

@@ -38,5 +38,8 @@ def save(obj: Any, path: str | os.PathLike[str]) -> Path:
     render = FORMATS.get(target.suffix.lower())
     if render is None:
         raise UnknownFormatError(target, tuple(FORMATS))
-    target.write_text(render(obj), encoding="utf-8")
+    # Drawn and encoded in full before the file is opened: a failure leaves an existing
+    # diagram as it was instead of emptied.
+    data = render(obj).encode("utf-8")
+    target.write_bytes(data)
     return target

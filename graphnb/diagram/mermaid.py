@@ -6,6 +6,7 @@ import json
 import re
 
 from .model import Diagram, DiagramEdge, DiagramNode
+from .text import encodable
 
 __all__ = ["render_mermaid"]
 
@@ -134,7 +135,7 @@ def _safe(node_id: str) -> bool:
 
 def _text(text: str | None) -> str:
     """Text Mermaid shows literally: entity codes for its special characters."""
-    flat = " ".join((text or "").split())
+    flat = encodable(" ".join((text or "").split()))
     return "".join(_CODES.get(char, char) for char in flat)
 
 
@@ -145,5 +146,5 @@ def _title(name: str) -> str:
     quote, ``[``, ``{`` or ``&`` change the meaning, so other names are double-quoted
     (a JSON string is a YAML double-quoted scalar).
     """
-    flat = " ".join(name.split()) or "graph"
+    flat = encodable(" ".join(name.split()) or "graph")
     return flat if _PLAIN_TITLE.fullmatch(flat) else json.dumps(flat, ensure_ascii=False)

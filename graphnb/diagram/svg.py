@@ -18,7 +18,7 @@ from typing import Any
 from .geometry import Box, Layout, Point, Route, Sizes
 from .layered import compute_layout
 from .model import Diagram, DiagramNode
-from .text import shorten, text_width
+from .text import encodable, shorten, text_width
 from .trace import Trace
 
 __all__ = ["LABEL_CHARS", "LABEL_FONT", "NODE_CHARS", "NODE_FONT", "render_svg", "svg_sizes"]
@@ -413,4 +413,4 @@ def _loop(points: tuple[Point, ...]) -> str:
 
 
 def _esc(text: Any) -> str:
-    return escape(_NOT_XML.sub("", str(text)), quote=True)
+    return escape(_NOT_XML.sub("", encodable(str(text))), quote=True)

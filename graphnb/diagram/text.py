@@ -1,4 +1,4 @@
-"""Text helpers shared by the layout and the renderers: shortening and width estimates.
+"""Text helpers shared by the layout and the renderers: escapes, shortening, widths.
 
 Widths are estimated from character classes rather than measured with a font library:
 the SVG is drawn in the viewer's own sans-serif font, so no measurement made here could
@@ -7,14 +7,32 @@ be exact, and estimating slightly wide only adds padding.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-__all__ = ["ELLIPSIS", "shorten", "text_width"]
+__all__ = ["ELLIPSIS", "encodable", "shorten", "text_width"]
 
 ELLIPSIS = "\u2026"
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 _NARROW = frozenset("ijlI.,:;|!'`()[]{} ")
 _WIDE = frozenset("mwMW@%")
+
+
+def encodable(text: str) -> str:
+    r"""``text`` with each lone surrogate written as its escape, ``\ud800``.
+
+    A name read from a file name that is not UTF-8 can hold one; UTF-8 (a saved diagram,
+    a notebook's output) cannot encode it, so it is shown as the exports show it.
+
+    Example:
+        >>> print(encodable("n\ud800"))
+        n\ud800
+    """
+    if text.isascii():  # most names: no surrogate possible, nothing to search
+        return text
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
 
 
 def shorten(text: str, limit: int) -> str:

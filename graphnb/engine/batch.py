@@ -21,13 +21,14 @@ notebook, a text bar elsewhere); the engine itself imports no display.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..binding import resolve
+from ..binding import is_loaded_file, resolve
 from ..errors import BindingError, GraphRuntimeError, GraphSetupError
 
 if TYPE_CHECKING:
@@ -150,6 +151,15 @@ def _travelling_binding(name: str, binding: str | None, fn: Any, what: str) -> s
         raise BatchSetupError(
             f"{what} {name!r} cannot travel to workers: it is bound to the notebook name "
             f"{binding!r}, which a worker process cannot import; {hint}",
+            node=name,
+        )
+    module_name = binding.partition(":")[0]
+    if is_loaded_file(module_name):
+        file = getattr(sys.modules.get(module_name), "__file__", None) or module_name
+        raise BatchSetupError(
+            f"{what} {name!r} cannot travel to workers: its file {file!r} has no module name "
+            f"a worker can import (graphnb loaded it as {module_name!r}); rename the file to "
+            "a module name (letters, digits and underscores, not the name of another module)",
             node=name,
         )
     try:

@@ -29,6 +29,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from ..binding import LOADED_FILE_PREFIX
 from ..engine.compiled import CompiledGraph
 from ..graph import StateGraph
 from ..spec import GraphSpec
@@ -79,7 +80,11 @@ def _module_name(file: Path, prefix: str) -> str:
 
 
 def _free_module_name(file: Path) -> str:
-    """The file's stem, unless that would shadow a module by the same name."""
+    """The file's stem, unless that is no module name or would shadow a module by it.
+
+    Such a file gets a name made up here, which only this process can import: see
+    :func:`graphnb.binding.is_loaded_file`.
+    """
     stem = file.stem
     if stem.isidentifier() and not keyword.iskeyword(stem) and stem not in sys.modules:
         try:
@@ -89,7 +94,7 @@ def _free_module_name(file: Path) -> str:
         origin = getattr(found, "origin", None)
         if found is None or (origin and Path(origin).resolve() == file.resolve()):
             return stem
-    return _module_name(file, "graphnb_file_")
+    return _module_name(file, LOADED_FILE_PREFIX)
 
 
 def _load_script(file: Path) -> types.ModuleType:

@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..binding import is_loaded_file
+
 __all__ = ["import_path", "importable", "is_user_code", "type_checking_imports"]
 
 _MISSING: Any = object()
@@ -79,8 +81,14 @@ def is_user_code(module_name: str | None) -> bool:
 
 
 def importable(module_name: str) -> bool:
-    """Whether ``import module_name`` works outside this process (not a notebook's module)."""
+    """Whether ``import module_name`` works outside this process.
+
+    Not for a notebook's module, nor for a ``.py`` file loaded under a made-up name (its
+    own name, ``my-flow``, is no module name): their objects are written as source.
+    """
     if module_name in _NOTEBOOK_MODULES or module_name.startswith("__"):
+        return False
+    if is_loaded_file(module_name):
         return False
     module = sys.modules.get(module_name)
     return module is not None and getattr(module, "__spec__", None) is not None

@@ -182,9 +182,11 @@ def langgraph_checkpointer(source: Any) -> Any:
     ``source`` is a LangGraph checkpointer (``SqliteSaver``, ``PostgresSaver``,
     ``InMemorySaver`` ...) or a URL: ``sqlite:///path.db`` or ``postgresql://...``.
     A checkpointer opened from a URL has ``.close()``; one passed in is shared, not closed.
+    A SQLite file is opened read-only: nothing is ever written to it.
 
     Raises:
-        ValueError: the URL names no LangGraph checkpointer graphnb can open.
+        ValueError: the URL names no LangGraph checkpointer graphnb can open (a SQLite
+            file that does not exist, or holds no LangGraph tables).
         LangGraphMissingError: LangGraph (or its SQLite/PostgreSQL checkpointer) is not
             installed.
     """
@@ -200,20 +202,8 @@ def langgraph_checkpointer(source: Any) -> Any:
     scheme, _, rest = source.partition("://")
     scheme = scheme.split("+")[0].lower()
     if scheme == "sqlite" and rest:
-        import os
-        import sqlite3
-
         path = rest[1:] if rest.startswith("/") else rest
-        if path != ":memory:" and not os.path.exists(path):
-            raise ValueError(f"no such LangGraph SQLite database: {path!r}")
-        try:
-            from langgraph.checkpoint.sqlite import SqliteSaver
-        except ImportError:
-            raise LangGraphMissingError() from None
-        conn = sqlite3.connect(path, check_same_thread=False)
-        sqlite_reader = SqliteSaver(conn, serde=_SafeSerde())
-        sqlite_reader.close = conn.close  # type: ignore[attr-defined]
-        return sqlite_reader
+        return _sqlite_reader(path)
     if scheme in ("postgres", "postgresql"):
         try:
             import psycopg
@@ -231,6 +221,42 @@ def langgraph_checkpointer(source: Any) -> Any:
         f"expected a LangGraph checkpointer URL (sqlite:///path.db or postgresql://...), "
         f"got {source.split('://')[0]!r}://..."
     )
+
+
+def _sqlite_reader(path: str) -> Any:
+    """LangGraph's ``SqliteSaver`` on the file ``path``, through a read-only connection.
+
+    The saver's ``setup()`` creates its tables (in whatever database it is given) and
+    switches the file to WAL mode: it is skipped, the tables checked here instead.
+    """
+    import sqlite3
+    from pathlib import Path
+
+    if path != ":memory:" and not Path(path).exists():
+        raise ValueError(f"no such LangGraph SQLite database: {path!r}")
+    try:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+    except ImportError:
+        raise LangGraphMissingError() from None
+    where = path if path == ":memory:" else f"{Path(path).absolute().as_uri()}?mode=ro"
+    conn = sqlite3.connect(where, uri=True, check_same_thread=False)
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+        if not {"checkpoints", "writes"} <= tables:
+            raise ValueError(
+                f"{path!r} holds no LangGraph checkpoints (no 'checkpoints' and 'writes' "
+                "tables); nothing to import"
+            )
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(writes)")}
+    except BaseException:
+        conn.close()
+        raise
+    reader = SqliteSaver(conn, serde=_SafeSerde())
+    reader.is_setup = True
+    if "task_path" not in columns:  # a file from before LangGraph added the column
+        reader._has_task_path = False  # what setup() decides for such a read-only file
+    reader.close = conn.close  # type: ignore[attr-defined]
+    return reader
 
 
 def import_langgraph_threads(

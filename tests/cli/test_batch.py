@@ -138,6 +138,22 @@ def test_workers_must_be_positive(flow: Path) -> None:
     assert (done.returncode, done.stderr) == (2, "error: --workers must be at least 1, got 0\n")
 
 
+@pytest.mark.parametrize("executor", ["dask://127.0.0.1:9", "ray://local"])
+def test_workers_refuse_up_front_a_file_whose_name_is_no_module_name(
+    flow: Path, executor: str
+) -> None:
+    flow.rename(flow.parent / "my-batch.py")
+    done = graphnb(
+        "batch", "my-batch.py", "-i", "in.jsonl", "--executor", executor, cwd=flow.parent
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: node 'double' cannot travel to workers"), line
+    assert "my-batch.py" in line
+    assert "rename" in line
+
+
 @pytest.fixture
 def dask_cluster(flow: Path) -> Iterator[Any]:
     """A Dask LocalCluster whose spawned workers can import the flow's module."""

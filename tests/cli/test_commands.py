@@ -217,3 +217,54 @@ def test_export_to_an_unknown_suffix_exits_with_code_2(flow: Path, tmp_path: Pat
     done = graphnb("export", f"{flow}:graph", "-o", "out.txt", cwd=tmp_path)
     assert done.returncode == 2
     assert "use a .py or .ipynb file" in done.stderr
+
+
+DOUBLING = """
+from graphnb import END, START, StateGraph
+
+
+def double(state):
+    return {"x": state["x"] * 2}
+
+
+graph = StateGraph(dict).add_node("double", double)
+graph.add_edge(START, "double").add_edge("double", END)
+"""
+
+
+@pytest.mark.parametrize("name", ["my-flow.py", "test.py", "1st.py"])
+def test_export_of_a_file_whose_name_is_no_module_name_writes_its_functions(
+    tmp_path: Path, name: str
+) -> None:
+    (tmp_path / name).write_text(DOUBLING, encoding="utf-8")
+    done = graphnb("export", name, "-o", "out.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "out.py").read_text(encoding="utf-8")
+    assert "def double(state):" in text
+    assert "graphnb_file" not in text
+    ran = subprocess.run(
+        [sys.executable, "out.py", "-q", "-i", '{"x": 1}'],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == {"x": 2}
+
+
+def test_export_of_a_lambda_in_a_file_whose_name_is_no_module_name_is_refused(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "my-flow.py").write_text(
+        DOUBLING.replace(
+            'def double(state):\n    return {"x": state["x"] * 2}',
+            'double = lambda state: {"x": state["x"] * 2}',
+        ),
+        encoding="utf-8",
+    )
+    done = graphnb("export", "my-flow.py", "-o", "out.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "node 'double': it is a lambda" in done.stderr
+    assert not (tmp_path / "out.py").exists()

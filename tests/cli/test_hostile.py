@@ -309,3 +309,170 @@ def test_seeding_an_existing_thread_points_to_the_commands_not_to_python(
     assert code == 1
     assert_one_error_line(err, "already has checkpoints", "graphnb threads NEW_ID")
     assert "update_state" not in err
+
+
+# -- hunt: a lone surrogate in a drawn name, an output that is its own input -------------
+
+SURROGATE_GRAPH = """
+from graphnb import END, START, StateGraph
+
+
+def node(state: dict) -> dict:
+    return {"out": "x"}
+
+
+flow = StateGraph(dict).add_node("n\\ud800", node)
+flow.add_edge(START, "n\\ud800").add_edge("n\\ud800", END)
+"""
+
+
+@pytest.mark.parametrize("suffix", [".mmd", ".mermaid", ".dot", ".gv", ".svg"])
+def test_draw_writes_a_lone_surrogate_as_its_escape_over_an_existing_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
+) -> None:
+    (tmp_path / "s.py").write_text(SURROGATE_GRAPH, encoding="utf-8")
+    output = tmp_path / f"d{suffix}"
+    output.write_text("my old diagram\n", encoding="utf-8")
+    code, _, err = cli(capsys, "draw", "s.py", "-o", output.name)
+    assert code == 0, err
+    text = output.read_text(encoding="utf-8")
+    assert "my old diagram" not in text
+    assert "\\ud800" in text
+
+
+@pytest.mark.parametrize(
+    ("source", "output"),
+    [
+        ("chat.py", "chat.py"),
+        ("chat.py", "./chat.py"),
+        ("chat.py:graph", "chat.py"),
+        ("nb.ipynb", "nb.ipynb"),
+        ("chat.py", "link.py"),  # a symbolic link to the source
+    ],
+)
+def test_export_refuses_to_write_over_its_own_source(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str, output: str
+) -> None:
+    from graphnb.export import load_graph, write_notebook
+
+    (tmp_path / "link.py").symlink_to(tmp_path / "chat.py")
+    write_notebook(load_graph("chat.py:graph")[1], tmp_path / "nb.ipynb")
+    before = {name: (tmp_path / name).read_bytes() for name in ("chat.py", "nb.ipynb")}
+    capsys.readouterr()
+    code, out, err = cli(capsys, "export", source, "-o", output)
+    assert code == 2
+    assert out == ""
+    assert_one_error_line(err, f"{output!r}", "is the file the graph is read from")
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+
+
+def test_export_to_langgraph_refuses_to_write_over_its_own_source(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    before = (tmp_path / "chat.py").read_bytes()
+    code, _, err = cli(capsys, "export", "chat.py", "--to", "langgraph", "-o", "chat.py")
+    assert code == 2
+    assert_one_error_line(err, "'chat.py'", "is the file the graph is read from")
+    assert (tmp_path / "chat.py").read_bytes() == before
+
+
+# -- hunt: a batch output that cannot be written is found before any input runs ----------
+
+CHARGING = """
+from graphnb import END, START, StateGraph
+
+
+def work(state: dict) -> dict:
+    with open("charged.log", "a", encoding="utf-8") as log:
+        log.write(f"charged {state['x']}\\n")
+    return {"done": True}
+
+
+graph = StateGraph(dict).add_node("work", work)
+graph.add_edge(START, "work").add_edge("work", END)
+"""
+
+
+@pytest.mark.parametrize(
+    ("output", "code", "message"),
+    [
+        ("missing/results.jsonl", 3, "its folder 'missing' does not exist"),
+        ("folder", 3, "is a folder"),
+        ("in.jsonl", 2, "is the input file"),
+        ("fx.py", 2, "is the file the graph is read from"),
+    ],
+)
+def test_batch_checks_its_output_before_running_any_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, output: str, code: int, message: str
+) -> None:
+    (tmp_path / "fx.py").write_text(CHARGING, encoding="utf-8")
+    (tmp_path / "in.jsonl").write_text('{"x": 1}\n{"x": 2}\n', encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    before = {name: (tmp_path / name).read_bytes() for name in ("fx.py", "in.jsonl")}
+    done, out, err = cli(capsys, "batch", "fx.py", "-i", "in.jsonl", "-o", output, "-q")
+    assert done == code
+    assert out == ""
+    assert_one_error_line(err, f"cannot write {output!r}", message)
+    assert not (tmp_path / "charged.log").exists()
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+
+
+# -- hunt: read-only thread commands leave another application's database as it was -----
+
+
+def tables(path: Path) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        return [name for (name,) in rows]
+
+
+@pytest.fixture
+def app_db(tmp_path: Path) -> Path:
+    """The SQLite database of some other application: one table, no graphnb ones."""
+    import sqlite3
+
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE users (id INTEGER)")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "expected_out", "message"),
+    [
+        ((), 0, "", "no graphnb threads in sqlite:///app.db"),
+        (("--json",), 0, "[]\n", "no graphnb threads in sqlite:///app.db"),
+        (("t1",), 2, "", "sqlite:///app.db has no thread 't1'"),
+        (("prune", "--keep-last", "1"), 0, "removed 0 checkpoints\n", None),
+    ],
+)
+def test_reading_threads_of_a_database_without_graphnb_tables_changes_nothing(
+    capsys: pytest.CaptureFixture[str],
+    app_db: Path,
+    args: tuple[str, ...],
+    code: int,
+    expected_out: str,
+    message: str | None,
+) -> None:
+    before = app_db.read_bytes()
+    done, out, err = cli(capsys, "threads", "--db", "sqlite:///app.db", *args)
+    assert done == code, err
+    assert out == expected_out
+    if message is not None:
+        assert message in err
+    assert tables(app_db) == ["users"]
+    assert app_db.read_bytes() == before
+
+
+@pytest.mark.parametrize("age", ["nan", "inf", "-inf", "infd", "NaNh"])
+def test_prune_refuses_an_age_that_is_not_a_finite_number(
+    capsys: pytest.CaptureFixture[str], age: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["threads", "prune", "--db", DB, f"--older-than={age}"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--older-than" in err
+    assert repr(age) in err

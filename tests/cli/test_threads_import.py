@@ -166,3 +166,74 @@ def test_bad_sources_and_threads_exit_with_their_codes(langgraph_db, tmp_path):
     ]
     assert twice[1].returncode == 1
     assert "already has a thread 't'" in twice[1].stderr
+
+
+def sqlite_tables(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        return [name for (name,) in rows]
+
+
+def test_the_source_is_read_without_writing_to_it(langgraph_db, tmp_path):
+    before = langgraph_db.read_bytes()
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    done = graphnb(
+        "threads", "import", "--from", f"sqlite:///{langgraph_db}", "--db", db, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert langgraph_db.read_bytes() == before
+
+
+def test_a_source_without_langgraph_tables_is_named_and_left_as_it_was(tmp_path):
+    app = tmp_path / "app.db"
+    with sqlite3.connect(app) as conn:
+        conn.execute("CREATE TABLE users (id INTEGER)")
+    before = app.read_bytes()
+    done = graphnb(
+        "threads", "import", "--from", "sqlite:///app.db", "--db", "sqlite:///dest.db", cwd=tmp_path
+    )
+    assert done.returncode == 3
+    assert done.stderr.startswith("error: --from sqlite:///app.db: ")
+    assert "no LangGraph checkpoints" in done.stderr
+    assert sqlite_tables(app) == ["users"]
+    assert app.read_bytes() == before
+
+
+def test_a_source_that_is_not_a_database_is_named_as_the_source(tmp_path):
+    (tmp_path / "junk.db").write_text("not a db\n", encoding="utf-8")
+    done = graphnb(
+        "threads", "import", "--from", "sqlite:///junk.db", "--db", "sqlite:///dest.db",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: --from sqlite:///junk.db: "), done.stderr
+    assert "--db" not in done.stderr
+    assert (tmp_path / "junk.db").read_text(encoding="utf-8") == "not a db\n"
+
+
+def test_a_source_from_before_task_path_is_read_as_it_is(langgraph_db, tmp_path):
+    with sqlite3.connect(langgraph_db) as conn:
+        conn.execute("ALTER TABLE writes DROP COLUMN task_path")
+    before = langgraph_db.read_bytes()
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    done = graphnb(
+        "threads", "import", "--from", f"sqlite:///{langgraph_db}", "--db", db, "--thread", "t",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "imported thread t (4 checkpoints)\n"
+    assert langgraph_db.read_bytes() == before
+
+
+def test_a_langgraph_source_without_threads_says_nothing_was_imported(tmp_path):
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with sqlite3.connect(tmp_path / "empty.db") as conn:
+        SqliteSaver(conn).setup()
+    done = graphnb(
+        "threads", "import", "--from", "sqlite:///empty.db", "--db", "sqlite:///dest.db",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "--from sqlite:///empty.db holds no LangGraph threads: nothing imported" in done.stderr

@@ -83,3 +83,33 @@ def test_public_api_is_exactly_the_documented_names() -> None:
     ]
     for name in graphnb.diagram.__all__:
         assert getattr(graphnb.diagram, name) is not None
+
+
+def surrogate_graph() -> StateGraph[dict[str, object]]:
+    """Names holding a lone surrogate, as a file name that is not UTF-8 gives them."""
+    graph = StateGraph(dict, name="g\udc80")
+    graph.add_node("n\ud800", noop, label="l\udfff")
+    graph.add_conditional_edges("n\ud800", lambda s: "r\ud801", {"r\ud801": END})
+    graph.add_edge(START, "n\ud800")
+    return graph
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".mmd", ".mermaid", ".dot", ".gv"])
+def test_lone_surrogates_in_names_are_saved_as_their_escapes(tmp_path: Path, suffix: str) -> None:
+    written = save(surrogate_graph(), tmp_path / f"graph{suffix}")
+    text = written.read_text(encoding="utf-8")
+    assert "\\udfff" in text  # the label, as its escape
+    assert "\\ud801" in text  # the route
+    if suffix != ".mmd" and suffix != ".mermaid":  # Mermaid gives such ids its own
+        assert "n\\ud800" in text.replace("\\\\", "\\")
+
+
+def test_save_leaves_an_existing_file_as_it_was_when_the_text_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "graph.mmd"
+    target.write_text("my old diagram\n", encoding="utf-8")
+    monkeypatch.setitem(graphnb.diagram.files.FORMATS, ".mmd", lambda obj: "ok\ud800")
+    with pytest.raises(UnicodeEncodeError):
+        save(router_graph(), target)
+    assert target.read_text(encoding="utf-8") == "my old diagram\n"

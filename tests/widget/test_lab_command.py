@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def test_a_new_notebook_gets_a_builder_cell_and_a_python_kernel(tmp_path):
     notebook = nbformat.read(path, as_version=4)
     assert notebook.metadata["kernelspec"]["name"] == "python3"
     (cell,) = notebook.cells
-    assert 'Builder(path="mine.graph.json")' in cell.source
+    assert "Builder(path='mine.graph.json')" in cell.source
 
 
 def test_lab_opens_a_working_copy_of_the_quickstart_by_default(monkeypatch, tmp_path):
@@ -91,3 +92,14 @@ def test_lab_creates_a_missing_notebook_before_starting(monkeypatch, tmp_path, e
     assert lab.run(parser().parse_args(["lab", str(path)])) == 0
     cells = nbformat.read(path, as_version=4).cells
     assert len(cells) == (0 if exists else 1)
+
+
+@pytest.mark.parametrize("name", ['q"x', "it's", "back\\slash", "both\"'", "ab\udc80"])
+def test_a_new_notebooks_cell_names_any_file_as_a_string_literal(tmp_path, name):
+    path = tmp_path / f"{name}.ipynb"
+    lab.new_notebook(path)
+    (cell,) = nbformat.read(path, as_version=4).cells
+    (_, assignment, _) = ast.parse(cell.source).body
+    assert isinstance(assignment, ast.Assign)
+    (keyword,) = assignment.value.keywords
+    assert ast.literal_eval(keyword.value) == f"{name}.graph.json"
