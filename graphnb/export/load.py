@@ -3,7 +3,7 @@
 A ``.py`` file is imported as a module (its directory first on ``sys.path``, as
 ``python file.py`` would have it) without running its ``if __name__ == "__main__"`` block.
 A notebook's code cells run in order in a fresh module; IPython magics (``%``, ``!``,
-``%%`` cells) are skipped. IPython's own input transformer decides what is a magic when
+``%%`` cells) are skipped, and so are cells tagged :data:`SKIP_ON_LOAD`. IPython's own input transformer decides what is a magic when
 IPython is installed (a ``%`` line inside a triple-quoted string is text, not a magic);
 without IPython a line is a magic only where a statement may start. The cells are
 registered with :mod:`linecache` under one file name, so the functions and classes they
@@ -35,7 +35,12 @@ from ..graph import StateGraph
 from ..spec import GraphSpec
 from .errors import GraphLoadError, GraphNotFoundError
 
-__all__ = ["load_graph", "load_graphs", "load_module", "split_target"]
+__all__ = ["SKIP_ON_LOAD", "load_graph", "load_graphs", "load_module", "split_target"]
+
+SKIP_ON_LOAD = "graphnb-skip-on-load"
+"""The tag of a notebook cell graphnb does not run when it loads the notebook for its
+graphs (``graphnb run``, ``draw``, ``export``...): a cell that runs a graph on an example
+input, like the last cell of an exported notebook. Jupyter runs it as any other cell."""
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -177,7 +182,9 @@ def _code_cells(file: Path) -> list[str]:
                 "or a list of lines",
                 path=str(file),
             )
-        sources.append(source)
+        tags = (cell.get("metadata") or {}).get("tags") or ()
+        # Kept as an empty cell, so that the others keep their numbers in messages.
+        sources.append("" if SKIP_ON_LOAD in tags else source)
     return sources
 
 
@@ -240,6 +247,13 @@ def _load_notebook(file: Path) -> types.ModuleType:
                     exec(code, module.__dict__)
             except KeyboardInterrupt:
                 raise
+            except SyntaxError as error:  # its line counts from the notebook's first cell
+                line = f" at line {error.lineno - offset}" if error.lineno else ""
+                raise GraphLoadError(
+                    f"{str(file)!r}: code cell {index} has a syntax error{line}: {error.msg}",
+                    path=str(file),
+                    cell=index,
+                ) from error
             except BaseException as error:
                 raise GraphLoadError(
                     f"{str(file)!r}: code cell {index} {_raised(error)}",

@@ -16,6 +16,7 @@ from typing import Any
 from .codegen import UnwritableValue, python_literal
 from .errors import ExportError, ExportProblem
 from .formatting import format_source
+from .load import SKIP_ON_LOAD
 from .markdown import inline_code, markdown_text
 from .module import ExportedCode, export_code
 from .nbformat_import import import_nbformat
@@ -88,7 +89,9 @@ def to_notebook(
     cells.append(
         markdown("## Run\n\n`invoke` runs the graph to its end and returns the final state.")
     )
-    cells.append(cell(f"final = {code.graph_name}.invoke({arguments})\nfinal"))
+    run = cell(f"final = {code.graph_name}.invoke({arguments})\nfinal")
+    run.metadata["tags"] = [SKIP_ON_LOAD]  # loading the notebook for its graph runs nothing
+    cells.append(run)
     notebook = v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {
         "display_name": "Python 3",

@@ -20,6 +20,7 @@ from graphnb.export import (
     to_notebook,
     write_notebook,
 )
+from graphnb.export.load import SKIP_ON_LOAD
 
 CELLS = [
     "%load_ext autoreload\nfrom typing import Annotated\n"
@@ -74,6 +75,29 @@ def test_a_failing_cell_is_reported_with_its_number(tmp_path: Path) -> None:
     with pytest.raises(GraphLoadError, match="code cell 2 raised ValueError: boom") as caught:
         load_graphs(path)
     assert caught.value.cell == 2
+
+
+def test_a_syntax_error_names_its_cell_and_its_line_in_that_cell(tmp_path: Path) -> None:
+    path = write_source_notebook(tmp_path / "syntax.ipynb", ["x = 1\ny = 2", "z = 3\nz = = 4"])
+    with pytest.raises(GraphLoadError) as caught:
+        load_graphs(path)
+    assert "code cell 2 has a syntax error at line 2: invalid syntax" in str(caught.value)
+    assert caught.value.cell == 2
+
+
+def test_an_exported_notebook_loads_back_without_running_its_run_cell(tmp_path: Path) -> None:
+    """Its last cell runs the graph on an example input: `{}` here, which this graph (a
+    required topic) refuses. Loading the notebook for its graph must not run that cell."""
+    cells = [*CELLS[:4], CELLS[4]]
+    cells[1] = cells[1].replace("topic: str = 'cats'", "topic: str")
+    _, graph = load_graph(f"{write_source_notebook(tmp_path / 'needs.ipynb', cells)}:story")
+    exported = write_notebook(graph, tmp_path / "exported.ipynb")
+    run_cell = nbformat.read(str(exported), as_version=4).cells[-1]
+    assert run_cell.source.startswith("final = graph.invoke({})")
+    assert run_cell.metadata["tags"] == [SKIP_ON_LOAD]
+    loaded = load_graphs(exported)["graph"]
+    assert loaded.invoke({"topic": "owls"}).lines == ["seen: owls", "the end"]
+    assert "class Story(GraphState):" in to_module(loaded)
 
 
 def test_without_a_name_the_one_compiled_graph_is_picked_and_unknown_names_fail(
