@@ -5,10 +5,10 @@ A ``.py`` file is imported as a module (its directory first on ``sys.path``, as
 A notebook's code cells run in order in a fresh module; IPython magics (``%``, ``!``,
 ``%%`` cells) are skipped, and so are cells tagged :data:`SKIP_ON_LOAD`. IPython's own
 input transformer decides what is a magic when IPython is installed (a ``%`` line inside
-a triple-quoted string is text, not a magic);
-without IPython a line is a magic only where a statement may start. The cells are
-registered with :mod:`linecache` under one file name, so the functions and classes they
-define keep their source and can be exported again.
+a triple-quoted string is text, not a magic); without IPython a line is a magic only
+where a statement may start. The cells are registered with :mod:`linecache` under one
+file name, so the functions and classes they define keep their source and can be
+exported again.
 """
 
 from __future__ import annotations
