@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 import time
@@ -399,6 +400,17 @@ def shown(text: object, *, keep: str = "") -> str:
     )
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by its repr."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
 def json_text(value: Any, *, indent: int | None = None) -> str:
     r"""``value`` as JSON, non-ASCII text kept, characters that are not printable escaped.
 
@@ -407,10 +419,18 @@ def json_text(value: Any, *, indent: int | None = None) -> str:
     UTF-8 output cannot even encode) are written as ``\uXXXX`` too. Outside strings JSON
     holds only printable characters and newlines, so the result is the same JSON value.
 
+    NaN and the infinities, which JSON cannot hold (``json.dumps`` would write the
+    invalid ``NaN``), are written as the strings ``"nan"``, ``"inf"`` and ``"-inf"``.
+
     >>> print(json_text({"id": "caf\u00e9\x9b\ud800"}))
     {"id": "café\u009b\ud800"}
+    >>> print(json_text({"score": float("nan"), "range": [1.5, float("-inf")]}))
+    {"score": "nan", "range": [1.5, "-inf"]}
     """
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:  # a NaN or an infinity somewhere: the rare case pays the second pass
+        text = json.dumps(_finite(value), ensure_ascii=False, indent=indent)
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text)

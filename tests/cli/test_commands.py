@@ -81,6 +81,28 @@ def test_run_picks_the_graph_named_graph_and_compiles_builders(flow: Path, tmp_p
     assert json.loads(built.stdout)["total"] == 1
 
 
+def test_run_prints_standard_json_when_the_state_holds_nan_or_infinities(
+    tmp_path: Path,
+) -> None:
+    """``json.dumps`` writes ``NaN``, which JSON parsers refuse (or jq turns into null)."""
+    (tmp_path / "nan.py").write_text(
+        "from graphnb import END, START, StateGraph\n"
+        "def score(state):\n"
+        "    return {'score': float('nan'), 'range': [0.5, float('-inf')]}\n"
+        "graph = StateGraph(dict).add_node('score', score)\n"
+        "graph.add_edge(START, 'score').add_edge('score', END)\n",
+        encoding="utf-8",
+    )
+    done = graphnb("run", "nan.py", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"not standard JSON: {constant}")
+
+    printed = json.loads(done.stdout, parse_constant=refuse)
+    assert printed == {"score": "nan", "range": [0.5, "-inf"]}
+
+
 def test_run_reads_input_from_a_file(flow: Path, tmp_path: Path) -> None:
     (tmp_path / "in.json").write_text('{"total": 9}', encoding="utf-8")
     done = graphnb("run", str(flow), "--input-file", "in.json", "--quiet", cwd=tmp_path)
