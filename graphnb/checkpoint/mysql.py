@@ -51,6 +51,9 @@ class MySQLSaver(SqlSaver):
     param = "%s"
     json_param = "%s"
     text_type = "VARBINARY(1020)"  # 255 characters of up to 4 bytes
+    # LOWER does nothing to bytes: read them as text, compared byte for byte (a _ci
+    # collation would also ignore accents, which no other saver does).
+    lowered_thread_id = "LOWER(CONVERT(c.thread_id USING utf8mb4) COLLATE utf8mb4_bin)"
     id_type = "VARBINARY(256)"
     float_type = "DOUBLE"
     table_options = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"

@@ -110,6 +110,9 @@ class SqlSaver(BaseSaver):
     json_param = "?"
     #: the SQL type of ``thread_id``
     text_type = "VARCHAR(255)"
+    # A thread id in lower case, for search=...: each dialect's own, folding all of Unicode
+    # as Python's str.lower does (MemorySaver's), not only ASCII.
+    lowered_thread_id = "LOWER(c.thread_id)"
     #: the SQL type of ``checkpoint_id`` and ``parent_id``
     id_type = "VARCHAR(64)"
     #: the SQL type of ``created_at``
@@ -485,7 +488,7 @@ class SqlSaver(BaseSaver):
         params: list[Any] = []
         if search:
             escaped = search.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
-            where.append(f"LOWER(c.thread_id) LIKE {p} ESCAPE '!'")
+            where.append(f"{self.lowered_thread_id} LIKE {p} ESCAPE '!'")
             params.append(f"%{escaped}%")
         if after is not None:
             found = yield Statement(

@@ -61,6 +61,7 @@ class SqliteSaver(SqlSaver):
     param = "?"
     json_param = "?"
     text_type = "TEXT"
+    lowered_thread_id = "graphnb_lower(c.thread_id)"  # SQLite's own LOWER folds ASCII only
     float_type = "REAL"
 
     def __init__(
@@ -105,6 +106,7 @@ class SqliteSaver(SqlSaver):
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self.synchronous}")
         conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
+        conn.create_function("graphnb_lower", 1, _lower, deterministic=True)
         return conn
 
     def _is_duplicate(self, error: BaseException) -> bool:
@@ -207,3 +209,7 @@ def _why_unopenable(path: str, error: sqlite3.OperationalError) -> str:
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         return "this process may not write there"
     return str(error)
+
+
+def _lower(text: str | None) -> str | None:
+    return text.lower() if isinstance(text, str) else text

@@ -100,3 +100,19 @@ def test_search_takes_like_wildcards_literally(saver: BaseSaver) -> None:
         app.invoke({}, thread_id=thread_id)
     assert [info.thread_id for info in app.threads_info(search="0%_")] == ["100%_done"]
     assert [info.thread_id for info in app.threads_info(search="A!B")] == ["a!b"]
+
+
+def test_search_ignores_the_case_of_any_letter_not_only_ascii(saver: BaseSaver) -> None:
+    """SQLite's LOWER folds ASCII only and MySQL's leaves bytes alone: each saver must
+    find the same threads, as MemorySaver does with Python's str.lower."""
+    app = chain("a").compile(checkpointer=saver)
+    for thread_id in ("CAFÉ-order", "ÜBER-job", "ΣΟΦΙΑ", "cafe-plain"):
+        app.invoke({}, thread_id=thread_id)
+
+    def found(text: str) -> list[str]:
+        return [info.thread_id for info in app.threads_info(search=text)]
+
+    assert found("café") == ["CAFÉ-order"]  # accents still count: not "cafe-plain"
+    assert found("über") == ["ÜBER-job"]
+    assert found("σοφια") == ["ΣΟΦΙΑ"]
+    assert found("CAFE") == ["cafe-plain"]
