@@ -38,15 +38,15 @@ other = StateGraph(dict, name="other")
 """
 
 
-def graphnb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def python(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in ``cwd``, its output captured."""
     return subprocess.run(
-        [sys.executable, "-c", "from graphnb.cli import main; raise SystemExit(main())", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, timeout=120, check=False
     )
+
+
+def graphnb(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return python("-c", "from graphnb.cli import main; raise SystemExit(main())", *args, cwd=cwd)
 
 
 @pytest.fixture
@@ -195,14 +195,7 @@ def test_export_turns_a_notebook_into_a_module_that_runs(tmp_path: Path) -> None
     done = graphnb("export", "flow.ipynb:graph", "-o", "count.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "class Count(GraphState):" in (tmp_path / "count.py").read_text(encoding="utf-8")
-    ran = subprocess.run(
-        [sys.executable, "count.py", "-q", "-i", '{"total": 2}'],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
+    ran = python("count.py", "-q", "-i", '{"total": 2}', cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout) == {"seen": ["add"], "total": 3, "text": "one two"}
 
@@ -264,14 +257,7 @@ def test_export_of_a_file_whose_name_is_no_module_name_writes_its_functions(
     text = (tmp_path / "out.py").read_text(encoding="utf-8")
     assert "def double(state):" in text
     assert "graphnb_file" not in text
-    ran = subprocess.run(
-        [sys.executable, "out.py", "-q", "-i", '{"x": 1}'],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
+    ran = python("out.py", "-q", "-i", '{"x": 1}', cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout) == {"x": 2}
 
