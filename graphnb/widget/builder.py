@@ -37,7 +37,7 @@ from .composition import (
     lay_out_children,
     subgraph_problems,
 )
-from .debugger import Debugger
+from .debugger import Debugger, breakpoints_after_edit
 from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals, turn
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout, place
@@ -424,8 +424,14 @@ class Builder(anywidget.AnyWidget):
         self._pinned = []  # an exercise's points were about the drawing before this edit
         self._validate()
         old, new = change["old"], change["new"]
-        if old is None or [n.id for n in old.nodes] != [n.id for n in new.nodes]:
-            self._runner.reset([node.id for node in new.nodes])
+        new_ids = [node.id for node in new.nodes]
+        old_ids = None if old is None else [node.id for node in old.nodes]
+        if old_ids != new_ids:
+            self._runner.reset(new_ids)
+            if old_ids is not None and self.breakpoints:
+                kept = breakpoints_after_edit(self.breakpoints, old_ids, new_ids)
+                if kept != self.breakpoints:
+                    self.breakpoints = kept
         if self._path is not None:
             self.save()
 

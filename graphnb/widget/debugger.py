@@ -237,6 +237,30 @@ def _error_text(error: Mapping[str, Any] | None) -> str | None:
     return f"{error.get('type', 'Error')}{where}: {error.get('message', '')}"
 
 
+def breakpoints_after_edit(
+    points: Mapping[str, list[str]], old_ids: list[str], new_ids: list[str]
+) -> dict[str, list[str]]:
+    """The breakpoints of the nodes an edit of the drawing left, a renamed node's included.
+
+    A breakpoint on a deleted node would make every run fail (``interrupt_before`` names
+    no node) with nothing on the canvas to clear it. A rename keeps the node's place in
+    the list, so one id changed in place is a rename, and its breakpoints follow it.
+
+    >>> breakpoints_after_edit({"a": ["before"], "b": ["after"]}, ["a", "b"], ["x", "b"])
+    {'x': ['before'], 'b': ['after']}
+    >>> breakpoints_after_edit({"a": ["before"], "b": ["after"]}, ["a", "b"], ["a"])
+    {'a': ['before']}
+    """
+    renamed: dict[str, str] = {}
+    if len(old_ids) == len(new_ids):
+        changed = [(old, new) for old, new in zip(old_ids, new_ids, strict=True) if old != new]
+        if len(changed) == 1:
+            renamed = dict(changed)
+    present = set(new_ids)
+    kept = {renamed.get(node, node): whens for node, whens in points.items()}
+    return {node: whens for node, whens in kept.items() if node in present}
+
+
 class Owner(Protocol):
     """What the debugger needs of its builder (:class:`~graphnb.widget.Builder`)."""
 

@@ -153,6 +153,36 @@ def test_bad_debugger_requests_are_answered_with_their_error(comm, notebook, tmp
     assert without.threads is False
 
 
+def test_breakpoints_follow_a_renamed_node_and_go_with_a_deleted_one(comm, notebook, tmp_path):
+    """A breakpoint left on a node that is gone made every run fail, with nothing on the
+    canvas to clear it."""
+    builder = debug_builder(notebook, tmp_path)
+    for node, when in (("research", "before"), ("draft", "after")):
+        on = {"type": "debug_breakpoint", "request": 30, "node": node, "when": when, "on": True}
+        ask(comm, on)
+    spec = builder.spec.to_dict()  # the front end's rename keeps the node's place
+    spec["nodes"][0]["id"] = "first"
+    for edge in spec["edges"]:
+        edge["source"] = "first" if edge["source"] == "research" else edge["source"]
+        edge["target"] = "first" if edge["target"] == "research" else edge["target"]
+    comm.receive_update({"spec": spec})
+    assert builder.breakpoints == {"first": ["before"], "draft": ["after"]}
+
+    spec = builder.spec.to_dict()  # draft deleted, first joined to END
+    spec["nodes"] = [node for node in spec["nodes"] if node["id"] != "draft"]
+    spec["edges"] = [e for e in spec["edges"] if "draft" not in (e["source"], e["target"])]
+    spec["edges"].append({"source": "first", "target": "__end__"})
+    comm.receive_update({"spec": spec})
+    assert builder.breakpoints == {"first": ["before"]}
+    assert builder.problems == []
+
+    async def run() -> None:
+        await builder.run({"topic": "renamed"}, thread_id="bp")
+
+    run_async(run())
+    assert builder.paused["interrupts"][0]["node"] == "first"
+
+
 def test_breakpoints_pause_runs_and_continue_and_step_resume_them(comm, notebook, tmp_path):
     builder = debug_builder(notebook, tmp_path)
     on = {"type": "debug_breakpoint", "request": 20, "node": "research", "when": "before"}

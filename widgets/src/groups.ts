@@ -32,6 +32,16 @@ function withGroups(spec: GraphSpec, groups: Group[]): GraphSpec {
   return { ...spec, metadata };
 }
 
+/** The groups of `spec` with their member `from` named `to` (a rename keeps its group). */
+export function renameInGroups(spec: GraphSpec, from: string, to: string): GraphSpec {
+  const groups = groupsOf(spec);
+  if (!groups.some((g) => g.nodes.includes(from))) return spec;
+  return withGroups(
+    spec,
+    groups.map((g) => ({ ...g, nodes: g.nodes.map((id) => (id === from ? to : id)) })),
+  );
+}
+
 /** Gather `nodes` into a new group (taking them out of any group they were in), collapsed. */
 export function group(spec: GraphSpec, nodes: string[]): { spec: GraphSpec; id: string } | null {
   const members = nodes.filter((id) => spec.nodes.some((n) => n.id === id));

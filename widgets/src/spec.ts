@@ -1,6 +1,7 @@
 // Pure edits of a GraphSpec: every change the canvas makes goes through one of these,
 // returns a new spec (the old one is never mutated) and so can be undone.
 
+import { renameInGroups } from "./groups";
 import { END, POSITIONS_KEY, START, type EdgeKind, type EdgeSpec, type GraphSpec, type XY } from "./protocol";
 
 /** A node id not yet used: `node_1`, `node_2`, ... */
@@ -115,8 +116,9 @@ export function renameNode(spec: GraphSpec, from: string, to: string): GraphSpec
   if (from === to) return spec;
   if (!to || to === START || to === END || spec.nodes.some((n) => n.id === to)) return null;
   const swap = (id: string) => (id === from ? to : id);
+  const grouped = renameInGroups(spec, from, to);
   return {
-    ...spec,
+    ...grouped,
     nodes: spec.nodes.map((n) => (n.id === from ? { ...n, id: to } : n)),
     edges: spec.edges.map((e) => ({
       ...e,

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { END, START, type GraphSpec } from "../src/protocol";
+import * as groups from "../src/groups";
 import * as edit from "../src/spec";
 
 function graph(): GraphSpec {
@@ -144,4 +145,11 @@ test("a route to END reads END, and typing what it reads changes nothing", () =>
   assert.equal(edit.routeFromText({ route: null, target: "b" }, "b"), null);
   assert.equal(edit.routeFromText({ route: "done", target: END }, "END"), END);
   assert.equal(edit.routeFromText({ route: null, target: "b" }, "again"), "again");
+});
+
+test("a renamed node stays in its group", () => {
+  const spec = graph();
+  const grouped = groups.group(spec, ["a", "b"])!.spec;
+  const renamed = edit.renameNode(grouped, "a", "first")!;
+  assert.deepEqual(groups.groupsOf(renamed).map((g) => g.nodes), [["first", "b"]]);
 });
