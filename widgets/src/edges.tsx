@@ -1,7 +1,9 @@
-// The edge component: a bezier arrow; conditional edges are dashed and carry their route.
+// The edge component: a bezier arrow (a loop's way back bends around the nodes); conditional
+// edges are dashed and carry their route.
 
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type Edge, type EdgeProps } from "@xyflow/react";
 import { memo, useState } from "react";
+import { backEdgePath } from "./backEdge";
 import { useCanvas } from "./nodes";
 import type { EdgeKind } from "./protocol";
 import { routeText } from "./spec";
@@ -11,7 +13,7 @@ export type GraphEdge = Edge<GraphEdgeData, "graph">;
 
 function GraphEdgeView(props: EdgeProps<GraphEdge>) {
   const { source, target, data, markerEnd, selected } = props;
-  const [path, labelX, labelY] = getBezierPath(props);
+  const [path, labelX, labelY] = backEdgePath(props) ?? getBezierPath(props);
   const kind = data?.kind ?? "direct";
   const label =
     kind === "conditional"
