@@ -303,6 +303,13 @@ class StateGraph(Generic[S]):
         if routes is None:
             routes = routes_from_annotation(router)
         mapping = dict(routes) if isinstance(routes, Mapping) else {r: r for r in routes or ()}
+        labels = [label for label in mapping if not isinstance(label, str)]
+        if labels:
+            raise GraphSetupError(
+                f"the routes of `{source}` map {labels[0]!r} ({type(labels[0]).__name__}); a "
+                "route is the string its router returns (graphnb keeps routes as JSON text): "
+                "have the router return strings, e.g. {'yes': ..., 'no': ...}"
+            )
         self._routers[source] = router
         self._spec.routers[source] = binding_of(router)
         edge: type[DraftEdge | EdgeSpec] = DraftEdge

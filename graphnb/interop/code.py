@@ -14,25 +14,43 @@ def references(fn: Any) -> Iterator[tuple[str, str]]:
     """``(module, name)`` of each function or class ``fn``'s code reads from its globals.
 
     Reads ``interrupt`` (imported by name) and ``types.interrupt`` (through a module)
-    alike; nested functions and comprehensions included. Nothing is called.
+    alike; nested functions and comprehensions included, and so are the functions of
+    ``fn``'s own module it calls and those its closure holds (a helper that builds the
+    ``Send`` packets), followed in turn. Nothing is called.
     """
-    target = inspect.unwrap(fn)
-    code = getattr(target, "__code__", None)
-    scope = getattr(target, "__globals__", None)
-    if code is None or not isinstance(scope, dict):
-        return
-    names = _names(code)
     seen: set[tuple[str, str]] = set()
-    for name in names:
-        value = scope.get(name)
-        found = [value]
-        if isinstance(value, types.ModuleType):
-            found = [getattr(value, other, None) for other in names]
-        for item in found:
-            key = (getattr(item, "__module__", None), getattr(item, "__name__", None))
-            if isinstance(key[0], str) and isinstance(key[1], str) and key not in seen:
-                seen.add(key)  # type: ignore[arg-type]
-                yield key  # type: ignore[misc]
+    followed: set[int] = set()
+    todo = [fn]
+    while todo:
+        target = inspect.unwrap(todo.pop())
+        code = getattr(target, "__code__", None)
+        scope = getattr(target, "__globals__", None)
+        if id(target) in followed or code is None or not isinstance(scope, dict):
+            continue
+        followed.add(id(target))
+        names = _names(code)
+        for value in [*(scope.get(name) for name in names), *_closure(target)]:
+            found = [value]
+            if isinstance(value, types.ModuleType):
+                found = [getattr(value, other, None) for other in names]
+            for item in found:
+                key = (getattr(item, "__module__", None), getattr(item, "__name__", None))
+                if isinstance(key[0], str) and isinstance(key[1], str) and key not in seen:
+                    seen.add(key)  # type: ignore[arg-type]
+                    yield key  # type: ignore[misc]
+            if isinstance(value, types.FunctionType) and value.__module__ == target.__module__:
+                todo.append(value)
+
+
+def _closure(fn: Any) -> list[Any]:
+    """What the cells of ``fn``'s closure hold (an empty cell holds nothing yet)."""
+    values = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:
+            continue
+    return values
 
 
 def _names(code: types.CodeType) -> list[str]:

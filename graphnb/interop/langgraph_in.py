@@ -286,6 +286,16 @@ def _add_branches(
         routes = routes_from_annotation(fn) or [*builder.nodes, END]
     else:
         routes = dict(ends)
+        labels = [label for label in routes if not isinstance(label, str)]
+        if labels:
+            unmapped.append(
+                Unmapped(
+                    "a path map keyed by non-strings",
+                    where,
+                    f"it maps {labels[0]!r}; a graphnb route is the string its router returns",
+                )
+            )
+            return
     if ("langgraph.types", "Send") not in set(references(fn)):
         graph.add_conditional_edges(source, fn, routes)
         return

@@ -91,6 +91,12 @@ def test_the_same_join_given_again_is_no_problem() -> None:
     assert graph.validate() == []
 
 
+def test_routes_keyed_by_something_else_than_strings_are_refused_naming_the_router() -> None:
+    graph = StateGraph(Empty).add_node("a", noop).add_edge(START, "a")
+    with pytest.raises(GraphSetupError, match=r"the routes of `a` map True \(bool\)"):
+        graph.add_conditional_edges("a", lambda s: True, {True: "a", False: END})
+
+
 def test_non_callable_node_is_reported():
     graph = StateGraph(Empty).add_node("a", 42).add_edge(START, "a").add_edge("a", END)
     with pytest.raises(GraphValidationError, match="`a` is bound to 42, which is not callable"):

@@ -177,6 +177,15 @@ def test_command_returning_node_is_reported():
     assert ("Command", "node 'go'") in unmapped_of(graph)
 
 
+def test_a_path_map_keyed_by_booleans_is_reported_naming_the_router():
+    def more(state: Counter) -> bool:
+        return state["count"] < 2
+
+    graph = one_node()
+    graph.add_conditional_edges("bump", more, {True: "bump", False: END})
+    assert unmapped_of(graph) == [("a path map keyed by non-strings", "router 'more' from 'bump'")]
+
+
 def test_send_in_a_router_maps_to_graphnb_send():
     def fan_out(state: Counter) -> list[Send]:
         return [Send("bump", {"n": n}) for n in range(3)]
@@ -196,6 +205,27 @@ def test_send_in_a_router_maps_to_graphnb_send():
     assert [type(send).__module__ for send in router({"n": 0})] == ["graphnb.engine.send"] * 3
     result = imported.graph.compile().invoke({"n": 0})
     assert sorted(result["items"]) == [0, 1, 2]
+
+
+def sends_for(count: int) -> list[Send]:
+    """A helper of the module that builds the packets: the router only calls it."""
+    return [Send("bump", {"n": n}) for n in range(count)]
+
+
+def test_send_built_by_a_helper_of_the_router_maps_to_graphnb_send():
+    def fan_out(state: Counter) -> list[Send]:
+        return sends_for(3)
+
+    def seen(state: Counter) -> dict[str, Any]:
+        return {"items": [state["n"]]}
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("bump", seen)
+    graph.add_conditional_edges(START, fan_out, ["bump"])
+    imported = import_langgraph(graph)
+    assert imported.unmapped == []
+    assert [e.target for e in imported.graph.spec.edges if e.kind == "send"] == ["bump"]
+    assert sorted(imported.graph.compile().invoke({"n": 0})["items"]) == [0, 1, 2]
 
 
 def test_subgraph_node_maps_to_a_graphnb_subgraph():
