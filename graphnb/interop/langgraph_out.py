@@ -35,6 +35,10 @@ _GRAPHNB_ONLY = {
 }
 
 
+# Characters LangGraph keeps for its own task paths and namespaces ("parent|child:id").
+_LANGGRAPH_RESERVED = (":", "|")
+
+
 def to_langgraph_module(
     obj: Any, *, namespace: Mapping[str, Any] | None = None, ruff: bool | None = None
 ) -> str:
@@ -127,6 +131,12 @@ def _graph_builder(
     nodes: dict[str, str | None] = {}
     for node in spec.nodes:
         who = f"node {prefix}{node.id!r}"
+        reserved = [char for char in _LANGGRAPH_RESERVED if char in node.id]
+        if reserved:
+            resolver.problems.append(
+                ExportProblem(who, f"LangGraph refuses a node name holding {reserved[0]!r}")
+            )
+            continue
         if node.subgraph is not None:
             if node.inputs is not None or node.outputs is not None:
                 resolver.problems.append(
