@@ -102,7 +102,8 @@ class Machine(Generic[S, E]):
         self.states = states
         self.events = events
         self.initial = initial
-        self.final: tuple[S, ...] = tuple(final)
+        # One state given alone (final=S.DONE) is taken as the list of it.
+        self.final: tuple[S, ...] = (final,) if isinstance(final, states) else tuple(final)
         self.transitions: tuple[Transition[S, E], ...] = tuple(transitions)
         self.on_unknown: UnknownEventPolicy = on_unknown
         self._check_declaration()

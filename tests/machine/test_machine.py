@@ -66,6 +66,23 @@ def test_fire_returns_the_target_and_runs_the_action_with_its_arguments() -> Non
     assert log == [(Order.NEW, Order.PAID, Act.PAY, {"who": "ada"})]
 
 
+def test_one_final_state_may_be_given_alone() -> None:
+    machine = Machine(
+        "order",
+        states=Order,
+        events=Act,
+        initial=Order.NEW,
+        final=Order.CANCELLED,
+        transitions=[
+            external(Order.NEW, Order.PAID, on=Act.PAY),
+            external(Order.PAID, Order.SHIPPED, on=Act.SHIP),
+            external([Order.PAID, Order.SHIPPED], Order.CANCELLED, on=Act.CANCEL),
+        ],
+    )
+    assert machine.final == (Order.CANCELLED,)
+    assert machine.is_final(Order.CANCELLED)
+
+
 def test_one_transition_leaves_from_several_states() -> None:
     machine = make()
     assert machine.fire(Order.NEW, Act.CANCEL) is Order.CANCELLED
