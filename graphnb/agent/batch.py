@@ -10,7 +10,9 @@ its batch. Two policies:
 Sync tools run in threads of an executor made for the batch, one thread per sync call up
 to ``max_threads`` (:data:`DEFAULT_TOOL_THREADS`): the event loop's default executor
 holds only ``min(32, cpu + 4)`` threads, so 100 blocking calls of 100 ms would take
-1.7 s on two cores instead of 0.1 s.
+1.7 s on two cores instead of 0.1 s. They are daemon threads: Python cannot interrupt a
+sync call that timed out, and the interpreter waits at exit for the threads of a
+``ThreadPoolExecutor``, so one stuck call would keep a finished script from exiting.
 
 Example:
     >>> import asyncio
@@ -27,10 +29,13 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
+import queue
+import threading
 import time
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Literal
+from concurrent.futures import Executor, Future
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -101,14 +106,22 @@ async def call_tool(
 
 
 def _failure(tool_call: ToolCall, error: BaseException, started: float) -> Failure:
-    text = str(error) or "no details"
     return Failure(
-        tool_call.id,
-        tool_call.name,
-        f"{type(error).__name__}: {text}",
-        "error",
-        time.perf_counter() - started,
+        tool_call.id, tool_call.name, describe_error(error), "error", time.perf_counter() - started
     )
+
+
+def describe_error(error: BaseException) -> str:
+    """``"Type: text"`` for an exception, even one whose ``__str__`` raises.
+
+    The text goes into a tool result inside the batch's TaskGroup, where an exception
+    raised while describing one would fail the whole run instead of the one call.
+    """
+    try:
+        text = str(error) or "no details"
+    except Exception as failed:
+        text = f"(its str() raised {type(failed).__name__})"
+    return f"{type(error).__name__}: {text}"
 
 
 async def run_tool_calls(
@@ -132,7 +145,9 @@ async def run_tool_calls(
         deadline: seconds the whole batch may take; calls still running are cancelled
             and become ``Timeout``.
         allowed: names of the tools callable now; others become ``Failure``.
-        on_result: called with each call and its result as soon as it is known.
+        on_result: called with each call and its result as soon as it is known; under
+            ``all_or_nothing`` the call that failed first comes before the siblings it
+            cancelled.
         max_threads: threads the batch's sync calls may run in at once.
     """
     if policy not in ("collect", "all_or_nothing"):
@@ -141,7 +156,7 @@ async def run_tool_calls(
     blocking = sum(1 for c in calls if (t := tools.get(c.name)) is not None and not t.is_async)
     if not blocking:
         return await _run_batch(calls, tools, policy, call_timeout, deadline, allowed, on_result)
-    executor = ThreadPoolExecutor(min(blocking, max_threads), thread_name_prefix="graphnb-tool")
+    executor = _DaemonThreads(min(blocking, max_threads), name="graphnb-tool")
     try:
         return await _run_batch(
             calls, tools, policy, call_timeout, deadline, allowed, on_result, executor
@@ -150,6 +165,67 @@ async def run_tool_calls(
         # Not waiting: a timed-out sync call cannot be interrupted and must not hold the
         # event loop; its thread ends when the call does.
         executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _DaemonThreads(Executor):
+    """Runs calls in up to ``workers`` daemon threads, started as calls come in.
+
+    Like a ``ThreadPoolExecutor``, except that the interpreter does not wait for these
+    threads at exit: a timed-out sync tool is abandoned there, not awaited.
+    """
+
+    def __init__(self, workers: int, *, name: str) -> None:
+        self._workers = workers
+        self._name = name
+        self._threads: list[threading.Thread] = []
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("cannot run a tool call after its batch has ended")
+            self._jobs.put((future, functools.partial(fn, *args, **kwargs)))
+            if len(self._threads) < self._workers:
+                thread = threading.Thread(
+                    target=self._work, name=f"{self._name}_{len(self._threads)}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+        return future
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, run = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = run()
+            except BaseException as error:  # as ThreadPoolExecutor does: the caller decides
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+            if cancel_futures:
+                while True:
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if job is not None:
+                        job[0].cancel()
+            for _ in self._threads:
+                self._jobs.put(None)
+        if wait:
+            for thread in self._threads:
+                thread.join()
 
 
 def check_max_threads(name: str, value: int) -> None:

@@ -43,7 +43,10 @@ class ModelRateLimited(ModelError):
 
 
 class ModelServerError(ModelError):
-    """The model's endpoint failed (HTTP 5xx); ``status`` is the status code."""
+    """The model's endpoint failed: HTTP 5xx, or a reply that is not a chat completion.
+
+    ``status`` is the HTTP status code (200 for a malformed reply).
+    """
 
     def __init__(self, message: str, *, model: str, status: int) -> None:
         self.status = status

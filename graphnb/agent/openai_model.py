@@ -9,7 +9,10 @@ in code by :class:`~graphnb.agent.RetryPolicy`. HTTP failures become typed error
 - no answer in time: :class:`~graphnb.agent.ModelTimeout`;
 - unreachable or broken connection: :class:`~graphnb.agent.ModelUnavailable`;
 - tool-call arguments that are not a JSON object: :class:`~graphnb.agent.MalformedToolCall`;
-- any other refusal (4xx): :class:`~graphnb.agent.ModelError`.
+- any other refusal (4xx): :class:`~graphnb.agent.ModelError`;
+- a reply that is not a chat completion (HTML, broken JSON, no ``choices``, no events where
+  a stream was asked for) or an error event in the stream:
+  :class:`~graphnb.agent.ModelServerError`, with the reply's HTTP status (often 200).
 """
 
 from __future__ import annotations
@@ -173,9 +176,28 @@ class OpenAIChatModel:
                 f"model {self.model!r} could not be reached", model=self.model
             ) from error
 
+    def _bad_reply(self, status: int, what: str) -> ModelServerError:
+        """The error for a reply that is not what the chat-completions protocol says."""
+        return ModelServerError(
+            f"model {self.model!r} at {self.client.base_url} {what}",
+            model=self.model,
+            status=status,
+        )
+
     async def _whole(self, request: dict[str, Any]) -> ModelReply:
-        response = await self.client.chat.completions.create(**request)
-        message = response.choices[0].message
+        raw = await self.client.chat.completions.with_raw_response.create(**request)
+        try:
+            response = raw.parse()
+        except ValueError as error:  # the body says JSON but is not
+            raise self._bad_reply(raw.status_code, "sent a reply that is not JSON") from error
+        # The client hands back the body as text when it is not JSON (an HTML error page).
+        choices = getattr(response, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            kind = raw.headers.get("content-type") or "no content type"
+            raise self._bad_reply(
+                raw.status_code, f"sent a reply without any chat completion choice ({kind})"
+            )
+        message = choices[0].message
         calls = [
             (c.id, c.function.name, c.function.arguments)
             for c in (message.tool_calls or [])
@@ -187,13 +209,16 @@ class OpenAIChatModel:
         import openai
 
         stream = await self.client.chat.completions.create(**request, stream=True)
+        status = stream.response.status_code
         text: list[str] = []
         parts: dict[int, list[str]] = {}
         last: int | None = None
+        answered = False  # a stream without a single choice is not a chat completion
         try:
             async for chunk in stream:
                 if not chunk.choices:
                     continue
+                answered = True
                 delta = chunk.choices[0].delta
                 if delta.content:
                     text.append(delta.content)
@@ -212,8 +237,14 @@ class OpenAIChatModel:
                     if piece.function is not None:
                         slot[1] += piece.function.name or ""
                         slot[2] += piece.function.arguments or ""
-        except openai.APIError:
+        except (openai.APIStatusError, openai.APIConnectionError):
             raise
+        except openai.APIError as error:  # the endpoint sent an error event mid-stream
+            raise self._bad_reply(
+                status, f"sent an error in the stream: {error.message}"
+            ) from error
+        except ValueError as error:  # an event whose data is not JSON
+            raise self._bad_reply(status, "sent a stream event that is not JSON") from error
         except Exception as error:  # the connection broke mid-stream
             raise ModelUnavailable(
                 f"the stream from model {self.model!r} broke: {type(error).__name__}",
@@ -221,6 +252,11 @@ class OpenAIChatModel:
             ) from error
         finally:
             await stream.close()
+        if not answered:
+            kind = stream.response.headers.get("content-type") or "no content type"
+            if "event-stream" not in kind:
+                raise self._bad_reply(status, f"sent {kind} where an event stream was asked for")
+            raise self._bad_reply(status, "sent a stream without any chat completion choice")
         calls = [(cid, name, args) for _, (cid, name, args) in sorted(parts.items())]
         return ModelReply("".join(text), self._calls(calls))
 

@@ -41,7 +41,13 @@ from pydantic_core import to_jsonable_python
 
 from ..engine.context import RunContext
 from ..engine.events import StreamMode
-from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, check_max_threads, run_tool_calls
+from .batch import (
+    DEFAULT_TOOL_THREADS,
+    BatchPolicy,
+    check_max_threads,
+    describe_error,
+    run_tool_calls,
+)
 from .context import AgentContext, use_context
 from .errors import RoundLimitExceeded
 from .events import (
@@ -514,24 +520,33 @@ class ReActAgent:
                     )
                 )
 
+            # Results come in the order they are known, so under all_or_nothing the call
+            # that failed first comes before the siblings it cancelled.
+            failures: list[ToolResult] = []
+
             def record(call: ToolCall, result: ToolResult) -> None:
-                duration = _duration(result)
+                # What the model will read is made from the stored value, which is JSON
+                # data whatever the tool returned (dict keys that are dates, say).
+                stored = _storable(result)
+                if not isinstance(stored, Success):
+                    failures.append(stored)
+                duration = _duration(stored)
                 trace.add(
                     "tool_call",
                     call.name,
                     start=trace.now() - duration,
                     duration=duration,
-                    ok=isinstance(result, Success),
+                    ok=isinstance(stored, Success),
                     call_id=call.id,
-                    result=type(result).__name__,
+                    result=type(stored).__name__,
                 )
                 context.write(
                     ToolResultEvent(
                         type="tool_result",
                         id=call.id,
                         name=call.name,
-                        status=_STATUS[type(result)],
-                        content=_observation(result),
+                        status=_STATUS[type(stored)],
+                        content=_observation(stored),
                     )
                 )
 
@@ -553,15 +568,11 @@ class ReActAgent:
                 return self._fail(
                     state, _S.TOOL_CALLING, info, timeout=isinstance(error, TimeoutError)
                 )
-            if self.batch_policy == "all_or_nothing":
-                failed = next((r for r in results if not isinstance(r, Success)), None)
-                if failed is not None:
-                    return self._fail(
-                        state,
-                        _S.TOOL_CALLING,
-                        _tool_error(failed),
-                        timeout=isinstance(failed, Timeout),
-                    )
+            if self.batch_policy == "all_or_nothing" and failures:
+                cause = failures[0]
+                return self._fail(
+                    state, _S.TOOL_CALLING, _tool_error(cause), timeout=isinstance(cause, Timeout)
+                )
             return {"results": [_storable(r) for r in results], "event": _E.TOOL_RESULT}
 
     async def _observing(self, state: AgentRunState, context: RunContext) -> dict[str, Any]:
@@ -696,11 +707,14 @@ def _unanswered(state: AgentRunState) -> list[ToolCall]:
 
     Answering them keeps the conversation valid for the next model call.
     """
-    answered = {m.tool_call_id for m in state.messages if m.role == "tool"}
+    # Only replies after that message count: a model may reuse an id of an earlier turn.
+    answered: set[str | None] = set()
     for message in reversed(state.messages):
-        if message.role == "assistant" and message.tool_calls:
+        if message.role == "tool":
+            answered.add(message.tool_call_id)
+        elif message.role == "assistant" and message.tool_calls:
             return [c for c in message.tool_calls if c.id not in answered]
-        if message.role == "user":
+        elif message.role == "user":
             break
     return []
 
@@ -708,11 +722,23 @@ def _unanswered(state: AgentRunState) -> list[ToolCall]:
 def _storable(result: ToolResult) -> ToolResult:
     """The result with its value as JSON data, so it persists with the thread.
 
-    Models and dataclasses become dicts, dates ISO strings; anything else its ``str``.
+    Models and dataclasses become dicts, dates ISO strings (as values or as dict keys);
+    anything else its ``str``. A value that cannot be stored (its ``str`` raises, it
+    contains itself) makes the call a failure the model can read.
     """
-    if isinstance(result, Success):
-        return replace(result, value=to_jsonable_python(result.value, fallback=str))
-    return result
+    if not isinstance(result, Success):
+        return result
+    try:
+        value = to_jsonable_python(result.value, fallback=str)
+    except Exception as error:
+        return Failure(
+            result.call_id,
+            result.tool,
+            f"its result cannot be stored as JSON: {describe_error(error)}",
+            "error",
+            result.duration,
+        )
+    return replace(result, value=value)
 
 
 async def _maybe_await(value: Any) -> Any:

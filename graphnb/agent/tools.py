@@ -29,6 +29,7 @@ import contextvars
 import functools
 import inspect
 import re
+import types
 import typing
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -80,8 +81,10 @@ class Tool:
                 "'-' (what chat-completions endpoints accept); pass name=...",
                 tool=tool_name,
             )
+        # A callable object keeps its annotations and docstring on its __call__.
+        signed = _call_method(fn) or fn
         try:
-            hints = typing.get_type_hints(fn, include_extras=True)
+            hints = typing.get_type_hints(signed, include_extras=True)
         except Exception as error:
             raise ToolDefinitionError(
                 f"tool `{tool_name}`: cannot read its type annotations ({error})", tool=tool_name
@@ -108,7 +111,8 @@ class Tool:
                 )
             default = ... if parameter.default is parameter.empty else parameter.default
             fields[parameter.name] = (hints[parameter.name], default)
-        documented = _google_args(inspect.getdoc(fn) or "")
+        docstring = inspect.getdoc(fn) or inspect.getdoc(signed) or ""
+        documented = _google_args(docstring)
         with warnings.catch_warnings():
             # A parameter named like a BaseModel method (json, schema, copy...) is fine
             # here: arguments are read back with getattr, never through those methods.
@@ -122,13 +126,15 @@ class Tool:
             prop.pop("title", None)
             if name in documented and "description" not in prop:
                 prop["description"] = documented[name]
-        doc = description if description is not None else inspect.getdoc(fn) or ""
+        doc = description if description is not None else docstring
         return cls(tool_name, doc.split("\n\n")[0].strip(), fn, schema, model)
 
     @property
     def is_async(self) -> bool:
-        """Whether the function is a coroutine function."""
-        return inspect.iscoroutinefunction(self.fn)
+        """Whether the function is a coroutine function (or an ``async def __call__``)."""
+        return inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
+            _call_method(self.fn)
+        )
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Check and convert the model's arguments.
@@ -262,6 +268,14 @@ class Toolset:
         if names is None:
             return self.tools
         return [self._tools[name] for name in names]
+
+
+def _call_method(fn: Callable[..., Any]) -> Callable[..., Any] | None:
+    """The bound ``__call__`` of a callable object written in Python, else ``None``."""
+    method = inspect.getattr_static(type(fn), "__call__", None)
+    if inspect.isroutine(fn) or not inspect.isfunction(method):
+        return None
+    return types.MethodType(method, fn)
 
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -23,14 +23,17 @@ import pytest
 class Reply:
     """One scripted behaviour of the fake endpoint."""
 
-    # "text", "tool_calls", "status", "hang", "stall" (stream some text, then hang), or
+    # "text", "tool_calls", "status", "hang", "stall" (stream some text, then hang),
     # "whole_calls": tool calls streamed one whole call per chunk, without an "index"
-    # (as some OpenAI-compatible servers do)
+    # (as some OpenAI-compatible servers do), "raw" (a 200 reply with this body and
+    # headers, whatever was asked), "no_choices" (a completion or stream whose "choices"
+    # are empty) or "stream_error" (stream some text, then an {"error": ...} event)
     kind: str
     text: str = ""
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, raw arguments)
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    error: str = ""  # the message of a "stream_error" event
 
 
 def text(value: str) -> Reply:
@@ -59,6 +62,18 @@ def stall(value: str) -> Reply:
     return Reply("stall", text=value)
 
 
+def raw(body: str, content_type: str) -> Reply:
+    return Reply("raw", text=body, headers={"Content-Type": content_type})
+
+
+def no_choices() -> Reply:
+    return Reply("no_choices")
+
+
+def stream_error(value: str, message: str) -> Reply:
+    return Reply("stream_error", text=value, error=message)
+
+
 class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -83,6 +98,9 @@ class FakeOpenAI(ThreadingHTTPServer):
     status = staticmethod(status)
     hang = staticmethod(hang)
     stall = staticmethod(stall)
+    raw = staticmethod(raw)
+    no_choices = staticmethod(no_choices)
+    stream_error = staticmethod(stream_error)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -111,6 +129,15 @@ class _Handler(BaseHTTPRequestHandler):
                 },
                 reply.headers,
             )
+            return
+        if reply.kind == "raw":
+            data = reply.text.encode()
+            self.send_response(200)
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
             return
         model = body.get("model", "fake")
         if body.get("stream"):
@@ -145,7 +172,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
 
+        if reply.kind == "no_choices":
+            chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": []}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode())
+            self.wfile.flush()
+            return
         send({"role": "assistant", "content": ""})
+        if reply.kind == "stream_error":
+            send({"content": reply.text})
+            error = {"error": {"message": reply.error, "type": "server_error"}}
+            self.wfile.write(f"data: {json.dumps(error)}\n\n".encode())
+            self.wfile.flush()
+            return
         if reply.kind == "stall":
             send({"content": reply.text})
             self.server.release.wait(30)
@@ -184,6 +222,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _completion(model: str, reply: Reply) -> dict[str, Any]:
+    if reply.kind == "no_choices":
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "model": model, "choices": []}
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.kind == "tool_calls":
         message["tool_calls"] = [

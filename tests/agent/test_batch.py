@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from typing import Any
@@ -324,3 +327,43 @@ def test_a_batch_leaves_no_tool_thread_behind() -> None:
 def test_max_threads_must_be_a_positive_int(value: Any) -> None:
     with pytest.raises(ValueError, match=f"max_threads must be a positive int, got {value}"):
         run(run_tool_calls([], Toolset(), max_threads=value))
+
+
+def test_sync_tools_run_on_daemon_threads() -> None:
+    def where() -> bool:
+        """Say whether this thread is a daemon."""
+        return threading.current_thread().daemon
+
+    results = run(run_tool_calls([call("where")] * 2, Toolset([where])))
+    assert [r.value for r in results if isinstance(r, Success)] == [True, True]
+
+
+EXITS_WHILE_A_TOOL_HANGS = textwrap.dedent(
+    '''
+    import time
+    from graphnb.agent import ReActAgent, ScriptedModel, call
+
+    def stuck(x: int) -> str:
+        """Blocks far longer than its timeout."""
+        time.sleep(60)
+        return "late"
+
+    model = ScriptedModel([call("stuck", x=1), "Gave up on it."])
+    result = ReActAgent(model, [stuck], call_timeout=0.2).run("go")
+    print(result.status, [m.content for m in result.messages if m.role == "tool"])
+    '''
+)
+
+
+def test_a_timed_out_sync_tool_does_not_keep_the_process_from_exiting() -> None:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", EXITS_WHILE_A_TOOL_HANGS],
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the process still waited for the timed-out tool 15 s later (it sleeps 60 s)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "completed ['timeout: the tool gave no answer within 0.2s']"

@@ -332,3 +332,78 @@ def test_retry_after_dates_without_a_zone_are_read_as_utc() -> None:
     found = retry_after_seconds("Fri, 31 Dec 9999 23:59:59 -0000")
     assert found is not None
     assert found > 200 * 365 * 86400
+
+
+BAD_REPLIES = {
+    "html": ("raw", "<html>502 Bad Gateway</html>", "text/html"),
+    "broken-json": ("raw", "{not json", "application/json"),
+    "no-choices": ("no_choices",),
+}
+
+
+def bad_reply(fake_openai: Any, name: str) -> Any:
+    kind, *args = BAD_REPLIES[name]
+    return getattr(fake_openai, kind)(*args)
+
+
+@pytest.mark.parametrize(
+    ("name", "stream", "what"),
+    [
+        ("html", True, "sent text/html where an event stream was asked for"),
+        ("html", False, "without any chat completion choice (text/html)"),
+        ("broken-json", True, "sent application/json where an event stream was asked for"),
+        ("broken-json", False, "sent a reply that is not JSON"),
+        ("no-choices", True, "sent a stream without any chat completion choice"),
+        ("no-choices", False, "without any chat completion choice (application/json)"),
+    ],
+)
+def test_a_reply_that_is_not_a_chat_completion_is_a_server_error_naming_the_endpoint(
+    fake_openai: Any, name: str, stream: bool, what: str
+) -> None:
+    fake_openai.play(bad_reply(fake_openai, name))
+    with pytest.raises(ModelServerError) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER), stream=stream)
+    assert caught.value.status == 200
+    assert caught.value.model == "fake-model"
+    assert fake_openai.base_url in str(caught.value)
+    assert what in str(caught.value)
+
+
+def test_an_error_event_in_the_stream_is_a_server_error_with_its_message(
+    fake_openai: Any,
+) -> None:
+    fake_openai.play(fake_openai.stream_error("Hel", "overloaded"))
+    tokens: list[str] = []
+    with pytest.raises(ModelServerError) as caught:
+        with_model(fake_openai.base_url, lambda m: m.complete(USER, on_token=tokens.append))
+    assert tokens == ["Hel"]
+    assert fake_openai.base_url in str(caught.value)
+    assert "sent an error in the stream: overloaded" in str(caught.value)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_agent_retries_a_reply_that_is_not_a_chat_completion_then_fails_with_it(
+    fake_openai: Any, stream: bool
+) -> None:
+    fake_openai.play(*[bad_reply(fake_openai, "html")] * 2)
+
+    async def body(model: OpenAIChatModel) -> Any:
+        return await ReActAgent(model, retry=RetryPolicy(max_attempts=2, base_delay=0)).arun("hi")
+
+    result = with_model(fake_openai.base_url, body, stream=stream)
+    assert (result.status, result.answer) == ("failed", DEFAULT_FALLBACK)
+    assert result.failure is not None
+    assert (result.failure.kind, result.failure.retryable) == ("server", True)
+    assert "text/html" in result.failure.message
+    assert len(fake_openai.requests) == 2
+
+
+def test_agent_retries_an_error_event_in_the_stream(fake_openai: Any) -> None:
+    fake_openai.play(fake_openai.stream_error("Hel", "overloaded"), fake_openai.text("Hello."))
+
+    async def body(model: OpenAIChatModel) -> Any:
+        return await ReActAgent(model, retry=RetryPolicy(base_delay=0)).arun("hi")
+
+    result = with_model(fake_openai.base_url, body)
+    assert (result.status, result.answer) == ("completed", "Hello.")
+    assert [r.detail["error"] for r in result.trace.of("retry")] == ["server"]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import threading
 import time
@@ -21,6 +22,7 @@ from graphnb.agent import (
     RetryPolicy,
     ScriptedModel,
     ToolCall,
+    ToolRateLimited,
     Toolset,
     TraceLog,
     call,
@@ -563,3 +565,121 @@ def test_the_path_taken_draws_on_the_machine_diagram() -> None:
     assert "RETRY [retry_tools]" not in taken
     assert "NEED_TOOL" not in taken
     assert "gnb-taken" in to_svg(REACT_MACHINE, trace=trace)
+
+
+def tool_results(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(e["status"], e["content"]) for e in events if e["type"] == "tool_result"]
+
+
+def run_streamed(agent: ReActAgent, prompt: str) -> list[dict[str, Any]]:
+    async def collect() -> list[dict[str, Any]]:
+        return [event async for event in agent.astream(prompt, mode="custom")]
+
+    return asyncio.run(collect())
+
+
+def test_a_tool_returning_a_dict_keyed_by_dates_or_tuples_is_observed_as_json() -> None:
+    def steps(user: str) -> dict[object, int]:
+        """Steps per day."""
+        return {datetime.date(2024, 1, 1): 5000, (2024, 1, 2): 7000}
+
+    model = ScriptedModel([call("steps", user="ann"), "You walked a lot."])
+    agent = ReActAgent(model, [steps])
+    result = agent.run("How much did I walk?")
+    assert (result.status, result.answer) == ("completed", "You walked a lot.")
+    observed = '{"2024-01-01": 5000, "2024,1,2": 7000}'
+    assert [m.content for m in result.messages if m.role == "tool"] == [observed]
+    streamed = ReActAgent(ScriptedModel([call("steps", user="ann"), "ok"]), [steps])
+    assert tool_results(run_streamed(streamed, "go")) == [("success", observed)]
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError("cannot print")
+
+
+class Opaque:
+    def __str__(self) -> str:
+        raise ValueError("cannot print")
+
+
+def raises_unprintable() -> str:
+    """Fails with an exception that cannot be printed."""
+    raise Unprintable
+
+
+def returns_opaque() -> object:
+    """Returns a value that is neither JSON nor printable."""
+    return Opaque()
+
+
+@pytest.mark.parametrize(
+    ("tool", "observed"),
+    [
+        (raises_unprintable, "error (error): Unprintable: (its str() raised ValueError)"),
+        (
+            returns_opaque,
+            "error (error): its result cannot be stored as JSON: ValueError: cannot print",
+        ),
+    ],
+    ids=["raises", "returns"],
+)
+def test_a_tool_that_cannot_be_printed_fails_only_its_own_call(tool: Any, observed: str) -> None:
+    name = tool.__name__
+    model = ScriptedModel([[call(name), call("weather", city="Oslo")], "Partly."])
+    result = ReActAgent(model, [tool, weather]).run("go")
+    assert (result.status, result.answer) == ("completed", "Partly.")
+    replies = [m.content for m in model.requests[1].messages if m.role == "tool"]
+    assert replies == [observed, "sunny in Oslo"]
+    model = ScriptedModel([call(name), "Partly."])
+    assert tool_results(run_streamed(ReActAgent(model, [tool]), "go")) == [("failure", observed)]
+
+
+async def slow_but_fine(x: int) -> str:
+    """Answers after a while."""
+    await asyncio.sleep(5)
+    return "ok"
+
+
+def test_all_or_nothing_fails_with_the_call_that_failed_not_a_cancelled_sibling() -> None:
+    def store(n: int) -> str:
+        """Store a number."""
+        return "stored"
+
+    model = ScriptedModel([[call("slow_but_fine", x=1), call("store", n="not a number")], "unused"])
+    agent = ReActAgent(
+        model,
+        [slow_but_fine, store],
+        batch_policy="all_or_nothing",
+        retry=RetryPolicy(base_delay=0),
+    )
+    result = agent.run("go")
+    assert result.status == "failed"
+    assert result.failure is not None
+    assert (result.failure.kind, result.failure.retryable, result.failure.attempt) == (
+        "tool",
+        False,
+        1,
+    )
+    assert result.failure.message.startswith("tool `store`")
+    assert "invalid-arguments" in result.failure.message
+    assert [t.name for t in result.trace.of("phase")].count("TOOL_CALLING") == 1
+
+
+def test_all_or_nothing_honours_the_retry_after_of_the_call_that_was_rate_limited() -> None:
+    def quota() -> str:
+        """A rate-limited backend."""
+        raise ToolRateLimited(retry_after=60)
+
+    model = ScriptedModel([[call("slow_but_fine", x=1), call("quota")], "unused"])
+    agent = ReActAgent(model, [slow_but_fine, quota], batch_policy="all_or_nothing")
+    result = agent.run("go")
+    assert result.failure is not None
+    assert (result.failure.kind, result.failure.retryable, result.failure.retry_after) == (
+        "rate_limited",
+        True,
+        60,
+    )
+    assert result.failure.message.startswith("tool `quota`")
+    assert result.failure.decision is not None
+    assert result.failure.decision.startswith("reset")  # 60 s is over max_retry_after

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from graphnb.agent import Message, ReActAgent, ScriptedModel, call
+from graphnb.agent import DEFAULT_FALLBACK, Message, ReActAgent, ScriptedModel, call
 from graphnb.checkpoint import MemorySaver, ThreadRequiredError
 
 
@@ -163,3 +163,37 @@ def test_tools_see_the_thread_and_run_ids_of_their_run() -> None:
     agent.run("2", thread_id="conv-9")
     assert [thread for thread, _ in seen] == ["conv-9", "conv-9"]
     assert seen[0][1] != seen[1][1]  # each run its own id
+
+
+def test_a_reset_closes_a_tool_call_whose_id_an_earlier_turn_already_answered() -> None:
+    from graphnb.agent import RetryPolicy, ToolCall
+
+    def lookup(q: str) -> str:
+        """Look something up."""
+        if q == "bad":
+            raise RuntimeError("backend down")
+        return "found"
+
+    model = ScriptedModel(
+        [
+            ToolCall("lookup", {"q": "ok"}, "call_0"),
+            "First answer.",
+            ToolCall("lookup", {"q": "bad"}, "call_0"),  # the id again, as some servers do
+        ]
+    )
+    agent = ReActAgent(
+        model,
+        [lookup],
+        batch_policy="all_or_nothing",
+        retry=RetryPolicy(max_attempts=1),
+        checkpointer=MemorySaver(),
+    )
+    assert agent.run("one", thread_id="t").ok
+    assert agent.run("two", thread_id="t").status == "failed"
+    second = agent.conversation("t")[4:]
+    assert [(m.role, m.content, m.tool_call_id) for m in second] == [
+        ("user", "two", None),
+        ("assistant", None, None),
+        ("tool", "cancelled: the agent gave up", "call_0"),
+        ("assistant", DEFAULT_FALLBACK, None),
+    ]

@@ -253,3 +253,49 @@ def test_parameter_descriptions_come_from_the_google_args_section() -> None:
     assert props["nights"]["description"] == "How many nights."
     assert props["note"]["description"] == "Given"
     assert Tool.from_function(book).description == "Book a hotel."
+
+
+class Lookup:
+    """Looks cities up in a table."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self.table = table
+
+    def __call__(self, city: Annotated[str, Field(description="City name")]) -> str:
+        """Look a city up."""
+        return self.table[city]
+
+
+class AsyncLookup:
+    async def __call__(self, city: str, days: int = 1) -> str:
+        """Look a city up, slowly.
+
+        Args:
+            city: the city.
+            days: how many days ahead.
+        """
+        await asyncio.sleep(0)
+        return f"{city} in {days} day(s)"
+
+
+def test_a_callable_object_is_a_tool_typed_by_its_call_method() -> None:
+    made = Tool.from_function(Lookup({"Oslo": "rain"}), name="lookup")
+    assert (made.name, made.description, made.is_async) == (
+        "lookup",
+        "Looks cities up in a table.",
+        False,
+    )
+    assert made.parameters["properties"] == {"city": {"type": "string", "description": "City name"}}
+    assert asyncio.run(made.invoke({"city": "Oslo"})) == "rain"
+
+
+def test_an_async_callable_object_is_an_async_tool() -> None:
+    made = Tool.from_function(AsyncLookup(), name="lookup")
+    assert made.is_async
+    assert made.description == "Look a city up, slowly."
+    assert made.parameters["properties"]["days"] == {
+        "type": "integer",
+        "default": 1,
+        "description": "how many days ahead.",
+    }
+    assert asyncio.run(made.invoke({"city": "Oslo", "days": "2"})) == "Oslo in 2 day(s)"
