@@ -243,7 +243,6 @@ def test_package_ships_type_information():
         (lambda g: g.add_node("a", len, metadata={"x": object()}), "metadata.x"),
         (lambda g: g.add_edge("a", 5), "target"),
         (lambda g: g.add_edge(["a", "b"], "c", label=7), "label"),
-        (lambda g: g.add_conditional_edges("a", len, {True: "b"}), "route"),
     ],
 )
 def test_a_drafted_graph_still_refuses_a_bad_value_where_it_is_given(build, named):
