@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..console import shown
+from ..export.module import replace_text
 from .output import cannot_write, same_file
 from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
 
@@ -46,7 +47,7 @@ def _export(args: argparse.Namespace) -> int:
 
             write_notebook(graph, output)
         else:
-            output.write_text(to_module(graph, filename=output.name), encoding="utf-8")
+            replace_text(output, to_module(graph, filename=output.name))
     except OSError as error:  # a missing folder, no permission, a directory
         raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
     print(f"wrote {shown(output)}", file=sys.stderr)
@@ -66,7 +67,7 @@ def _export_langgraph(args: argparse.Namespace, output: Path | None) -> int:
         sys.stdout.write(text)
         return EXIT_OK
     try:
-        output.write_text(text, encoding="utf-8")
+        replace_text(output, text)
     except OSError as error:
         raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
     print(f"wrote {shown(output)}", file=sys.stderr)

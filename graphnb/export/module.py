@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,8 +257,27 @@ def write_module(
     """Export a graph as a module and write it to ``path`` (UTF-8); returns the path."""
     target = Path(path)
     text = to_module(obj, namespace=namespace, ruff=ruff, filename=target.name)
-    target.write_text(text, encoding="utf-8")
+    replace_text(target, text)
     return target
+
+
+def replace_text(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` (UTF-8) at once: a reader sees the old file or the new.
+
+    Written beside it under a name of its own, then moved over it; an existing file keeps
+    its permissions. Writing in place would leave an empty or half-written file for a
+    moment, and for good if the process died then.
+    """
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(temporary, "x", encoding="utf-8") as file:
+            file.write(text)
+        if target.exists():
+            os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 # -- layout ----------------------------------------------------------------------------

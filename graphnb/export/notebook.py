@@ -18,7 +18,7 @@ from .errors import ExportError, ExportProblem
 from .formatting import format_source
 from .load import SKIP_ON_LOAD
 from .markdown import inline_code, markdown_text
-from .module import ExportedCode, export_code
+from .module import ExportedCode, export_code, replace_text
 from .nbformat_import import import_nbformat
 
 __all__ = ["to_notebook", "write_notebook"]
@@ -117,8 +117,9 @@ def write_notebook(
     nbformat = import_nbformat()
     target = Path(path)
     notebook = to_notebook(obj, namespace=namespace, input=input, ruff=ruff)
-    writer: Any = nbformat.write
-    writer(notebook, str(target))
+    writes: Any = nbformat.writes
+    text: str = writes(notebook)
+    replace_text(target, text if text.endswith("\n") else text + "\n")  # as nbformat.write
     return target
 
 

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from ..binding import resolve
 from ..engine.compiled import CompiledGraph
 from ..errors import BindingError
+from ..export.module import replace_text
 from ..graph import StateGraph
 from ..spec import START, GraphSpec, StateSpec
 from . import namespace as ns
@@ -218,7 +219,7 @@ class Builder(anywidget.AnyWidget):
         target = Path(path) if path is not None else self._path
         if target is None:
             raise ValueError("Builder.save() needs a path: the builder was opened without one")
-        target.write_text(self.spec.to_json(), encoding="utf-8")
+        replace_text(target, self.spec.to_json())  # a kernel dying mid-write keeps the last
         return target
 
     def _open(self, source: GraphSource | None) -> GraphSpec:
@@ -701,7 +702,7 @@ class Builder(anywidget.AnyWidget):
         modules = imported_modules(text) | binding_modules(bindings)
         modules |= {name.partition(".")[0] for name in defined_in if isinstance(name, str)}
         check_target(target, imports=modules, overwrite=overwrite)
-        target.write_text(text, encoding="utf-8")
+        replace_text(target, text)
         self.export_status = str(target.resolve())
         return target
 

@@ -186,3 +186,21 @@ def test_magic_lines_inside_strings_are_kept_without_ipython(
     monkeypatch.setitem(sys.modules, "IPython", None)
     monkeypatch.setitem(sys.modules, "IPython.core.inputtransformer2", None)
     _check_prompts_are_kept(write_source_notebook(tmp_path / "plain.ipynb", PROMPT_CELLS))
+
+
+def test_an_export_replaces_its_file_whole_or_not_at_all(tmp_path: Path) -> None:
+    """Written beside the file and moved over it: a failure leaves the old file as it was
+    (and no stray file), and a replaced file keeps its permissions."""
+    from graphnb.export.module import replace_text
+
+    target = tmp_path / "flow.py"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    with pytest.raises(UnicodeEncodeError):
+        replace_text(target, "new \ud800\n")  # a lone surrogate: UTF-8 cannot hold it
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flow.py"]
+    replace_text(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flow.py"]
