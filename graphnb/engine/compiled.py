@@ -126,7 +126,14 @@ class CompiledGraph(Generic[S]):
             return frozenset()
         if names == "*":
             return frozenset(self.nodes)
-        chosen = frozenset([names] if isinstance(names, str) else names)
+        if isinstance(names, str):
+            chosen = frozenset([names])
+        elif isinstance(names, Iterable) and all(isinstance(name, str) for name in names):
+            chosen = frozenset(names)
+        else:
+            raise GraphSetupError(
+                f"{option} takes a node's name, a list of names or '*', got {names!r:.80}"
+            )
         unknown = sorted(chosen - set(self.nodes))
         if unknown:
             raise GraphSetupError(
@@ -162,6 +169,7 @@ class CompiledGraph(Generic[S]):
     ) -> RunOptions:
         from ..checkpoint_errors import ThreadRequiredError
         from .driver import RunOptions
+        from .subgraph import check_thread_type
 
         self.threads  # noqa: B018 - raises when there is no checkpointer
         if thread_id is None:
@@ -169,6 +177,7 @@ class CompiledGraph(Generic[S]):
                 f"{self.name!r} has a checkpointer, so each run belongs to a thread: pass "
                 "thread_id=... (any string naming the conversation or job)"
             )
+        check_thread_type(thread_id)
         into: tuple[tuple[str, str | None], ...] = ()
         if "|" in thread_id:  # a subgraph's thread: time travel into the child
             from .subgraph import split_thread
@@ -336,8 +345,9 @@ class CompiledGraph(Generic[S]):
 
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread's checkpoints, its subgraphs' threads too; returns how many."""
-        from .subgraph import is_child_thread
+        from .subgraph import check_thread_type, is_child_thread
 
+        check_thread_type(thread_id)
         threads = self.threads
         children = [
             t
@@ -356,6 +366,10 @@ class CompiledGraph(Generic[S]):
         recursion_limit: int | None,
         thread_id: str | None = None,
     ) -> Run[S]:
+        if context is not None and not isinstance(context, Mapping):
+            raise TypeError(
+                f"context is a mapping of user data nodes see as context.data, got {context!r:.80}"
+            )
         kind = Run
         if thread_id is not None:
             from .driver import ThreadedRun
@@ -736,6 +750,8 @@ def _collect(done: list[tuple[bool, Any]], return_exceptions: bool) -> list[Any]
 
 def _positive(value: int, option: str) -> int:
     # 0 must not fall back to a default, nor a negative count of workers run no node at all
+    if type(value) is not int:
+        raise TypeError(f"{option} must be a whole number, got {value!r:.80}")
     if value < 1:
         raise ValueError(f"{option} must be at least 1, got {value}")
     return value

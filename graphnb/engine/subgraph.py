@@ -100,10 +100,25 @@ def split_thread(
     return root, parts[0][1], tuple(zip(keys, [*starts, checkpoint_id], strict=True))
 
 
+def check_thread_type(thread_id: object) -> None:
+    """Refuse a thread id that is not a string before anything reads it as one.
+
+    Raises:
+        ThreadRequiredError: naming what was given.
+    """
+    if not isinstance(thread_id, str):
+        from ..checkpoint_errors import ThreadRequiredError
+
+        raise ThreadRequiredError(
+            f"thread_id is a string naming the conversation or job, got {thread_id!r:.80}"
+        )
+
+
 def graph_of(
     graph: CompiledGraph[Any], thread_id: str
 ) -> tuple[CompiledGraph[Any], ThreadStore[Any]]:
     """The graph whose thread ``thread_id`` is, and its store: a subgraph's for its thread."""
+    check_thread_type(thread_id)
     threads: ThreadStore[Any] = graph.threads
     if "|" not in thread_id:
         return graph, threads

@@ -16,6 +16,7 @@ from graphnb import (
     Chunk,
     ConflictingUpdateError,
     GraphRecursionError,
+    GraphSetupError,
     GraphState,
     InvalidUpdateError,
     NodeError,
@@ -30,6 +31,7 @@ from graphnb import (
     Streamed,
     append,
 )
+from graphnb.checkpoint import MemorySaver, ThreadRequiredError
 
 
 class ChatState(GraphState):
@@ -590,6 +592,52 @@ def test_max_concurrency_below_one_is_refused_rather_than_running_no_node(worker
     with pytest.raises(ValueError, match=f"max_concurrency must be at least 1, got {workers}"):
         builder.compile(max_concurrency=workers)
     assert builder.compile(max_concurrency=1).invoke().log == ["a", "b"]
+
+
+@pytest.mark.parametrize("limit", [True, 2.0, "3"])
+def test_a_count_that_is_not_a_whole_number_is_refused_by_name(limit):
+    with pytest.raises(TypeError, match="recursion_limit must be a whole number, got"):
+        chain(Log, lambda s: {"count": 1}).invoke(recursion_limit=limit)
+    builder = StateGraph(Log).add_node("a", lambda s: {}).add_edge(START, "a").add_edge("a", END)
+    with pytest.raises(TypeError, match="max_concurrency must be a whole number, got"):
+        builder.compile(max_concurrency=limit)
+
+
+@pytest.mark.parametrize("names", [5, [5], ["a", None]])
+def test_interrupt_options_that_are_not_node_names_are_refused_by_name(names):
+    builder = StateGraph(Log).add_node("a", lambda s: {}).add_edge(START, "a").add_edge("a", END)
+    expected = "interrupt_before takes a node's name, a list of names or '\\*', got"
+    with pytest.raises(GraphSetupError, match=expected):
+        builder.compile(interrupt_before=names)
+    graph = builder.compile(checkpointer=MemorySaver())
+    with pytest.raises(GraphSetupError, match=expected.replace("before", "after")):
+        graph.invoke(thread_id="t", interrupt_after=names)
+
+
+def test_a_thread_id_that_is_not_a_string_is_refused_by_every_thread_call():
+    graph = chain(Log, lambda s: {"count": 1}, checkpointer=MemorySaver())
+    graph.invoke({}, thread_id="5")
+    calls = {
+        "invoke": lambda: graph.invoke({}, thread_id=5),
+        "stream": lambda: list(graph.stream({}, thread_id=5)),
+        "ainvoke": lambda: asyncio.run(graph.ainvoke({}, thread_id=5)),
+        "get_state": lambda: graph.get_state(5),
+        "get_state_history": lambda: graph.get_state_history(5),
+        "delete_thread": lambda: graph.delete_thread(5),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ThreadRequiredError, match=r"thread_id is a string .*, got 5"):
+            call()
+        assert graph.get_state("5").values.count == 1, name
+
+
+def test_a_context_that_is_not_a_mapping_is_refused_before_any_node_runs():
+    ran = []
+    graph = chain(Log, lambda s: ran.append(1) or {"count": 1})
+    with pytest.raises(TypeError, match=r"context is a mapping .*, got 5"):
+        graph.invoke(context=5)
+    assert ran == []
+    assert graph.invoke(context={"user": "ada"}).count == 1
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
