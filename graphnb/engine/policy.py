@@ -112,6 +112,7 @@ class RetryPolicy:
     seed: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        _check_retry_on(self.retry_on)
         _checked(self)  # the same checks as a spec's: a bad value fails where it is written
 
     def retries(self, error: BaseException) -> bool:
@@ -171,6 +172,25 @@ class RetryPolicy:
             spec.jitter,
             retry_on,
         )
+
+
+def _check_retry_on(chosen: object) -> None:
+    """Refuse a ``retry_on`` that would fail only when a node fails, hiding its error."""
+    if chosen is None or _is_exception_class(chosen):
+        return
+    if isinstance(chosen, tuple):
+        if chosen and all(_is_exception_class(item) for item in chosen):
+            return
+    elif callable(chosen) and not isinstance(chosen, type):
+        return
+    raise ValueError(
+        "RetryPolicy: retry_on takes an exception class, a non-empty tuple of them or a "
+        f"predicate on the exception, got {chosen!r:.80}"
+    )
+
+
+def _is_exception_class(item: object) -> bool:
+    return isinstance(item, type) and issubclass(item, BaseException)
 
 
 def _checked(policy: RetryPolicy | CachePolicy) -> None:

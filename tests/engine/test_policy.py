@@ -85,6 +85,14 @@ def test_retry_on_chooses_the_exceptions() -> None:
     assert one(node, retry=policy).compile().invoke({})["out"] == 2
 
 
+@pytest.mark.parametrize("chosen", ["ValueError", 5, int, (), (ValueError, 5)])
+def test_a_retry_on_that_could_not_choose_is_refused_where_it_is_written(chosen: object) -> None:
+    # Taken as it was, it failed only once the node failed, with its own TypeError in
+    # place of the node's error.
+    with pytest.raises(ValueError, match="retry_on takes an exception class"):
+        RetryPolicy(retry_on=chosen, **FAST)  # type: ignore[arg-type]
+
+
 def test_backoff_grows_is_capped_and_jitter_is_seeded() -> None:
     plain = RetryPolicy(initial_interval=1, backoff_factor=2, max_interval=5, jitter=False)
     delay = plain.delays()
