@@ -94,6 +94,26 @@ def _spec_to_json(spec: GraphSpec, widget: Any) -> dict[str, Any]:
     return spec.to_dict()
 
 
+def _read_drawing(path: Path) -> GraphSpec:
+    """The spec saved at ``path``, or an error naming the file (which is left as it is)."""
+    try:
+        return GraphSpec.from_json(path.read_bytes())
+    except IsADirectoryError:
+        raise ValueError(
+            f"{str(path)!r} is a folder; a builder saves its drawing to a file "
+            "(such as flow.graph.json)"
+        ) from None
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, problem['loc'])) or 'the file'}: {problem['msg']}"
+            for problem in error.errors(include_url=False)[:3]
+        )
+        raise ValueError(
+            f"{str(path)!r} is not a saved graph drawing (a GraphSpec's JSON): {problems}. "
+            "The file is left as it is; give the builder another path."
+        ) from None
+
+
 def _spec_from_json(data: Any, widget: Any) -> GraphSpec:
     return GraphSpec.model_validate(data)
 
@@ -178,7 +198,7 @@ class Builder(anywidget.AnyWidget):
         self._check = LiveCheck(require_bindings=True)  # checks again only what an edit touched
         self._lookups: dict[str, str | None] = {}  # binding -> why it does not resolve, or None
         if source is None and self._path is not None and self._path.exists():
-            source = GraphSpec.from_json(self._path.read_text(encoding="utf-8"))
+            source = _read_drawing(self._path)
         spec = self._open(source)
         if name is not None:
             spec.name = name
@@ -207,7 +227,18 @@ class Builder(anywidget.AnyWidget):
 
     @classmethod
     def load(cls, path: str | Path, **options: Any) -> Builder:
-        """Open the drawing saved at ``path`` (and keep saving to it)."""
+        """Open the drawing saved at ``path`` (and keep saving to it).
+
+        Raises:
+            FileNotFoundError: nothing is saved at ``path`` (``Builder(path=...)`` starts
+                a new drawing there).
+            ValueError: the file is not a saved drawing; it is left as it is.
+        """
+        if not Path(path).exists():
+            raise FileNotFoundError(
+                f"no drawing is saved at {str(path)!r}; Builder(path={str(path)!r}) starts "
+                "a new one there"
+            )
         return cls(path=path, **options)
 
     def save(self, path: str | Path | None = None) -> Path:

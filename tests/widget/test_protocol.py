@@ -143,6 +143,23 @@ def test_the_drawing_is_saved_to_its_file_and_loads_back(comm, notebook, tmp_pat
     assert reopened.compile().invoke({"topic": "t"}).notes == ["facts about t"]
 
 
+def test_a_file_that_is_not_a_drawing_is_named_and_left_as_it_is(comms, tmp_path):
+    missing = tmp_path / "typo.graph.json"
+    with pytest.raises(FileNotFoundError, match=r"no drawing is saved at .*typo\.graph\.json"):
+        Builder.load(missing)
+    assert not missing.exists(), "a mistyped path must not become a new, empty drawing"
+    for text in ("{not json", '{"precious": true}', "[1, 2]"):
+        foreign = tmp_path / "notes.json"
+        foreign.write_text(text)
+        with pytest.raises(ValueError, match=r"notes\.json' is not a saved graph drawing"):
+            Builder(path=foreign)
+        with pytest.raises(ValueError, match="The file is left as it is"):
+            Builder.load(foreign)
+        assert foreign.read_text() == text
+    with pytest.raises(ValueError, match="is a folder; a builder saves its drawing to a file"):
+        Builder(path=tmp_path)
+
+
 def test_builder_opens_a_compiled_graph_a_spec_and_a_module(comms, notebook):
     compiled = notebook["graph"].compile()
     assert Builder(compiled, namespace=notebook).spec.name == "story"
