@@ -27,12 +27,13 @@ import math
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from .checkpoint import BaseSaver
+    from .records import Interrupt
 
 __all__ = [
     "EXIT_FAILED",
@@ -76,6 +77,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "defaults",
     )
     source.add_argument("--input-file", metavar="PATH", help="read the input JSON from a file")
+    source.add_argument(
+        "--resume",
+        metavar="JSON",
+        help="answer the interrupt() the thread stopped at with this JSON value and go on "
+        "(needs --thread)",
+    )
     parser.add_argument(
         "--thread",
         metavar="ID",
@@ -93,8 +100,10 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The input state given by ``--input`` or ``--input-file``."""
+def _parse_input(args: argparse.Namespace) -> Any:
+    """The input given by ``--input``, ``--input-file`` (a state) or ``--resume`` (a Command)."""
+    if args.resume is not None:
+        return _parse_answer(args)
     text: str | None = args.input
     where = "--input"
     if args.input_file is not None:
@@ -124,6 +133,23 @@ def _parse_input(args: argparse.Namespace) -> dict[str, Any] | None:
             EXIT_USAGE,
         )
     return value
+
+
+def _parse_answer(args: argparse.Namespace) -> Any:
+    from .human import Command
+
+    if args.thread is None:
+        raise CommandError(
+            "--resume needs --thread ID: the thread whose interrupt it answers", EXIT_USAGE
+        )
+    try:
+        return Command(resume=json.loads(args.resume))
+    except json.JSONDecodeError as error:
+        raise CommandError(
+            f"--resume is not valid JSON: {error.msg} at line {error.lineno} column "
+            f"{error.colno} (a text answer is quoted: --resume '\"yes\"')",
+            EXIT_USAGE,
+        ) from None
 
 
 def reporting(action: Callable[[], int], *, db: str | None = None) -> int:
@@ -207,9 +233,7 @@ def _stream(
             final = event.state
             continue
         if isinstance(event, Interrupted):
-            stops = ", ".join(f"{i.when} {shown(i.node)}" for i in event.interrupts)
-            thread = shown(shlex.quote(args.thread))
-            progress.write(f"interrupted ({stops}); run again with --thread {thread} to resume\n")
+            progress.write(_interrupted(event.interrupts, args.thread))
             final = compiled.get_state(args.thread).values
             continue
         if isinstance(event, NodeStarted):
@@ -238,6 +262,23 @@ def _stream(
         count = len(steps)
         progress.write(f"done: {count} step{'s' if count != 1 else ''} in {elapsed:.1f} ms\n")
     return final
+
+
+def _interrupted(interrupts: Sequence[Interrupt], thread_id: str) -> str:
+    """What the run stopped at, and the command line that goes on from there."""
+    stops = ", ".join(f"{i.when} {shown(i.node)}" for i in interrupts)
+    again = f"run again with --thread {shown(shlex.quote(thread_id))}"
+    asked = [i for i in interrupts if i.when == "during"]
+    if not asked:
+        return f"interrupted ({stops}); {again} to resume\n"
+    if len(asked) == 1:
+        question = f"  {shown(asked[0].node)} asks: {shown(json_text(asked[0].value))}\n"
+        return f"interrupted ({stops})\n{question}{again} --resume JSON to answer\n"
+    questions = "".join(
+        f"  {shown(i.node)} asks ({shown(i.id)}): {shown(json_text(i.value))}\n" for i in asked
+    )
+    answer = "--resume '{\"<id>\": JSON, ...}' to answer each"
+    return f"interrupted ({stops})\n{questions}{again} {answer}\n"
 
 
 def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:

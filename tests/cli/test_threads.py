@@ -186,6 +186,59 @@ def test_an_interrupted_run_says_so_and_resumes_without_input(chat: Path) -> Non
     assert json.loads(resumed.stdout) == {"messages": ["reply 1"], "turns": 1}
 
 
+ASKING = """
+from graphnb import END, START, StateGraph, interrupt
+
+
+def ask(state: dict) -> dict:
+    return {"answer": interrupt({"question": "ship it?"})}
+
+
+def both(state: dict) -> dict:
+    return {"answer": interrupt("first?"), "other": interrupt("second?")}
+
+
+graph = StateGraph(dict).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+twice = StateGraph(dict).add_node("both", both).add_edge(START, "both").add_edge("both", END)
+"""
+
+
+def test_an_interrupt_shows_its_question_and_resume_answers_it(tmp_path: Path) -> None:
+    (tmp_path / "asking.py").write_text(ASKING, encoding="utf-8")
+    first = graphnb("run", "asking.py", "--thread", "q", "--db", DB, "-i", "{}", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert 'ask asks: {"question": "ship it?"}' in first.stderr
+    assert "run again with --thread q --resume JSON to answer" in first.stderr
+    again = graphnb("run", "asking.py", "--thread", "q", "--db", DB, "-q", cwd=tmp_path)
+    assert json.loads(again.stdout) == {}, "without an answer the node asks again"
+    answered = graphnb(
+        "run", "asking.py", "--thread", "q", "--db", DB, "-q", "--resume", '"yes"', cwd=tmp_path
+    )
+    assert answered.returncode == 0, answered.stderr
+    assert json.loads(answered.stdout) == {"answer": "yes"}
+    # A node asking twice is answered in order, one run each.
+    args = ("run", "asking.py:twice", "--thread", "w", "--db", DB, "-q")
+    graphnb(*args, "-i", "{}", cwd=tmp_path)
+    assert json.loads(graphnb(*args, "--resume", "1", cwd=tmp_path).stdout) == {}
+    done = graphnb(*args, "--resume", "[2]", cwd=tmp_path)
+    assert json.loads(done.stdout) == {"answer": 1, "other": [2]}
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["--resume", "yes", "--thread", "q", "--db", DB], "--resume is not valid JSON"),
+        (["--resume", "1"], "--resume needs --thread ID"),
+        (["--resume", "1", "-i", "{}", "--thread", "q"], "not allowed with argument"),
+    ],
+)
+def test_a_bad_resume_is_a_usage_error(tmp_path: Path, options: list[str], expected: str) -> None:
+    (tmp_path / "asking.py").write_text(ASKING, encoding="utf-8")
+    done = graphnb("run", "asking.py", *options, cwd=tmp_path)
+    assert done.returncode == 2
+    assert expected in done.stderr
+
+
 def test_threads_prune_keeps_the_newest_and_the_state(chat: Path) -> None:
     # 30 runs: 60 checkpoints, past the snapshot written every 50, so rows can go
     fill = (
