@@ -117,14 +117,16 @@ def builder_function(
         if node.position is not None:
             call.append(f"position=({_float(node.position.x)}, {_float(node.position.y)})")
         call.extend((policies or {}).get(node.id, ()))  # retry=..., timeout=..., cache=...
+        call.extend(_kept_data(node.metadata))
         lines.append(call_text(f"    {local}.add_node", call))
     joined: set[str] = set()
     routed: set[str] = set()
     for edge in spec.edges:
         if edge.kind == "direct":
-            lines.append(
-                call_text(f"    {local}.add_edge", [endpoint(edge.source), endpoint(edge.target)])
-            )
+            call = [endpoint(edge.source), endpoint(edge.target), *_kept_data(edge.metadata)]
+            if edge.label is not None:
+                call.insert(2, f"label={string_literal(edge.label)}")
+            lines.append(call_text(f"    {local}.add_edge", call))
         elif edge.kind == "join" and edge.target not in joined:
             joined.add(edge.target)
             sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
@@ -161,6 +163,15 @@ def _conditional(
     if sends:
         arguments.append("sends=[" + ", ".join(endpoint(target) for target in sends) + "]")
     return call_text(f"    {local}.add_conditional_edges", arguments)
+
+
+def _kept_data(metadata: Mapping[str, Any]) -> list[str]:
+    """``metadata={...}`` for a node's or edge's free JSON data, or nothing when empty."""
+    if not metadata:
+        return []
+    text = python_literal(dict(metadata))
+    assert text is not None, "spec metadata is JSON, and JSON is a Python literal"
+    return [f"metadata={text}"]
 
 
 def call_text(head: str, arguments: list[str], width: int = 88) -> str:

@@ -103,6 +103,19 @@ def test_exported_module_holds_sources_and_only_the_imports_they_need() -> None:
     assert '{"again": "collect", "done": "speak"}' in text
 
 
+def test_node_and_edge_metadata_and_edge_labels_are_kept(tmp_path: Path) -> None:
+    graph = looping_graph()
+    graph.add_node("tag", collect, metadata={"owner": "ada", "tags": ["x", 1.5, None, True]})
+    graph.add_edge("tag", END, label="stop here", metadata={"why": {"nested": [1]}})
+    graph.add_edge(START, "tag")
+    module = load_module(write_module(graph, tmp_path / "kept.py"))
+    exported = module.build_graph().spec
+    assert [n.metadata for n in exported.nodes] == [n.metadata for n in graph.spec.nodes]
+    assert [(e.label, e.metadata) for e in exported.edges] == [
+        (e.label, e.metadata) for e in graph.spec.edges
+    ]
+
+
 def test_export_is_deterministic() -> None:
     assert to_module(looping_graph()) == to_module(looping_graph())
     assert to_module(looping_graph(), ruff=False) == to_module(looping_graph(), ruff=False)
