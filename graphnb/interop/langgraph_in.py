@@ -10,6 +10,7 @@ listed by name with the reason (:class:`~graphnb.interop.Unmapped`), never dropp
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,15 +35,13 @@ _RUNTIME_ONLY = {
     ("langgraph.runtime", "get_runtime"): "reads LangGraph's runtime",
 }
 
+# Node options graphnb has no counterpart for (retry, timeout, cache and metadata are
+# mapped by _node_options).
 _NODE_OPTIONS = {
-    "retry_policy": ("RetryPolicy", "graphnb retries inside the node (graphnb.agent.retry)"),
-    "cache_policy": ("CachePolicy", "graphnb has no node cache"),
     "defer": ("defer", "graphnb has no deferred nodes"),
-    "timeout": ("timeout", "graphnb has no per-node timeout"),
     "is_error_handler": ("error handler", "graphnb has no error-handler nodes"),
     "error_handler_node": ("error_handler", "graphnb has no error-handler nodes"),
     "trace_policy": ("trace_policy", "graphnb has no trace policy"),
-    "metadata": ("node metadata", "LangGraph's node metadata is not JSON graphnb can keep"),
 }
 
 
@@ -114,9 +113,16 @@ def import_langgraph(graph: Any) -> Imported:
     _check_schemas(builder, unmapped)
     _check_channels(builder, unmapped)
     result: StateGraph[Any] = StateGraph(state, name=name)
+    cached = compiled is None or compiled.cache is not None
     for node_name, node in builder.nodes.items():
         fn = _node_callable(node_name, node, builder, unmapped)
-        result.add_node(node_name, fn if fn is not None else _unmapped_node(node_name))
+        options = _node_options(node_name, node, unmapped, cached=cached)
+        if isinstance(fn, StateGraph):  # graphnb runs a subgraph node without policies
+            for option in ("retry", "timeout", "cache"):
+                if options.pop(option, None) is not None:
+                    reason = "graphnb's subgraph nodes take no retry, timeout or cache"
+                    unmapped.append(Unmapped(option, f"node {node_name!r}", reason))
+        result.add_node(node_name, fn if fn is not None else _unmapped_node(node_name), **options)
     for source, target in sorted(builder.edges):
         result.add_edge(source, target)
     for sources, target in sorted(builder.waiting_edges):
@@ -235,6 +241,87 @@ def _node_callable(
         )
     _check_code(fn, f"node {name!r}", unmapped)
     return fn  # type: ignore[no-any-return]
+
+
+def _node_options(
+    name: str, node: Any, unmapped: list[Unmapped], *, cached: bool
+) -> dict[str, Any]:
+    """The ``add_node`` options for LangGraph's retry, timeout, cache and metadata.
+
+    A cache policy is mapped only where LangGraph would use it: on a builder (its compile
+    decides), or on a graph compiled with ``cache=...``; without one it caches nothing.
+    """
+    where = f"node {name!r}"
+    options: dict[str, Any] = {}
+    retry = _retry_policy(node.retry_policy, where, unmapped)
+    if retry is not None:
+        options["retry"] = retry
+    timeout = node.timeout
+    if timeout is not None:
+        if timeout.idle_timeout is not None:
+            reason = "graphnb's timeout bounds the node's whole run, not the time between events"
+            unmapped.append(Unmapped("idle_timeout", where, reason))
+        if timeout.run_timeout is not None:
+            run_timeout = timeout.run_timeout
+            seconds = getattr(run_timeout, "total_seconds", lambda: run_timeout)()
+            options["timeout"] = float(seconds)
+    cache = node.cache_policy
+    if cache is not None and cached:
+        from langgraph.types import CachePolicy as LangGraphCachePolicy
+
+        from ..engine.policy import CachePolicy
+
+        if cache.key_func is not LangGraphCachePolicy().key_func:
+            reason = (
+                "graphnb keys a cached result by the node's input (CachePolicy(fields=...) "
+                "picks the fields), not by a key function"
+            )
+            unmapped.append(Unmapped("cache key_func", where, reason))
+        else:
+            options["cache"] = CachePolicy(ttl=cache.ttl)
+    if node.metadata:
+        if _is_json(node.metadata):
+            options["metadata"] = node.metadata
+        else:
+            reason = "it holds values that are not JSON, which is what a graphnb spec keeps"
+            unmapped.append(Unmapped("node metadata", where, reason))
+    return options
+
+
+def _retry_policy(chosen: Any, where: str, unmapped: list[Unmapped]) -> Any:
+    """A graphnb RetryPolicy for LangGraph's (the same fields and defaults), or ``None``."""
+    from langgraph.types import RetryPolicy as LangGraphRetryPolicy
+
+    from ..engine.policy import RetryPolicy
+
+    policies = [chosen] if chosen is None or hasattr(chosen, "retry_on") else list(chosen)
+    if policies == [None] or not policies:
+        return None
+    if len(policies) > 1:
+        reason = "graphnb takes one retry policy per node; LangGraph tries each in turn"
+        unmapped.append(Unmapped("several RetryPolicy", where, reason))
+        return None
+    (policy,) = policies
+    retry_on = policy.retry_on
+    if retry_on is LangGraphRetryPolicy().retry_on:
+        retry_on = None  # each library's default: transient errors, not programming ones
+    elif not isinstance(retry_on, type) and not callable(retry_on):
+        retry_on = tuple(retry_on)
+    return RetryPolicy(
+        max_attempts=policy.max_attempts,
+        initial_interval=policy.initial_interval,
+        backoff_factor=policy.backoff_factor,
+        max_interval=policy.max_interval,
+        jitter=policy.jitter,
+        retry_on=retry_on,
+    )
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        return bool(json.loads(json.dumps(value, allow_nan=False)) == value)
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def _is_subgraph(runnable: Any) -> bool:

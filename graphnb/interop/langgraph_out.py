@@ -13,13 +13,20 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, get_origin, get_type_hints, is_typeddict
 
-from ..export.codegen import call_text, docstring_text, import_block, string_literal
+from ..engine.policy import RetryPolicy
+from ..export.codegen import (
+    call_text,
+    docstring_text,
+    import_block,
+    python_literal,
+    string_literal,
+)
 from ..export.errors import ExportError, ExportProblem
 from ..export.formatting import format_source
 from ..export.parts import GraphParts, child_graph_of, graph_parts, identifier
 from ..export.resolver import Resolver
 from ..reducers import replace
-from ..spec import END, START, EdgeSpec, GraphSpec
+from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
 from ..state import GraphState
 from .code import references
 from .errors import LangGraphMissingError
@@ -86,6 +93,13 @@ def to_langgraph_module(
     compile_args = []
     if saver is not None:
         compile_args.append(f"checkpointer={saver}()")
+    if any(node.cache is not None for node in spec.nodes):
+        from langgraph.cache.memory import InMemoryCache
+
+        cache = resolver.scaffold(
+            "InMemoryCache", "langgraph.cache.memory", "InMemoryCache", InMemoryCache
+        )
+        compile_args.append(f"cache={cache}()")
     for key in ("interrupt_before", "interrupt_after"):
         if key in parts.compile_options:
             listed = ", ".join(map(string_literal, parts.compile_options[key]))
@@ -129,6 +143,7 @@ def _graph_builder(
     _check_state(parts, state_type, resolver.problems)
     state = resolver.reference(state_type, "state") if state_type is not dict else None
     nodes: dict[str, str | None] = {}
+    options: dict[str, list[str]] = {}  # retry_policy=..., timeout=..., ... per node
     for node in spec.nodes:
         who = f"node {prefix}{node.id!r}"
         reserved = [char for char in _LANGGRAPH_RESERVED if char in node.id]
@@ -166,6 +181,7 @@ def _graph_builder(
             continue
         _check_callable(fn, who, resolver.problems)
         nodes[node.id] = resolver.reference(fn, who)
+        options[node.id] = _node_options(node, fn, resolver, namespace, who)
     routers = {}
     for source, router in parts.routers.items():
         who = f"router of {prefix}{source!r}"
@@ -178,8 +194,62 @@ def _graph_builder(
     if resolver.problems:
         return None
     name = resolver.fresh(f"build_{identifier(prefix)}graph")
-    children.append(_builder(spec, state or "dict", nodes, routers, state_graph, markers, name))
+    children.append(
+        _builder(spec, state or "dict", nodes, options, routers, state_graph, markers, name)
+    )
     return name
+
+
+def _node_options(
+    node: NodeSpec,
+    fn: Any,
+    resolver: Resolver,
+    namespace: Mapping[str, Any] | None,
+    who: str,
+) -> list[str]:
+    """LangGraph's ``add_node`` arguments for the node's retry, timeout, cache and metadata."""
+    import langgraph.types as lg_types
+
+    arguments = []
+    if node.retry is not None:
+        policy = resolver.scaffold(
+            "RetryPolicy", "langgraph.types", "RetryPolicy", lg_types.RetryPolicy
+        )
+        # The same fields and defaults in both; an unset retry_on is each library's default
+        # (transient errors, not programming ones), so it stays unset.
+        fields = node.retry.model_dump(exclude_defaults=True, exclude={"retry_on"})
+        items = [f"{key}={value!r}" for key, value in fields.items()]
+        if node.retry.retry_on is not None:
+            chosen = RetryPolicy.from_spec(node.retry, namespace).retry_on
+            names = [
+                resolver.reference(item, f"retry_on of {who}") or "None"
+                for item in (chosen if isinstance(chosen, tuple) else (chosen,))
+            ]
+            listed = ", ".join(names)
+            items.append(f"retry_on={names[0]}" if len(names) == 1 else f"retry_on=({listed})")
+        arguments.append(f"retry_policy={policy}({', '.join(items)})")
+    if node.timeout is not None:
+        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            arguments.append(f"timeout={node.timeout!r}")
+        else:
+            reason = "LangGraph times out only async nodes (it cannot cancel a sync one)"
+            resolver.problems.append(ExportProblem(who, reason))
+    if node.cache is not None:
+        if node.cache.fields is not None or node.cache.store != "memory":
+            reason = (
+                "its cache is keyed by some fields or kept in the saver; LangGraph's "
+                "CachePolicy keys by the whole input in the compiled graph's cache"
+            )
+            resolver.problems.append(ExportProblem(who, reason))
+        else:
+            policy = resolver.scaffold(
+                "CachePolicy", "langgraph.types", "CachePolicy", lg_types.CachePolicy
+            )
+            ttl = "" if node.cache.ttl is None else f"ttl={node.cache.ttl!r}"
+            arguments.append(f"cache_policy={policy}({ttl})")
+    if node.metadata:
+        arguments.append(f"metadata={python_literal(dict(node.metadata))}")
+    return arguments
 
 
 def _check_state(parts: GraphParts, state_type: Any, problems: list[ExportProblem]) -> None:
@@ -311,6 +381,7 @@ def _builder(
     spec: GraphSpec,
     state: str,
     nodes: Mapping[str, str | None],
+    options: Mapping[str, list[str]],
     routers: Mapping[str, str | None],
     state_graph: str,
     markers: Mapping[str, str],
@@ -327,7 +398,10 @@ def _builder(
     ]
     for node in spec.nodes:
         lines.append(
-            call_text(f"    {local}.add_node", [string_literal(node.id), nodes[node.id] or "None"])
+            call_text(
+                f"    {local}.add_node",
+                [string_literal(node.id), nodes[node.id] or "None", *options.get(node.id, ())],
+            )
         )
     joined: set[str] = set()
     routed: set[str] = set()

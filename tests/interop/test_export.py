@@ -121,6 +121,70 @@ def test_a_langgraph_graph_goes_round_trip(tmp_path):
     assert module.graph.invoke({"n": 4}) == original.compile().invoke({"n": 4})
 
 
+class Flaky(Exception):
+    pass
+
+
+ATTEMPTS: list[int] = []
+
+
+def flaky(state: Counter) -> dict[str, Any]:
+    ATTEMPTS.append(1)
+    if len(ATTEMPTS) % 3:
+        raise Flaky("down")
+    return {"n": state["n"] + 1}
+
+
+async def double(state: Counter) -> dict[str, Any]:
+    return {"n": state["n"] * 2}
+
+
+def policed_graph() -> graphnb.StateGraph[Any]:
+    retry = graphnb.RetryPolicy(max_attempts=4, initial_interval=0.001, retry_on=(Flaky, OSError))
+    graph = graphnb.StateGraph(Counter, name="policed")
+    graph.add_node("flaky", flaky, retry=retry, metadata={"owner": "ada", "tags": [1, None]})
+    graph.add_node("double", double, timeout=2.5, cache=graphnb.CachePolicy(ttl=30))
+    graph.add_edge(graphnb.START, "flaky").add_edge("flaky", "double")
+    return graph.add_edge("double", graphnb.END)
+
+
+def test_retry_timeout_cache_and_metadata_are_carried_over_and_back(tmp_path):
+    import asyncio
+
+    text = to_langgraph_module(policed_graph())
+    assert "retry_on=(Flaky, OSError)" in text
+    assert "graph = build_graph().compile(cache=InMemoryCache()" in text
+    module = load(text, tmp_path / "policed.py")
+    node = module.build_graph().nodes["flaky"]
+    assert node.retry_policy.max_attempts == 4
+    assert node.metadata == {"owner": "ada", "tags": [1, None]}
+    assert module.build_graph().nodes["double"].timeout.run_timeout == 2.5
+    assert asyncio.run(module.graph.ainvoke({"n": 1, "items": []}))["n"] == 4
+    assert len(module.ATTEMPTS) == 3, "retried twice on LangGraph, as on graphnb"
+
+    def comparable(node: Any) -> dict[str, Any]:  # callables live in another module
+        data: dict[str, Any] = node.model_dump(exclude={"binding"})
+        if data.get("retry"):
+            data["retry"]["retry_on"] = [b.split(":")[-1] for b in data["retry"]["retry_on"]]
+        return data
+
+    back = from_langgraph(module.build_graph()).spec
+    assert [comparable(node) for node in back.nodes] == [
+        comparable(node) for node in policed_graph().spec.nodes
+    ]
+
+
+def test_policies_langgraph_cannot_run_the_same_way_are_refused():
+    timed = graphnb.StateGraph(Counter).add_node(bump, timeout=1.0)
+    timed.add_edge(graphnb.START, "bump").add_edge("bump", graphnb.END)
+    assert problems_of(timed) == [
+        "node 'bump': LangGraph times out only async nodes (it cannot cancel a sync one)"
+    ]
+    keyed = graphnb.StateGraph(Counter).add_node(bump, cache=graphnb.CachePolicy(fields=("n",)))
+    keyed.add_edge(graphnb.START, "bump").add_edge("bump", graphnb.END)
+    assert "CachePolicy keys by the whole input" in "\n".join(problems_of(keyed))
+
+
 class Drawn(GraphState):
     notes: Annotated[list[str], StateField(reducer=graphnb.append)] = []
     text: Annotated[str, StateField(streaming=True)] = ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypedDict
@@ -155,12 +156,68 @@ def one_node(**options: Any) -> LGStateGraph:
     return graph
 
 
-def test_retry_policy_is_reported():
-    assert unmapped_of(one_node(retry_policy=RetryPolicy())) == [("RetryPolicy", "node 'bump'")]
+def test_retry_timeout_cache_and_metadata_map_to_graphnb_policies():
+    attempts: list[int] = []
+
+    def flaky(state: Counter) -> dict[str, Any]:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError("down")
+        return {"n": state["n"] + 1}
+
+    async def double(state: Counter) -> dict[str, Any]:
+        return {"n": state["n"] * 2}
+
+    graph = LGStateGraph(Counter)
+    retry = RetryPolicy(initial_interval=0.001, backoff_factor=3.0, max_attempts=4, jitter=False)
+    graph.add_node("flaky", flaky, retry_policy=retry, metadata={"owner": "ada", "n": [1]})
+    graph.add_node("double", double, timeout=2.5, cache_policy=CachePolicy(ttl=30))
+    graph.add_edge(START, "flaky").add_edge("flaky", "double")
+    imported = from_langgraph(graph)
+    flaky_spec, double_spec = imported.spec.nodes
+    assert flaky_spec.retry is not None
+    assert (flaky_spec.retry.max_attempts, flaky_spec.retry.backoff_factor) == (4, 3.0)
+    assert flaky_spec.retry.retry_on is None, "LangGraph's default maps to graphnb's default"
+    assert flaky_spec.metadata == {"owner": "ada", "n": [1]}
+    assert double_spec.timeout == 2.5
+    assert double_spec.cache is not None
+    assert double_spec.cache.ttl == 30
+    app = imported.compile()
+    assert asyncio.run(app.ainvoke({"n": 1, "items": []}))["n"] == 4
+    assert len(attempts) == 3, "retried twice, as on LangGraph"
 
 
-def test_cache_policy_is_reported():
-    assert unmapped_of(one_node(cache_policy=CachePolicy())) == [("CachePolicy", "node 'bump'")]
+def test_a_cache_policy_maps_only_where_langgraph_would_cache():
+    from langgraph.cache.memory import InMemoryCache
+
+    graph = one_node(cache_policy=CachePolicy(ttl=5))
+    assert import_langgraph(graph.compile()).graph.spec.nodes[0].cache is None
+    compiled = graph.compile(cache=InMemoryCache())
+    cache = import_langgraph(compiled).graph.spec.nodes[0].cache
+    assert cache is not None
+    assert cache.ttl == 5
+
+
+def test_node_options_graphnb_cannot_keep_are_reported_with_the_reason():
+    from langgraph.types import TimeoutPolicy
+
+    graph = one_node(
+        retry_policy=[RetryPolicy(), RetryPolicy(max_attempts=5)],
+        cache_policy=CachePolicy(key_func=lambda state: "one key"),
+        metadata={"client": object()},
+    )
+
+    async def wait(state: Counter) -> dict[str, Any]:
+        return {}
+
+    graph.add_node("wait", wait, timeout=TimeoutPolicy(idle_timeout=3))
+    graph.add_edge("bump", "wait")
+    assert unmapped_of(graph) == [
+        ("several RetryPolicy", "node 'bump'"),
+        ("cache key_func", "node 'bump'"),
+        ("node metadata", "node 'bump'"),
+        ("idle_timeout", "node 'wait'"),
+    ]
 
 
 def test_deferred_node_is_reported():
@@ -243,12 +300,15 @@ def test_subgraph_node_maps_to_a_graphnb_subgraph():
 
 def test_what_a_subgraph_cannot_map_is_reported_with_the_subgraph():
     child = LGStateGraph(Counter)
-    child.add_node("bump", bump, retry_policy=RetryPolicy())
+    child.add_node("bump", bump, retry_policy=[RetryPolicy(), RetryPolicy()])
     child.add_edge(START, "bump")
     graph = LGStateGraph(Counter)
-    graph.add_node("inner", child.compile())
+    graph.add_node("inner", child.compile(), retry_policy=RetryPolicy())
     graph.add_edge(START, "inner")
-    assert unmapped_of(graph) == [("RetryPolicy", "node 'bump' in subgraph 'inner'")]
+    assert unmapped_of(graph) == [
+        ("several RetryPolicy", "node 'bump' in subgraph 'inner'"),
+        ("retry", "node 'inner'"),
+    ]
 
 
 def test_a_functional_api_graph_as_a_node_is_reported():
@@ -315,8 +375,8 @@ def test_other_checkpointers_and_store_are_reported(tmp_path):
 
 
 def test_non_strict_import_returns_the_graph_and_the_list():
-    imported = import_langgraph(one_node(retry_policy=RetryPolicy(), defer=True))
-    assert [item.feature for item in imported.unmapped] == ["RetryPolicy", "defer"]
+    imported = import_langgraph(one_node(retry_policy=[RetryPolicy()] * 2, defer=True))
+    assert [item.feature for item in imported.unmapped] == ["defer", "several RetryPolicy"]
     assert imported.compile().invoke({"n": 1}) == {"items": [1], "n": 2}
 
 
