@@ -487,16 +487,30 @@ def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator
     """The checkpoint the step ``position`` is resuming started from.
 
     Subgraph nodes name their child threads after it; interrupt rows (and edits of them
-    that keep the step) are written on top of it, so the walk skips them.
+    that keep the step) are written on top of it, so the walk skips them. An edit of a
+    checkpoint where no step had stopped (a fork before a subgraph node, say) is a step
+    base of its own: the children start anew from the edited state, rather than handing
+    back what they made of the state before the edit.
     """
     while position is not None and position.row.parent_id is not None:
         row = position.row
-        if row.source not in ("interrupt", "error") and not (
-            row.source == "update" and not position.meta.ran
+        if row.source not in ("interrupt", "error") and not _keeps_step(position):
+            break
+        parent = yield Call(threads.load, threads.aload, (row.thread_id, row.parent_id))
+        if (
+            row.source == "update"
+            and parent is not None
+            and parent.row.source not in ("interrupt", "error")
+            and not _keeps_step(parent)
         ):
             break
-        position = yield Call(threads.load, threads.aload, (row.thread_id, row.parent_id))
+        position = parent
     return position.row.checkpoint_id if position is not None else ""
+
+
+def _keeps_step(position: Position) -> bool:
+    """Whether ``position`` is an edit that left the step as it was (no ``as_node``)."""
+    return position.row.source == "update" and not position.meta.ran
 
 
 def thread_events(

@@ -222,3 +222,27 @@ def test_send_instances_of_a_subgraph_each_resume_on_their_own_thread(
     )
     assert result["notes"] == ["split", "owls=hoot", "crows=caw"]
     assert runs.count["owls"] == runs.count["crows"] == 2
+
+
+class Topic(TypedDict, total=False):
+    topic: str
+    found: str
+
+
+def test_an_edit_before_a_finished_subgraph_step_runs_the_child_on_the_edited_state(
+    saver: BaseSaver,
+) -> None:
+    def search(state: Topic) -> dict[str, Any]:
+        return {"found": f"facts on {state['topic']}"}
+
+    child = StateGraph(Topic, name="lookup").add_node("search", search)
+    child.add_edge(START, "search").add_edge("search", END)
+    graph = StateGraph(Topic, name="outer").add_node("research", child)
+    app = graph.add_edge(START, "research").add_edge("research", END).compile(checkpointer=saver)
+    app.invoke({"topic": "owls"}, thread_id="t")
+    (before,) = [s for s in app.get_state_history("t") if s.next == ("research",)]
+    # a fork: edit the checkpoint before the subgraph step, then run it again
+    app.update_state("t", {"topic": "cats"}, checkpoint_id=before.checkpoint_id)
+    result = app.invoke(None, thread_id="t")
+    # the child ran on the edit; its earlier end (on "owls") was not taken back as it was
+    assert result == {"topic": "cats", "found": "facts on cats"}
