@@ -87,15 +87,21 @@ def update_state(
     checkpoint_id: str | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.update_state`."""
-    threads = graph.threads
+    from .subgraph import graph_of
+
+    # A subgraph's thread is edited in the child's model, as it is read and run.
+    graph, threads = graph_of(graph, thread_id)
     if as_node is not None and as_node not in graph.nodes:
         raise GraphSetupError(f"as_node=`{as_node}` is not a node of {graph.name!r}")
     with threads.thread_lock(thread_id):  # no run advances the thread under the edit
-        return _update_state(graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
+        return _update_state(
+            graph, threads, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id
+        )
 
 
 def _update_state(
     graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
     thread_id: str,
     values: Any,
     *,
@@ -104,7 +110,6 @@ def _update_state(
 ) -> str:
     from .driver import ThreadedRun, last_step
 
-    threads = graph.threads
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
     node = as_node or UPDATE
@@ -157,7 +162,9 @@ def seed_thread(
     start_at: str | Sequence[str] | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.seed_thread`."""
-    threads = graph.threads
+    from .subgraph import graph_of
+
+    graph, threads = graph_of(graph, thread_id)
     names = [start_at] if isinstance(start_at, str) else list(start_at or ())
     unknown = [name for name in names if name not in graph.nodes]
     if unknown:
@@ -165,11 +172,16 @@ def seed_thread(
             f"start_at names {', '.join(f'`{n}`' for n in unknown)}, not a node of {graph.name!r}"
         )
     with threads.thread_lock(thread_id):
-        return _seed(graph, thread_id, values, names)
+        return _seed(graph, threads, thread_id, values, names)
 
 
-def _seed(graph: CompiledGraph[Any], thread_id: str, values: Any, names: list[str]) -> str:
-    threads = graph.threads
+def _seed(
+    graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
+    thread_id: str,
+    values: Any,
+    names: list[str],
+) -> str:
     if threads.load(thread_id) is not None:
         raise CheckpointConflictError(
             f"thread {thread_id!r} already has checkpoints; a seed goes into a new thread "
