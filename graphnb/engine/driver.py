@@ -48,7 +48,14 @@ if TYPE_CHECKING:
     from .compiled import CompiledGraph
     from .node import Node
 
-__all__ = ["RunOptions", "ThreadedRun", "athread_events", "step_base", "thread_events"]
+__all__ = [
+    "RunOptions",
+    "ThreadedRun",
+    "athread_events",
+    "step_base",
+    "thread_events",
+    "unstarted",
+]
 
 S = TypeVar("S")
 Update = dict[str, Any]
@@ -177,7 +184,7 @@ def _plan(
                 "pass an input to start it",
                 thread_id=run.thread_id,
             )
-        if position.row.source != "seed":
+        if not unstarted(position):
             _resume_from(graph, threads, run, position)
             run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
             return _Plan(None, list(position.next), skip_before=True)
@@ -188,6 +195,15 @@ def _plan(
         _check_nodes(graph, position, resuming=False)
     start_at = position.meta.start_at if position is not None else None
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
+
+
+def unstarted(position: Position) -> bool:
+    """Whether ``position`` is a seed not run yet, or an edit of one (no ``as_node``).
+
+    Such an edit keeps the seed's ``start_at`` (``[]``: the graph's entry), so the
+    first run starts where the seed said, and input ``None`` starts it too.
+    """
+    return position.row.source == "seed" or position.meta.start_at is not None
 
 
 def last_step(position: Position) -> int:

@@ -108,7 +108,7 @@ def _update_state(
     as_node: str | None,
     checkpoint_id: str | None,
 ) -> str:
-    from .driver import ThreadedRun, last_step
+    from .driver import ThreadedRun, last_step, unstarted
 
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
@@ -118,7 +118,10 @@ def _update_state(
     _merge(graph, merged, update, node)
     step = last_step(position) + 1 if position is not None else -1
     meta = position.meta if position is not None else None
+    start_at: list[str] | None = None
     if as_node is None:
+        if position is not None and unstarted(position):  # the seed's first run: kept
+            start_at = list(position.meta.start_at or ())
         next_nodes = list(meta.next) if meta is not None else []
         joins = dict(meta.joins) if meta is not None else {}
         interrupts = position.interrupts if position is not None else ()
@@ -150,6 +153,7 @@ def _update_state(
         interrupts=interrupts,
         resumes=resumes,
         pending=pending,
+        start_at=start_at,
     )
     return row.checkpoint_id
 

@@ -223,6 +223,19 @@ def test_a_seed_without_start_at_starts_at_the_entry(saver: BaseSaver) -> None:
     assert (final.topic, final.visits) == ("business context", ["a", "b"])
 
 
+def test_an_edited_seed_still_starts_where_the_seed_said(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    app.seed_thread("at-b", {"messages": ["seeded"]}, start_at="b")
+    app.update_state("at-b", {"messages": ["edited"]})
+    assert app.get_state("at-b").next == ("b",)
+    final = app.invoke({"messages": ["input"]}, thread_id="at-b")
+    assert (final.messages, final.visits) == (["seeded", "edited", "input"], ["b"])
+    app.seed_thread("at-entry", {"topic": "business context"})
+    app.update_state("at-entry", {"messages": ["edited"]})
+    final = app.invoke(None, thread_id="at-entry")  # runs, as the seed alone would
+    assert (final.messages, final.visits) == (["edited"], ["a", "b"])
+
+
 def test_update_state_goes_through_reducers_as_the_node(saver: BaseSaver) -> None:
     app = chain("a", "b", "c").compile(checkpointer=saver, interrupt_before=["b"])
     app.invoke({"messages": ["m0"]}, thread_id="t")
