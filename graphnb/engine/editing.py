@@ -49,9 +49,7 @@ def snapshot_of(
 
 def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any]:
     schema = graph.schema
-    if isinstance(values, GraphState):
-        values = schema.values_of(values)
-    if not isinstance(values, Mapping):
+    if not isinstance(values, (Mapping, GraphState)):
         raise InvalidUpdateError(
             f"an update must be a mapping or a {schema.label}, got {values!r}",
             node=node,
@@ -60,6 +58,8 @@ def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any
             value=values,
         )
     try:
+        if isinstance(values, GraphState):
+            values = schema.values_of(values)
         return dict(schema.check_writes(values))
     except WriteError as error:
         raise InvalidUpdateError(
