@@ -311,8 +311,18 @@ class StateSchema(Generic[S]):
         return instance  # type: ignore[return-value]
 
     def values_of(self, state: Any) -> dict[str, Any]:
-        """Field values of a state instance or a mapping (the reverse of :meth:`build`)."""
+        """Field values of a state instance or a mapping (the reverse of :meth:`build`).
+
+        Raises:
+            WriteError: ``state`` is an instance of another state model.
+        """
         if is_graph_state(state):
+            if self.model is None or not isinstance(state, self.model):
+                raise WriteError(
+                    f"got a {type(state).__name__}, expected a mapping or a {self.label}",
+                    field=None,
+                    value=state,
+                )
             return {name: getattr(state, name) for name in self.fields}
         return dict(state)
 

@@ -277,7 +277,8 @@ class CompiledGraph(Generic[S]):
         they were, and so do pending interrupts.
 
         Args:
-            thread_id: the thread to edit.
+            thread_id: the thread to edit; a subgraph's thread (a child snapshot's
+                ``thread_id``) is edited in the child's model.
             values: a partial update (field names or aliases), or a state instance.
             as_node: the node the update is attributed to.
             checkpoint_id: edit this past checkpoint instead of the last (a fork).

@@ -48,7 +48,14 @@ if TYPE_CHECKING:
     from .compiled import CompiledGraph
     from .node import Node
 
-__all__ = ["RunOptions", "ThreadedRun", "athread_events", "step_base", "thread_events"]
+__all__ = [
+    "RunOptions",
+    "ThreadedRun",
+    "athread_events",
+    "step_base",
+    "thread_events",
+    "unstarted",
+]
 
 S = TypeVar("S")
 Update = dict[str, Any]
@@ -177,7 +184,7 @@ def _plan(
                 "pass an input to start it",
                 thread_id=run.thread_id,
             )
-        if position.row.source != "seed":
+        if not unstarted(position):
             _resume_from(graph, threads, run, position)
             run.resumes = {node: tuple(a) for node, a in position.meta.resumes.items()}
             return _Plan(None, list(position.next), skip_before=True)
@@ -188,6 +195,15 @@ def _plan(
         _check_nodes(graph, position, resuming=False)
     start_at = position.meta.start_at if position is not None else None
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
+
+
+def unstarted(position: Position) -> bool:
+    """Whether ``position`` is a seed not run yet, or an edit of one (no ``as_node``).
+
+    Such an edit keeps the seed's ``start_at`` (``[]``: the graph's entry), so the
+    first run starts where the seed said, and input ``None`` starts it too.
+    """
+    return position.row.source == "seed" or position.meta.start_at is not None
 
 
 def last_step(position: Position) -> int:
@@ -487,16 +503,30 @@ def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator
     """The checkpoint the step ``position`` is resuming started from.
 
     Subgraph nodes name their child threads after it; interrupt rows (and edits of them
-    that keep the step) are written on top of it, so the walk skips them.
+    that keep the step) are written on top of it, so the walk skips them. An edit of a
+    checkpoint where no step had stopped (a fork before a subgraph node, say) is a step
+    base of its own: the children start anew from the edited state, rather than handing
+    back what they made of the state before the edit.
     """
     while position is not None and position.row.parent_id is not None:
         row = position.row
-        if row.source not in ("interrupt", "error") and not (
-            row.source == "update" and not position.meta.ran
+        if row.source not in ("interrupt", "error") and not _keeps_step(position):
+            break
+        parent = yield Call(threads.load, threads.aload, (row.thread_id, row.parent_id))
+        if (
+            row.source == "update"
+            and parent is not None
+            and parent.row.source not in ("interrupt", "error")
+            and not _keeps_step(parent)
         ):
             break
-        position = yield Call(threads.load, threads.aload, (row.thread_id, row.parent_id))
+        position = parent
     return position.row.checkpoint_id if position is not None else ""
+
+
+def _keeps_step(position: Position) -> bool:
+    """Whether ``position`` is an edit that left the step as it was (no ``as_node``)."""
+    return position.row.source == "update" and not position.meta.ran
 
 
 def thread_events(

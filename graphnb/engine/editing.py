@@ -49,9 +49,7 @@ def snapshot_of(
 
 def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any]:
     schema = graph.schema
-    if isinstance(values, GraphState):
-        values = schema.values_of(values)
-    if not isinstance(values, Mapping):
+    if not isinstance(values, (Mapping, GraphState)):
         raise InvalidUpdateError(
             f"an update must be a mapping or a {schema.label}, got {values!r}",
             node=node,
@@ -60,6 +58,8 @@ def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any
             value=values,
         )
     try:
+        if isinstance(values, GraphState):
+            values = schema.values_of(values)
         return dict(schema.check_writes(values))
     except WriteError as error:
         raise InvalidUpdateError(
@@ -87,24 +87,29 @@ def update_state(
     checkpoint_id: str | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.update_state`."""
-    threads = graph.threads
+    from .subgraph import graph_of
+
+    # A subgraph's thread is edited in the child's model, as it is read and run.
+    graph, threads = graph_of(graph, thread_id)
     if as_node is not None and as_node not in graph.nodes:
         raise GraphSetupError(f"as_node=`{as_node}` is not a node of {graph.name!r}")
     with threads.thread_lock(thread_id):  # no run advances the thread under the edit
-        return _update_state(graph, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
+        return _update_state(
+            graph, threads, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id
+        )
 
 
 def _update_state(
     graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
     thread_id: str,
     values: Any,
     *,
     as_node: str | None,
     checkpoint_id: str | None,
 ) -> str:
-    from .driver import ThreadedRun, last_step
+    from .driver import ThreadedRun, last_step, unstarted
 
-    threads = graph.threads
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
     node = as_node or UPDATE
@@ -113,7 +118,10 @@ def _update_state(
     _merge(graph, merged, update, node)
     step = last_step(position) + 1 if position is not None else -1
     meta = position.meta if position is not None else None
+    start_at: list[str] | None = None
     if as_node is None:
+        if position is not None and unstarted(position):  # the seed's first run: kept
+            start_at = list(position.meta.start_at or ())
         next_nodes = list(meta.next) if meta is not None else []
         joins = dict(meta.joins) if meta is not None else {}
         interrupts = position.interrupts if position is not None else ()
@@ -145,6 +153,7 @@ def _update_state(
         interrupts=interrupts,
         resumes=resumes,
         pending=pending,
+        start_at=start_at,
     )
     return row.checkpoint_id
 
@@ -157,7 +166,9 @@ def seed_thread(
     start_at: str | Sequence[str] | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.seed_thread`."""
-    threads = graph.threads
+    from .subgraph import graph_of
+
+    graph, threads = graph_of(graph, thread_id)
     names = [start_at] if isinstance(start_at, str) else list(start_at or ())
     unknown = [name for name in names if name not in graph.nodes]
     if unknown:
@@ -165,11 +176,16 @@ def seed_thread(
             f"start_at names {', '.join(f'`{n}`' for n in unknown)}, not a node of {graph.name!r}"
         )
     with threads.thread_lock(thread_id):
-        return _seed(graph, thread_id, values, names)
+        return _seed(graph, threads, thread_id, values, names)
 
 
-def _seed(graph: CompiledGraph[Any], thread_id: str, values: Any, names: list[str]) -> str:
-    threads = graph.threads
+def _seed(
+    graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
+    thread_id: str,
+    values: Any,
+    names: list[str],
+) -> str:
     if threads.load(thread_id) is not None:
         raise CheckpointConflictError(
             f"thread {thread_id!r} already has checkpoints; a seed goes into a new thread "

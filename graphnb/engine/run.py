@@ -171,9 +171,7 @@ class Run(Generic[S]):
         schema = self.schema
         if given is None:
             return {}
-        if is_graph_state(given):
-            given = schema.values_of(given)
-        if not isinstance(given, Mapping):
+        if not isinstance(given, Mapping) and not is_graph_state(given):
             threaded = self.graph.checkpointer is not None
             raise InvalidUpdateError(
                 f"the input must be a mapping, a {schema.label}, None"
@@ -184,6 +182,8 @@ class Run(Generic[S]):
                 value=given,
             )
         try:
+            if is_graph_state(given):
+                given = schema.values_of(given)
             return schema.check_writes(given)
         except WriteError as error:
             raise _input_error(error) from None

@@ -62,9 +62,7 @@ def check_payload(schema: StateSchema[Any], source: str, step: int, send: Send) 
     payload = send.payload
     if payload is None:
         return {}
-    if is_graph_state(payload):
-        payload = schema.values_of(payload)
-    if not isinstance(payload, Mapping):
+    if not isinstance(payload, Mapping) and not is_graph_state(payload):
         raise RouteError(
             f"the router of `{source}` sent {payload!r} to `{send.node}` at step {step}; a "
             f"Send payload is a mapping of {schema.label} fields or a {schema.label}",
@@ -73,6 +71,8 @@ def check_payload(schema: StateSchema[Any], source: str, step: int, send: Send) 
             route=send,
         )
     try:
+        if is_graph_state(payload):
+            payload = schema.values_of(payload)
         return schema.check_writes(payload)
     except WriteError as error:
         raise RouteError(

@@ -88,7 +88,9 @@ def list_threads_info(
 def _info(last: StoredCheckpoint) -> ThreadInfo:
     """A thread's record, read from the ``meta`` of its last checkpoint."""
     if _plain(last.meta):  # most heads: no need to validate what it holds
-        status: ThreadStatus = "pending" if last.meta.get("next") else "finished"
+        # a seed without start_at names no next node, yet its first run is still to come
+        waiting = last.meta.get("next") or last.source == "seed"
+        status: ThreadStatus = "pending" if waiting else "finished"
         return ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
     from pydantic import ValidationError
 
@@ -106,8 +108,8 @@ def _info(last: StoredCheckpoint) -> ThreadInfo:
         status = "interrupted"
     elif meta.error:
         status = "failed"
-    elif meta.next:
-        status = "pending"
+    elif meta.next or last.source == "seed" or meta.start_at is not None:
+        status = "pending"  # (start_at: an edit of a seed not run yet)
     else:
         status = "finished"
     failure = dict(meta.error) if meta.error else None

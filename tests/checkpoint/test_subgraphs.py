@@ -222,3 +222,57 @@ def test_send_instances_of_a_subgraph_each_resume_on_their_own_thread(
     )
     assert result["notes"] == ["split", "owls=hoot", "crows=caw"]
     assert runs.count["owls"] == runs.count["crows"] == 2
+
+
+class Topic(TypedDict, total=False):
+    topic: str
+    found: str
+
+
+def test_an_edit_before_a_finished_subgraph_step_runs_the_child_on_the_edited_state(
+    saver: BaseSaver,
+) -> None:
+    def search(state: Topic) -> dict[str, Any]:
+        return {"found": f"facts on {state['topic']}"}
+
+    child = StateGraph(Topic, name="lookup").add_node("search", search)
+    child.add_edge(START, "search").add_edge("search", END)
+    graph = StateGraph(Topic, name="outer").add_node("research", child)
+    app = graph.add_edge(START, "research").add_edge("research", END).compile(checkpointer=saver)
+    app.invoke({"topic": "owls"}, thread_id="t")
+    (before,) = [s for s in app.get_state_history("t") if s.next == ("research",)]
+    # a fork: edit the checkpoint before the subgraph step, then run it again
+    app.update_state("t", {"topic": "cats"}, checkpoint_id=before.checkpoint_id)
+    result = app.invoke(None, thread_id="t")
+    # the child ran on the edit; its earlier end (on "owls") was not taken back as it was
+    assert result == {"topic": "cats", "found": "facts on cats"}
+
+
+class Lookup(TypedDict, total=False):
+    query: str
+    hits: int
+
+
+def test_update_state_on_a_childs_thread_edits_it_in_the_childs_model(saver: BaseSaver) -> None:
+    def search(state: Lookup) -> dict[str, Any]:
+        return {"hits": 1}
+
+    def ask(state: Lookup) -> dict[str, Any]:
+        return {"query": f"{state['query']} ({state['hits']} hits): {interrupt('more?')}"}
+
+    child = StateGraph(Lookup, name="lookup").add_node("search", search).add_node("ask", ask)
+    child.add_edge(START, "search").add_edge("search", "ask").add_edge("ask", END)
+    graph = StateGraph(Topic, name="outer")
+    graph.add_node("research", child, inputs={"topic": "query"}, outputs={"query": "found"})
+    app = graph.add_edge(START, "research").add_edge("research", END).compile(checkpointer=saver)
+    app.invoke({"topic": "owls"}, thread_id="t")
+    inner = app.get_state("t", subgraphs=True).subgraphs["research"]
+    app.update_state(inner.thread_id, {"hits": 5})  # a field only the child has
+    edited = app.get_state(inner.thread_id)
+    assert edited.values == {"query": "owls", "hits": 5}
+    assert [i.id for i in edited.interrupts] == ["ask:0"]  # still waiting for its answer
+    result = app.invoke(Command(resume="no"), thread_id="t")
+    assert result == {"topic": "owls", "found": "owls (5 hits): no"}
+    # as_node names a node of the child, whose edges give the next nodes
+    fork = app.update_state(inner.thread_id, {"hits": 7}, as_node="search")
+    assert app.get_state(inner.thread_id, fork).next == ("ask",)

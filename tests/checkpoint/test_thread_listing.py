@@ -29,6 +29,22 @@ def test_threads_info_lists_newest_first_with_status(saver: BaseSaver) -> None:
     assert app.list_threads() == ["alpha", "beta"]  # the old listing still works
 
 
+def test_a_seed_not_run_yet_is_pending_with_or_without_start_at(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    app.seed_thread("at-entry", {"topic": "context"})
+    app.seed_thread("at-b", {"topic": "context"}, start_at="b")
+    app.seed_thread("edited", {"topic": "context"})
+    app.update_state("edited", {"messages": ["note"]})
+    assert {info.thread_id: info.status for info in app.threads_info()} == {
+        "at-entry": "pending",
+        "at-b": "pending",
+        "edited": "pending",
+    }
+    app.invoke(None, thread_id="at-entry")
+    (info,) = app.threads_info(search="at-entry")
+    assert info.status == "finished"
+
+
 @pytest.mark.parametrize(
     "meta",
     [[], {"ran": ["a"], "interrupts": "x"}, {"ran": ["a"], "error": "boom"}],

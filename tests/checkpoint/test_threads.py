@@ -23,7 +23,7 @@ from graphnb.checkpoint import (
     interrupt,
 )
 from graphnb.engine.events import Interrupted
-from graphnb.errors import GraphRuntimeError, GraphSetupError
+from graphnb.errors import GraphRuntimeError, GraphSetupError, InvalidUpdateError
 
 
 class Chat(GraphState):
@@ -221,6 +221,36 @@ def test_a_seed_without_start_at_starts_at_the_entry(saver: BaseSaver) -> None:
     app.seed_thread("s", {"topic": "business context"})
     final = app.invoke(None, thread_id="s")
     assert (final.topic, final.visits) == ("business context", ["a", "b"])
+
+
+def test_an_edited_seed_still_starts_where_the_seed_said(saver: BaseSaver) -> None:
+    app = chain("a", "b").compile(checkpointer=saver)
+    app.seed_thread("at-b", {"messages": ["seeded"]}, start_at="b")
+    app.update_state("at-b", {"messages": ["edited"]})
+    assert app.get_state("at-b").next == ("b",)
+    final = app.invoke({"messages": ["input"]}, thread_id="at-b")
+    assert (final.messages, final.visits) == (["seeded", "edited", "input"], ["b"])
+    app.seed_thread("at-entry", {"topic": "business context"})
+    app.update_state("at-entry", {"messages": ["edited"]})
+    final = app.invoke(None, thread_id="at-entry")  # runs, as the seed alone would
+    assert (final.messages, final.visits) == (["edited"], ["a", "b"])
+
+
+def test_a_state_of_another_model_is_refused_naming_both_models() -> None:
+    class Elsewhere(GraphState):
+        topic: str = "elsewhere"
+
+    app = chain("a").compile(checkpointer=MemorySaver())
+    expected = "got a Elsewhere, expected a mapping or a Chat"
+    with pytest.raises(InvalidUpdateError, match=expected):
+        app.seed_thread("t", Elsewhere())
+    with pytest.raises(InvalidUpdateError, match=expected):
+        app.invoke(Elsewhere(), thread_id="t")
+    app.invoke({}, thread_id="t")
+    with pytest.raises(InvalidUpdateError, match=expected) as caught:
+        app.update_state("t", Elsewhere())
+    assert caught.value.field is None
+    assert app.get_state("t").source == "loop"  # nothing was written
 
 
 def test_update_state_goes_through_reducers_as_the_node(saver: BaseSaver) -> None:

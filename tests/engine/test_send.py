@@ -16,6 +16,7 @@ from graphnb import (
     Command,
     ConflictingUpdateError,
     GraphSpec,
+    GraphState,
     NodeFinished,
     NodeStarted,
     RouteError,
@@ -141,6 +142,13 @@ def test_a_bad_payload_is_a_route_error_naming_router_and_target() -> None:
     typed = graph(lambda state: [Send("summarise", {"nope": 1})]).compile()
     with pytest.raises(RouteError, match="invalid payload to `summarise`"):
         typed.invoke({"docs": []})
+
+    class Elsewhere(GraphState):
+        doc: str = "a"
+
+    other = graph(lambda state: [Send("summarise", Elsewhere())]).compile()
+    with pytest.raises(RouteError, match="got a Elsewhere, expected a mapping or a Docs"):
+        other.invoke({"docs": []})
 
 
 def test_two_instances_writing_a_plain_field_conflict_naming_both() -> None:
