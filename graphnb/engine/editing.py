@@ -92,7 +92,10 @@ def update_state(
     # A subgraph's thread is edited in the child's model, as it is read and run.
     graph, threads = graph_of(graph, thread_id)
     if as_node is not None and as_node not in graph.nodes:
-        raise GraphSetupError(f"as_node=`{as_node}` is not a node of {graph.name!r}")
+        nodes = ", ".join(f"`{name}`" for name in graph.nodes)
+        raise GraphSetupError(
+            f"as_node=`{as_node}` is not a node of {graph.name!r} (its nodes: {nodes})"
+        )
     with threads.thread_lock(thread_id):  # no run advances the thread under the edit
         return _update_state(
             graph, threads, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id

@@ -267,7 +267,8 @@ def test_update_state_goes_through_reducers_as_the_node(saver: BaseSaver) -> Non
     assert state.ran == ("b",)
     final = app.invoke(None, thread_id="t")
     assert final.visits == ["a", "b (by hand)", "c"]
-    with pytest.raises(GraphSetupError, match="`nope` is not a node"):
+    listed = r"`nope` is not a node .* \(its nodes: `a`, `b`, `c`\)"
+    with pytest.raises(GraphSetupError, match=listed):
         app.update_state("t", {}, as_node="nope")
 
 
