@@ -25,7 +25,6 @@ from typing import (
     get_args,
     get_origin,
     get_type_hints,
-    is_typeddict,
 )
 
 from .reducers import UNCHANGED, Reducer, append, as_reducer, replace
@@ -183,7 +182,7 @@ class StateSchema(Generic[S]):
             return StateSchema[Any](
                 state_type, _model_fields(state_type), model=state_type, typed=True
             )
-        if is_typeddict(state_type):
+        if _is_typeddict(state_type):
             fields = _typeddict_fields(state_type)
             _add_key_options(fields, reducers, streaming)
             return StateSchema[Any](state_type, fields, typed=True)
@@ -398,8 +397,19 @@ def _annotated(annotation: Any, metadata: list[Any]) -> Any:
     return Annotated[(annotation, *constraints)] if constraints else annotation
 
 
+def _is_typeddict(state_type: Any) -> bool:
+    # typing's is_typeddict does not recognise typing_extensions' TypedDict (which pydantic
+    # asks for before Python 3.12); typing_extensions' recognises both.
+    from typing_extensions import is_typeddict
+
+    return is_typeddict(state_type)
+
+
 def _typeddict_fields(state_type: type[Any]) -> dict[str, FieldSchema]:
+    from typing import NotRequired, Required
+
     from pydantic import TypeAdapter
+    from typing_extensions import ReadOnly
 
     from .state import field_options
 
@@ -407,6 +417,10 @@ def _typeddict_fields(state_type: type[Any]) -> dict[str, FieldSchema]:
     fields = {}
     for name, hint in hints.items():
         metadata: tuple[Any, ...] = ()
+        # Whether a key must be present (or may change) is the TypedDict's business, not
+        # part of a value's type.
+        while get_origin(hint) in (Required, NotRequired, ReadOnly):
+            (hint,) = get_args(hint)
         annotation = hint
         if get_origin(hint) is not None and hasattr(hint, "__metadata__"):
             annotation, *rest = get_args(hint)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, ClassVar, TypedDict
+from typing import Annotated, ClassVar, NotRequired, Required, TypedDict
 
 import pytest
+import typing_extensions
 from pydantic import PrivateAttr
+from typing_extensions import ReadOnly
 
 from graphnb import (
     END,
@@ -181,3 +183,37 @@ def test_required_fields_must_be_given():
     with pytest.raises(InvalidUpdateError, match="lacks required field"):
         graph.invoke({})
     assert graph.invoke({"question": "why"}).question == "why"
+
+
+def test_typeddict_fields_marked_required_or_not_required_keep_their_reducers():
+    # NotRequired/Required/ReadOnly wrapped the annotation the TypeAdapter was built from,
+    # and StateGraph failed with pydantic's "Unable to generate pydantic-core schema".
+    class Chat(TypedDict):
+        question: Required[str]
+        messages: NotRequired[Annotated[list[str], operator.add]]
+        topic: ReadOnly[str]
+
+    graph = one_node(Chat, lambda s: {"messages": ["b"]})
+    assert graph.invoke({"question": "q", "messages": ["a"], "topic": "t"}) == {
+        "question": "q",
+        "messages": ["a", "b"],
+        "topic": "t",
+    }
+    assert [(f.name, f.type, f.reducer) for f in graph.spec.state.fields] == [
+        ("question", "str", "replace"),
+        ("messages", "list[str]", "add"),
+        ("topic", "str", "replace"),
+    ]
+    with pytest.raises(InvalidUpdateError, match="'question' expects str"):
+        one_node(Chat, lambda s: {"question": 3}).invoke({})
+
+
+def test_a_typing_extensions_typeddict_is_a_typeddict_state():
+    # pydantic asks for typing_extensions' TypedDict before Python 3.12, which typing's
+    # is_typeddict does not recognise: the state was refused as not a TypedDict.
+    class Chat(typing_extensions.TypedDict, total=False):
+        messages: Annotated[list[str], operator.add]
+
+    graph = one_node(Chat, lambda s: {"messages": ["b"]})
+    assert graph.invoke({"messages": ["a"]}) == {"messages": ["a", "b"]}
+    assert graph.spec.state.kind == "typeddict"
