@@ -349,7 +349,7 @@ def _complete(model: type[GraphState]) -> None:
 
 
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
-    from pydantic import ConfigDict, TypeAdapter
+    from pydantic import ConfigDict, Field, TypeAdapter
 
     from .state import field_options
 
@@ -359,8 +359,13 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
         options = field_options(info.metadata)
         annotation = info.annotation
         strict = model.model_config.get("strict", False)
+        metadata = list(info.metadata)
+        if info.discriminator is not None:
+            # Kept on the FieldInfo, not in its metadata; without it a union is validated
+            # as a plain one, which may pick another member than the model would.
+            metadata.append(Field(discriminator=info.discriminator))
         adapter: TypeAdapter[Any] = TypeAdapter(
-            _annotated(annotation, info.metadata),
+            _annotated(annotation, metadata),
             config=ConfigDict(strict=True) if strict else None,
         )
         default: Callable[[], Any] | None = None

@@ -7,7 +7,7 @@ from typing import Annotated, ClassVar, NotRequired, Required, TypedDict
 
 import pytest
 import typing_extensions
-from pydantic import PrivateAttr
+from pydantic import BaseModel, Discriminator, Field, PrivateAttr, Tag
 from typing_extensions import ReadOnly
 
 from graphnb import (
@@ -217,3 +217,32 @@ def test_a_typing_extensions_typeddict_is_a_typeddict_state():
     graph = one_node(Chat, lambda s: {"messages": ["b"]})
     assert graph.invoke({"messages": ["a"]}) == {"messages": ["a", "b"]}
     assert graph.spec.state.kind == "typeddict"
+
+
+class ShortNote(BaseModel):
+    text: str
+
+
+class LongNote(BaseModel):
+    text: str
+
+
+def _note_kind(value: object) -> str:
+    text = value["text"] if isinstance(value, dict) else getattr(value, "text", "")
+    return "long" if len(text) > 5 else "short"
+
+
+Note = Annotated[ShortNote, Tag("short")] | Annotated[LongNote, Tag("long")]
+
+
+class Notes(GraphState):
+    note: Note = Field(ShortNote(text=""), discriminator=Discriminator(_note_kind))
+
+
+def test_a_fields_discriminator_picks_the_union_member_of_a_write():
+    # Field(discriminator=...) is kept on the FieldInfo, not in its metadata: writes were
+    # validated as a plain union, which took the first member that fit (ShortNote).
+    assert type(Notes(note={"text": "a long note"}).note) is LongNote
+    graph = one_node(Notes, lambda s: {"note": {"text": "a long note"}})
+    assert type(graph.invoke({}).note) is LongNote
+    assert type(graph.invoke({"note": {"text": "a long note"}}).note) is LongNote
