@@ -32,7 +32,7 @@ from .reducers import UNCHANGED, Reducer, append, as_reducer, replace
 if TYPE_CHECKING:
     # pydantic (and GraphState, a pydantic model) is imported only for a typed state: a
     # graph on a plain dict state runs without it.
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ConfigDict, TypeAdapter, ValidationError
 
     from .state import GraphState
 
@@ -349,25 +349,30 @@ def _complete(model: type[GraphState]) -> None:
 
 
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
-    from pydantic import ConfigDict, Field, TypeAdapter
+    from pydantic import ConfigDict, Field
 
     from .state import field_options
 
     _complete(model)
+    # A field's values are checked as the model checks them: under its config (strict,
+    # arbitrary types, string options ...). GraphState's own keys concern the model only.
+    config = ConfigDict(**model.model_config)
+    config.pop("defer_build", None)
+    config.pop("validate_by_alias", None)
+    config.pop("validate_by_name", None)
+    # A value written as is (the fast path) skips validation: not when the config may
+    # change or refuse a plain str/float.
+    transforms = any(key in config for key in _VALUE_OPTIONS)
     fields = {}
     for name, info in model.model_fields.items():
         options = field_options(info.metadata)
         annotation = info.annotation
-        strict = model.model_config.get("strict", False)
         metadata = list(info.metadata)
         if info.discriminator is not None:
             # Kept on the FieldInfo, not in its metadata; without it a union is validated
             # as a plain one, which may pick another member than the model would.
             metadata.append(Field(discriminator=info.discriminator))
-        adapter: TypeAdapter[Any] = TypeAdapter(
-            _annotated(annotation, metadata),
-            config=ConfigDict(strict=True) if strict else None,
-        )
+        adapter = _adapter(_annotated(annotation, metadata), config)
         default: Callable[[], Any] | None = None
         if not info.is_required():
             default = _default_factory(info)
@@ -380,9 +385,35 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
             adapter=adapter,
             required=info.is_required(),
             default=default,
-            exact=_exact_type(annotation, info.metadata),
+            exact=None if transforms else _exact_type(annotation, info.metadata),
         )
     return fields
+
+
+_VALUE_OPTIONS = (
+    "str_strip_whitespace",
+    "str_to_lower",
+    "str_to_upper",
+    "str_min_length",
+    "str_max_length",
+    "allow_inf_nan",
+)
+"""Model config keys that change or refuse a plain str or float value."""
+
+
+def _adapter(annotation: Any, config: ConfigDict) -> TypeAdapter[Any]:
+    from pydantic import PydanticUserError, TypeAdapter
+
+    if not config:
+        return TypeAdapter(annotation)
+    try:
+        return TypeAdapter(annotation, config=config)
+    except PydanticUserError as error:
+        if error.code != "type-adapter-config-unused":
+            raise
+        # A model, dataclass or TypedDict field is checked under its own config, as it is
+        # within the model.
+        return TypeAdapter(annotation)
 
 
 def _default_factory(info: Any) -> Callable[[], Any]:

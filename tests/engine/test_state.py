@@ -7,7 +7,7 @@ from typing import Annotated, ClassVar, NotRequired, Required, TypedDict
 
 import pytest
 import typing_extensions
-from pydantic import BaseModel, Discriminator, Field, PrivateAttr, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag
 from typing_extensions import ReadOnly
 
 from graphnb import (
@@ -246,3 +246,36 @@ def test_a_fields_discriminator_picks_the_union_member_of_a_write():
     graph = one_node(Notes, lambda s: {"note": {"text": "a long note"}})
     assert type(graph.invoke({}).note) is LongNote
     assert type(graph.invoke({"note": {"text": "a long note"}}).note) is LongNote
+
+
+class Opaque:
+    """A type pydantic has no schema for."""
+
+
+def test_the_models_config_applies_to_the_writes_to_its_fields():
+    # Only `strict` was passed on, and to every field: a strict model with a model field
+    # crashed StateGraph (pydantic's "Cannot use `config` when the type is a BaseModel"),
+    # arbitrary_types_allowed was ignored (a schema error), str_strip_whitespace too.
+    class Strict(GraphState):
+        model_config = ConfigDict(strict=True)
+        note: ShortNote = ShortNote(text="")
+        count: int = 0
+
+    graph = one_node(Strict, lambda s: {"note": {"text": "hi"}})
+    assert graph.invoke({}).note == ShortNote(text="hi")
+    with pytest.raises(InvalidUpdateError, match="'count' expects int"):
+        one_node(Strict, lambda s: {"count": "3"}).invoke({})
+
+    class Anything(GraphState):
+        model_config = ConfigDict(arbitrary_types_allowed=True)
+        blob: Opaque | None = None
+
+    blob = Opaque()
+    assert one_node(Anything, lambda s: {"blob": blob}).invoke({}).blob is blob
+
+    class Stripped(GraphState):
+        model_config = ConfigDict(str_strip_whitespace=True)
+        name: str = ""
+
+    assert Stripped(name=" Ada ").name == "Ada"
+    assert one_node(Stripped, lambda s: {"name": " Ada "}).invoke({}).name == "Ada"
