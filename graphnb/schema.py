@@ -379,7 +379,9 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
         fields[name] = FieldSchema(
             name,
             options.reducer,
-            alias=options.alias,
+            # pydantic's own alias (Field(alias=...), an alias generator) names the field
+            # in the model's input just as a StateField alias does.
+            alias=options.alias or _input_alias(name, info.validation_alias),
             streaming=options.streaming,
             annotation=annotation,
             adapter=adapter,
@@ -388,6 +390,11 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
             exact=None if transforms else _exact_type(annotation, info.metadata),
         )
     return fields
+
+
+def _input_alias(name: str, alias: object) -> str | None:
+    """A field's validation alias when it is another key (not AliasPath/AliasChoices)."""
+    return alias if isinstance(alias, str) and alias != name else None
 
 
 _VALUE_OPTIONS = (

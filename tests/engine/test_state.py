@@ -279,3 +279,21 @@ def test_the_models_config_applies_to_the_writes_to_its_fields():
 
     assert Stripped(name=" Ada ").name == "Ada"
     assert one_node(Stripped, lambda s: {"name": " Ada "}).invoke({}).name == "Ada"
+
+
+def test_a_pydantic_alias_is_accepted_in_inputs_and_writes_like_a_state_field_alias():
+    # The model accepts Field(alias=...) keys, but graphnb knew only StateField aliases:
+    # an input or a node's write keyed by the alias was refused as an unknown field.
+    class Profile(GraphState):
+        user_name: str = Field("", alias="userName")
+        visits: int = Field(0, validation_alias="visitCount")
+        city: str = Field("", alias="city")
+
+    graph = one_node(Profile, lambda s: {"userName": s.user_name.upper(), "visitCount": 2})
+    final = graph.invoke({"userName": "ada", "visitCount": 1})
+    assert (final.user_name, final.visits) == ("ADA", 2)
+    assert [(f.name, f.alias) for f in graph.spec.state.fields] == [
+        ("user_name", "userName"),
+        ("visits", "visitCount"),
+        ("city", None),
+    ]
