@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import operator
 import os
 import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -165,3 +168,24 @@ def test_mermaid_ids_inside_a_cluster_never_take_an_outer_nodes_id() -> None:
     assert len(declared) == len(set(declared)) == 6  # START, END, `sub__a`, 3 inside `sub`
     assert 'sub__a["sub__a"]' in text
     assert "sub --> sub__a" in text
+
+
+def dot_nodes(text: str) -> list[str]:
+    """The node names Graphviz reads from ``text`` (failing on a syntax error)."""
+    dot = shutil.which("dot")
+    if dot is None:
+        pytest.skip("Graphviz's dot is not installed")
+    done = subprocess.run([dot, "-Tjson0"], input=text.encode(), capture_output=True, check=True)
+    assert done.stderr == b""
+    objects = json.loads(done.stdout).get("objects", [])
+    return [item["name"] for item in objects if "nodes" not in item]  # not the clusters
+
+
+def test_dot_ids_inside_a_cluster_never_take_an_outer_nodes_id() -> None:
+    # A cluster's inner ids were its path, `sub/a`: a node named `sub/a` beside it was
+    # the same DOT node, drawn inside the cluster.
+    text = to_dot(clashing("/"))
+    names = dot_nodes(text)
+    assert len(names) == len(set(names)) == 7  # START, END, `sub/a`, `sub` and its 3
+    assert '"sub/a" [label="sub/a",' in text
+    assert '"sub" -> "sub/a";' in text
