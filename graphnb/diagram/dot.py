@@ -125,6 +125,12 @@ def _node_attrs(node: DiagramNode, machine: bool) -> str:
 
 
 def _q(text: str) -> str:
-    """A DOT quoted string."""
-    escaped = encodable(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    r"""A DOT quoted string; a NUL, which would end it for Graphviz, written ``\x00``."""
+    escaped = (
+        encodable(text)
+        .replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\x00", "\\\\x00")
+    )
     return f'"{escaped}"'
