@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import (
@@ -63,7 +64,9 @@ class FieldSchema:
     annotation: Any = Any
     adapter: TypeAdapter[Any] | None = None
     required: bool = False
-    default: Callable[[], Any] | None = None
+    default: Callable[[Mapping[str, Any]], Any] | None = None
+    """Makes the field's default from the values of the fields before it (what a pydantic
+    ``default_factory`` taking the validated data reads; other defaults ignore them)."""
     exact: type | None = None
     """Set when the annotation is a plain int/str/float/bool: a value of exactly that type
     needs no validation (the common case, skipped cheaply)."""
@@ -276,13 +279,19 @@ class StateSchema(Generic[S]):
         """The state type's name, for messages."""
         return getattr(self.state_type, "__name__", repr(self.state_type))
 
-    def defaults(self) -> dict[str, Any]:
-        """Field values before any write: defaults only, required fields left out."""
-        return {
-            field.name: field.default()
-            for field in self.fields.values()
-            if field.default is not None
-        }
+    def defaults(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Field values before any write: defaults only, required fields left out.
+
+        Args:
+            given: values about to be written (a run's input), which a default made from
+                the other fields' values sees before their defaults.
+        """
+        values: dict[str, Any] = {}
+        known = ChainMap(dict(given or {}), values)
+        for field in self.fields.values():
+            if field.default is not None:
+                values[field.name] = field.default(known)
+        return values
 
     def missing(self, values: Mapping[str, Any]) -> list[str]:
         """Required fields absent from ``values``."""
@@ -373,7 +382,7 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
             # as a plain one, which may pick another member than the model would.
             metadata.append(Field(discriminator=info.discriminator))
         adapter = _adapter(_annotated(annotation, metadata), config)
-        default: Callable[[], Any] | None = None
+        default: Callable[[Mapping[str, Any]], Any] | None = None
         if not info.is_required():
             default = _default_factory(info)
         fields[name] = FieldSchema(
@@ -423,14 +432,14 @@ def _adapter(annotation: Any, config: ConfigDict) -> TypeAdapter[Any]:
         return TypeAdapter(annotation)
 
 
-def _default_factory(info: Any) -> Callable[[], Any]:
-    def make() -> Any:
-        return info.get_default(call_default_factory=True, validated_data={})
-
+def _default_factory(info: Any) -> Callable[[Mapping[str, Any]], Any]:
     if info.default_factory is None and type(info.default) in _IMMUTABLE:
         value = info.default
-        return lambda: value
-    return lambda: copy.deepcopy(make())
+        return lambda known: value
+    # A factory taking the validated data gets the fields before it; others ignore it.
+    return lambda known: copy.deepcopy(
+        info.get_default(call_default_factory=True, validated_data=dict(known))
+    )
 
 
 def _annotated(annotation: Any, metadata: list[Any]) -> Any:

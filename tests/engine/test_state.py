@@ -297,3 +297,16 @@ def test_a_pydantic_alias_is_accepted_in_inputs_and_writes_like_a_state_field_al
         ("visits", "visitCount"),
         ("city", None),
     ]
+
+
+def test_a_default_factory_taking_the_validated_data_sees_the_fields_before_it():
+    # pydantic calls `default_factory=lambda data: ...` with the fields validated before
+    # it; graphnb called it with no data at all: every run failed with KeyError: 'topic'.
+    class Draft(GraphState):
+        topic: str = "cats"
+        title: str = Field(default_factory=lambda data: data["topic"].title())
+
+    graph = one_node(Draft, lambda s: None)
+    assert graph.invoke({}).title == Draft().title == "Cats"
+    assert graph.invoke({"topic": "dogs"}).title == Draft(topic="dogs").title == "Dogs"
+    assert graph.invoke({"topic": "dogs", "title": "Mine"}).title == "Mine"
