@@ -13,8 +13,9 @@ Example:
 
 from __future__ import annotations
 
+import numbers
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .binding import binding_of, resolve
@@ -143,6 +144,7 @@ class StateGraph(Generic[S]):
         else:
             self._callables[node] = fn
         _check_policies(node, retry, timeout, cache)
+        _check_position(node, position)
         bound = binding or (binding_of(fn) if callable(fn) else None)
         plain = (label is None or isinstance(label, str)) and isinstance(bound, (str, type(None)))
         policies = retry is not None or timeout is not None or cache is not None
@@ -182,6 +184,7 @@ class StateGraph(Generic[S]):
         if node in self._callables:
             self._problems.append(f"`{node}` is added more than once.")
             return self
+        _check_position(node, position)
         self._callables[node] = None
         self._subgraphs[node] = (child, inputs, outputs)
         self._spec.version = 2
@@ -248,6 +251,11 @@ class StateGraph(Generic[S]):
             label: text drawn on the edge.
             metadata: free JSON data kept in the spec.
         """
+        if not isinstance(source, (str, Iterable)):
+            raise GraphSetupError(
+                f"the source of an edge to `{target}` must be a node name (or START), or a "
+                f"list of them for a join, got {source!r}"
+            )
         sources = [source] if isinstance(source, str) else list(source)
         if not sources:
             raise GraphSetupError(f"a join into `{target}` needs at least one source")
@@ -603,6 +611,19 @@ def _check_policies(node: str, retry: Any, timeout: Any, cache: Any) -> None:
     ):
         raise GraphSetupError(
             f"the timeout of `{node}` must be a positive number of seconds, got {timeout!r}"
+        )
+
+
+def _check_position(node: str, position: object) -> None:
+    if position is None:
+        return
+    if (
+        not isinstance(position, (tuple, list))
+        or len(position) != 2
+        or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in position)
+    ):
+        raise GraphSetupError(
+            f"the position of `{node}` must be (x, y), two numbers, got {position!r}"
         )
 
 

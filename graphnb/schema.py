@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import (
@@ -25,7 +26,6 @@ from typing import (
     get_args,
     get_origin,
     get_type_hints,
-    is_typeddict,
 )
 
 from .reducers import UNCHANGED, Reducer, append, as_reducer, replace
@@ -33,7 +33,7 @@ from .reducers import UNCHANGED, Reducer, append, as_reducer, replace
 if TYPE_CHECKING:
     # pydantic (and GraphState, a pydantic model) is imported only for a typed state: a
     # graph on a plain dict state runs without it.
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ConfigDict, TypeAdapter, ValidationError
 
     from .state import GraphState
 
@@ -64,7 +64,9 @@ class FieldSchema:
     annotation: Any = Any
     adapter: TypeAdapter[Any] | None = None
     required: bool = False
-    default: Callable[[], Any] | None = None
+    default: Callable[[Mapping[str, Any]], Any] | None = None
+    """Makes the field's default from the values of the fields before it (what a pydantic
+    ``default_factory`` taking the validated data reads; other defaults ignore them)."""
     exact: type | None = None
     """Set when the annotation is a plain int/str/float/bool: a value of exactly that type
     needs no validation (the common case, skipped cheaply)."""
@@ -183,7 +185,7 @@ class StateSchema(Generic[S]):
             return StateSchema[Any](
                 state_type, _model_fields(state_type), model=state_type, typed=True
             )
-        if is_typeddict(state_type):
+        if _is_typeddict(state_type):
             fields = _typeddict_fields(state_type)
             _add_key_options(fields, reducers, streaming)
             return StateSchema[Any](state_type, fields, typed=True)
@@ -277,13 +279,19 @@ class StateSchema(Generic[S]):
         """The state type's name, for messages."""
         return getattr(self.state_type, "__name__", repr(self.state_type))
 
-    def defaults(self) -> dict[str, Any]:
-        """Field values before any write: defaults only, required fields left out."""
-        return {
-            field.name: field.default()
-            for field in self.fields.values()
-            if field.default is not None
-        }
+    def defaults(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Field values before any write: defaults only, required fields left out.
+
+        Args:
+            given: values about to be written (a run's input), which a default made from
+                the other fields' values sees before their defaults.
+        """
+        values: dict[str, Any] = {}
+        known = ChainMap(dict(given or {}), values)
+        for field in self.fields.values():
+            if field.default is not None:
+                values[field.name] = field.default(known)
+        return values
 
     def missing(self, values: Mapping[str, Any]) -> list[str]:
         """Required fields absent from ``values``."""
@@ -360,45 +368,88 @@ def _complete(model: type[GraphState]) -> None:
 
 
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
-    from pydantic import ConfigDict, TypeAdapter
+    from pydantic import ConfigDict, Field
 
     from .state import field_options
 
     _complete(model)
+    # A field's values are checked as the model checks them: under its config (strict,
+    # arbitrary types, string options ...). GraphState's own keys concern the model only.
+    config = ConfigDict(**model.model_config)
+    config.pop("defer_build", None)
+    config.pop("validate_by_alias", None)
+    config.pop("validate_by_name", None)
+    # A value written as is (the fast path) skips validation: not when the config may
+    # change or refuse a plain str/float.
+    transforms = any(key in config for key in _VALUE_OPTIONS)
     fields = {}
     for name, info in model.model_fields.items():
         options = field_options(info.metadata)
         annotation = info.annotation
-        strict = model.model_config.get("strict", False)
-        adapter: TypeAdapter[Any] = TypeAdapter(
-            _annotated(annotation, info.metadata),
-            config=ConfigDict(strict=True) if strict else None,
-        )
-        default: Callable[[], Any] | None = None
+        metadata = list(info.metadata)
+        if info.discriminator is not None:
+            # Kept on the FieldInfo, not in its metadata; without it a union is validated
+            # as a plain one, which may pick another member than the model would.
+            metadata.append(Field(discriminator=info.discriminator))
+        adapter = _adapter(_annotated(annotation, metadata), config)
+        default: Callable[[Mapping[str, Any]], Any] | None = None
         if not info.is_required():
             default = _default_factory(info)
         fields[name] = FieldSchema(
             name,
             options.reducer,
-            alias=options.alias,
+            # pydantic's own alias (Field(alias=...), an alias generator) names the field
+            # in the model's input just as a StateField alias does.
+            alias=options.alias or _input_alias(name, info.validation_alias),
             streaming=options.streaming,
             annotation=annotation,
             adapter=adapter,
             required=info.is_required(),
             default=default,
-            exact=_exact_type(annotation, info.metadata),
+            exact=None if transforms else _exact_type(annotation, info.metadata),
         )
     return fields
 
 
-def _default_factory(info: Any) -> Callable[[], Any]:
-    def make() -> Any:
-        return info.get_default(call_default_factory=True, validated_data={})
+def _input_alias(name: str, alias: object) -> str | None:
+    """A field's validation alias when it is another key (not AliasPath/AliasChoices)."""
+    return alias if isinstance(alias, str) and alias != name else None
 
+
+_VALUE_OPTIONS = (
+    "str_strip_whitespace",
+    "str_to_lower",
+    "str_to_upper",
+    "str_min_length",
+    "str_max_length",
+    "allow_inf_nan",
+)
+"""Model config keys that change or refuse a plain str or float value."""
+
+
+def _adapter(annotation: Any, config: ConfigDict) -> TypeAdapter[Any]:
+    from pydantic import PydanticUserError, TypeAdapter
+
+    if not config:
+        return TypeAdapter(annotation)
+    try:
+        return TypeAdapter(annotation, config=config)
+    except PydanticUserError as error:
+        if error.code != "type-adapter-config-unused":
+            raise
+        # A model, dataclass or TypedDict field is checked under its own config, as it is
+        # within the model.
+        return TypeAdapter(annotation)
+
+
+def _default_factory(info: Any) -> Callable[[Mapping[str, Any]], Any]:
     if info.default_factory is None and type(info.default) in _IMMUTABLE:
         value = info.default
-        return lambda: value
-    return lambda: copy.deepcopy(make())
+        return lambda known: value
+    # A factory taking the validated data gets the fields before it; others ignore it.
+    return lambda known: copy.deepcopy(
+        info.get_default(call_default_factory=True, validated_data=dict(known))
+    )
 
 
 def _annotated(annotation: Any, metadata: list[Any]) -> Any:
@@ -408,8 +459,19 @@ def _annotated(annotation: Any, metadata: list[Any]) -> Any:
     return Annotated[(annotation, *constraints)] if constraints else annotation
 
 
+def _is_typeddict(state_type: Any) -> bool:
+    # typing's is_typeddict does not recognise typing_extensions' TypedDict (which pydantic
+    # asks for before Python 3.12); typing_extensions' recognises both.
+    from typing_extensions import is_typeddict
+
+    return is_typeddict(state_type)
+
+
 def _typeddict_fields(state_type: type[Any]) -> dict[str, FieldSchema]:
+    from typing import NotRequired, Required
+
     from pydantic import TypeAdapter
+    from typing_extensions import ReadOnly
 
     from .state import field_options
 
@@ -417,6 +479,10 @@ def _typeddict_fields(state_type: type[Any]) -> dict[str, FieldSchema]:
     fields = {}
     for name, hint in hints.items():
         metadata: tuple[Any, ...] = ()
+        # Whether a key must be present (or may change) is the TypedDict's business, not
+        # part of a value's type.
+        while get_origin(hint) in (Required, NotRequired, ReadOnly):
+            (hint,) = get_args(hint)
         annotation = hint
         if get_origin(hint) is not None and hasattr(hint, "__metadata__"):
             annotation, *rest = get_args(hint)

@@ -32,12 +32,12 @@ def render_dot(diagram: Diagram) -> str:
         '    node [shape=box, style=rounded, fontname="Helvetica", fontsize=12];',
         '    edge [fontname="Helvetica", fontsize=10];',
     ]
+    names = {node.id for node in diagram.nodes}  # every DOT node id, as ids are global
     for node in diagram.nodes:
         if node.child is not None:
-            lines.extend(_cluster(node, node.id, "    "))
+            lines.extend(_cluster(node, node.id, "    ", names))
             continue
         lines.append(f"    {_q(node.id)} [{_node_attrs(node, machine)}];")
-    names = {node.id for node in diagram.nodes}
     bars: dict[str, str] = {}
     for target in diagram.joins():
         bar = f"__join__{target}"
@@ -69,11 +69,13 @@ def render_dot(diagram: Diagram) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cluster(node: DiagramNode, path: str, indent: str) -> list[str]:
+def _cluster(node: DiagramNode, path: str, indent: str, taken: set[str]) -> list[str]:
     """A subgraph node as ``cluster_<path>``: the node itself, then its child graph.
 
-    Inner ids are the path joined with ``/`` (``research/search``); joins inside are drawn
-    as plain edges, and the node points at its child's start with a dotted arrow.
+    Inner ids are the path joined with ``/`` (``research/search``), followed by ``_`` as
+    often as needed to differ from every id in ``taken`` (an outer node may be named
+    ``research/search``); joins inside are drawn as plain edges, and the node points at
+    its child's start with a dotted arrow.
     """
     assert node.child is not None
     child, inner = node.child, indent + "    "
@@ -83,22 +85,26 @@ def _cluster(node: DiagramNode, path: str, indent: str) -> list[str]:
         f"{inner}label={_q(node.id)}; style=rounded;",
         f"{inner}{_q(path)} [{_node_attrs(node, False)}];",
     ]
+    names: dict[str, str] = {}
     for item in child.nodes:
         name = f"{path}/{item.id}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names[item.id] = name
+    for item in child.nodes:
         if item.child is not None:
-            lines.extend(_cluster(item, name, inner))
+            lines.extend(_cluster(item, names[item.id], inner, taken))
         else:
-            lines.append(f"{inner}{_q(name)} [{_node_attrs(item, machine)}];")
+            lines.append(f"{inner}{_q(names[item.id])} [{_node_attrs(item, machine)}];")
     for edge in child.edges:
         style = " [style=dashed]" if edge.kind in ("conditional", "send") else ""
         if machine and edge.label:
             style = f" [label={_q(edge.label)}]"
-        lines.append(
-            f"{inner}{_q(path + '/' + edge.source)} -> {_q(path + '/' + edge.target)}{style};"
-        )
+        lines.append(f"{inner}{_q(names[edge.source])} -> {_q(names[edge.target])}{style};")
     starts = [item.id for item in child.nodes if item.kind == "start"]
     if starts:
-        lines.append(f"{inner}{_q(path)} -> {_q(path + '/' + starts[0])} [style=dotted];")
+        lines.append(f"{inner}{_q(path)} -> {_q(names[starts[0]])} [style=dotted];")
     lines.append(f"{indent}}}")
     return lines
 
@@ -119,6 +125,12 @@ def _node_attrs(node: DiagramNode, machine: bool) -> str:
 
 
 def _q(text: str) -> str:
-    """A DOT quoted string."""
-    escaped = encodable(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    r"""A DOT quoted string; a NUL, which would end it for Graphviz, written ``\x00``."""
+    escaped = (
+        encodable(text)
+        .replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\x00", "\\\\x00")
+    )
     return f'"{escaped}"'

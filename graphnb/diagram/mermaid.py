@@ -42,27 +42,28 @@ def render_mermaid(diagram: Diagram) -> str:
             b["b"]
             a -.->|"yes"| b
     """
-    ids = _ids(diagram.nodes)
+    taken: set[str] = set()
+    ids = _ids(diagram.nodes, taken)
     lines = ["---", f"title: {_title(diagram.name)}", "---"]
     if diagram.kind == "machine":
         lines.append("stateDiagram-v2")
-        lines.extend(_machine(diagram, ids))
+        lines.extend(_machine(diagram, ids, taken))
     else:
         lines.append("flowchart TD")
-        lines.extend(_flowchart(diagram, ids))
+        lines.extend(_flowchart(diagram, ids, taken))
     return "\n".join(lines) + "\n"
 
 
-def _flowchart(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> list[str]:
+def _flowchart(
+    diagram: Diagram, ids: dict[str, str], taken: set[str], indent: str = "    "
+) -> list[str]:
     lines = []
     for node in diagram.nodes:
         text = _text(node.label)
         if node.child is not None:  # a subgraph node: a cluster holding the child graph
-            inner = {
-                key: f"{ids[node.id]}__{value}" for key, value in _ids(node.child.nodes).items()
-            }
+            inner = _ids(node.child.nodes, taken, f"{ids[node.id]}__")
             lines.append(f'{indent}subgraph {ids[node.id]}["{text}"]')
-            lines.extend(_flowchart(node.child, inner, indent + "    "))
+            lines.extend(_flowchart(node.child, inner, taken, indent + "    "))
             lines.append(f"{indent}end")
             continue
         shape = f'(["{text}"])' if node.kind in ("start", "end") else f'["{text}"]'
@@ -78,7 +79,9 @@ def _flowchart(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> l
     return lines
 
 
-def _machine(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> list[str]:
+def _machine(
+    diagram: Diagram, ids: dict[str, str], taken: set[str], indent: str = "    "
+) -> list[str]:
     lines = []
     for node in diagram.nodes:
         if node.kind in ("start", "end"):
@@ -88,11 +91,9 @@ def _machine(diagram: Diagram, ids: dict[str, str], indent: str = "    ") -> lis
         if node.child is not None:
             # A composite state (a nested machine): its states inside a `state X { }`
             # block, their ids prefixed with its own, as Mermaid's ids are global.
-            inner = {
-                key: f"{ids[node.id]}__{value}" for key, value in _ids(node.child.nodes).items()
-            }
+            inner = _ids(node.child.nodes, taken, f"{ids[node.id]}__")
             lines.append(f"{indent}state {ids[node.id]} {{")
-            lines.extend(_machine(node.child, inner, indent + "    "))
+            lines.extend(_machine(node.child, inner, taken, indent + "    "))
             lines.append(f"{indent}}}")
     for edge in diagram.edges:
         lines.append(
@@ -113,18 +114,25 @@ def _transition_label(edge: DiagramEdge) -> str:
     return f" : {_text(edge.label)}"
 
 
-def _ids(nodes: tuple[DiagramNode, ...]) -> dict[str, str]:
-    """A Mermaid id per node: the node's own id when Mermaid accepts it, else ``n<i>``."""
-    taken = {n.id for n in nodes if _safe(n.id)}
+def _ids(nodes: tuple[DiagramNode, ...], taken: set[str], prefix: str = "") -> dict[str, str]:
+    """A Mermaid id per node: ``prefix`` + its own id if Mermaid accepts it, else ``n<i>``.
+
+    Mermaid's ids are global, so every id of the drawing is kept in ``taken`` and none is
+    given twice: a cluster's inner ``sub__a`` must not be an outer node named ``sub__a``.
+    """
     ids: dict[str, str] = {}
+    for node in nodes:
+        wanted = prefix + node.id
+        if _safe(node.id) and wanted not in taken:
+            ids[node.id] = wanted
+            taken.add(wanted)
     counter = 0
     for node in nodes:
-        if _safe(node.id):
-            ids[node.id] = node.id
+        if node.id in ids:
             continue
-        while f"n{counter}" in taken:
+        while f"{prefix}n{counter}" in taken:
             counter += 1
-        ids[node.id] = f"n{counter}"
+        ids[node.id] = f"{prefix}n{counter}"
         taken.add(ids[node.id])
     return ids
 

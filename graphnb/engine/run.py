@@ -149,8 +149,8 @@ class Run(Generic[S]):
         Returns the input's checked writes.
         """
         schema = self.schema
-        values = schema.defaults() if base is None else dict(base)
         writes = self._check_input(given)
+        values = schema.defaults(writes) if base is None else dict(base)
         try:
             schema.apply(values, writes)
         except WriteError as error:

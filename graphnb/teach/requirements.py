@@ -303,12 +303,17 @@ class FinalState:
         except Exception as error:
             message, nodes = _failure(self.input, error)
             return [Point(self.description, False, message + ".", nodes)]
+        # A field may be named by its name or its alias, whichever keys the state's map.
+        fields = subject.spec.state.fields if subject.spec is not None else []
+        other = {f.name: f.alias for f in fields if f.alias}
+        other.update({alias: name for name, alias in other.items()})
         wrong = []
         for name, value in self.expected.items():
-            if name not in state:
+            key = name if name in state else other.get(name, name)
+            if key not in state:
                 wrong.append(f"there is no field `{name}`")
-            elif state[name] != value:
-                wrong.append(f"`{name}` ended as {state[name]!r}, expected {value!r}")
+            elif state[key] != value:
+                wrong.append(f"`{name}` ended as {state[key]!r}, expected {value!r}")
         if wrong:
             return [Point(self.description, False, f"{_run_text(self.input)}, " + "; ".join(wrong))]
         return [Point(self.description, True)]

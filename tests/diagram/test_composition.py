@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import operator
 import os
+import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -144,3 +148,44 @@ def test_an_inner_trace_keeps_inner_events_off_the_parent_nodes() -> None:
     trace = Trace.from_events(composed().compile().stream({}, subgraphs=True))
     assert "search" not in trace.steps
     assert trace.inner["research"].inner["deep"].steps["search"] == (0,)
+
+
+def clashing(separator: str) -> StateGraph[State]:
+    """A subgraph node `sub` holding `a`, next to a node named as `a`'s path would be."""
+    inner = StateGraph(State, name="inner").add_node("a", note)
+    inner.add_edge(START, "a").add_edge("a", END)
+    path = f"sub{separator}a"
+    graph = StateGraph(State, name="outer").add_node("sub", inner).add_node(path, note)
+    graph.add_edge(START, "sub").add_edge("sub", path).add_edge(path, END)
+    return graph
+
+
+def test_mermaid_ids_inside_a_cluster_never_take_an_outer_nodes_id() -> None:
+    # Mermaid's ids are global: the inner `a` was written `sub__a`, the outer node's own
+    # id, so the two were one node and the outer edges ran into the cluster.
+    text = to_mermaid(clashing("__"))
+    declared = re.findall(r'^ *(\w+)(?:\["|\(\[")', text, re.MULTILINE)
+    assert len(declared) == len(set(declared)) == 6  # START, END, `sub__a`, 3 inside `sub`
+    assert 'sub__a["sub__a"]' in text
+    assert "sub --> sub__a" in text
+
+
+def dot_nodes(text: str) -> list[str]:
+    """The node names Graphviz reads from ``text`` (failing on a syntax error)."""
+    dot = shutil.which("dot")
+    if dot is None:
+        pytest.skip("Graphviz's dot is not installed")
+    done = subprocess.run([dot, "-Tjson0"], input=text.encode(), capture_output=True, check=True)
+    assert done.stderr == b""
+    objects = json.loads(done.stdout).get("objects", [])
+    return [item["name"] for item in objects if "nodes" not in item]  # not the clusters
+
+
+def test_dot_ids_inside_a_cluster_never_take_an_outer_nodes_id() -> None:
+    # A cluster's inner ids were its path, `sub/a`: a node named `sub/a` beside it was
+    # the same DOT node, drawn inside the cluster.
+    text = to_dot(clashing("/"))
+    names = dot_nodes(text)
+    assert len(names) == len(set(names)) == 7  # START, END, `sub/a`, `sub` and its 3
+    assert '"sub/a" [label="sub/a",' in text
+    assert '"sub" -> "sub/a";' in text

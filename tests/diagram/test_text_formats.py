@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+
 import pytest
 
 from graphnb import END, START, EdgeSpec, GraphSpec, NodeSpec
@@ -114,3 +118,19 @@ def test_dot_with_awkward_names_parses_back_to_the_same_names() -> None:
     (graph,) = pydot.graph_from_dot_data(to_dot(spec))
     (edge,) = graph.get_edges()
     assert edge.get_destination() == '"say \\"hi\\" \\\\ there"'
+
+
+def test_dot_writes_a_nul_in_a_name_as_its_escape() -> None:
+    # Graphviz ends a quoted string at a NUL: the file failed with "syntax error".
+    dot = shutil.which("dot")
+    if dot is None:
+        pytest.skip("Graphviz's dot is not installed")
+    spec = GraphSpec(
+        nodes=[NodeSpec(id="a\x00"), NodeSpec(id="a")],
+        edges=[EdgeSpec(source=START, target="a\x00"), EdgeSpec(source="a\x00", target="a")],
+    )
+    done = subprocess.run([dot, "-Tjson0"], input=to_dot(spec).encode(), capture_output=True)
+    assert (done.returncode, done.stderr) == (0, b"")
+    names = [item["name"] for item in json.loads(done.stdout)["objects"]]
+    assert len(set(names)) == 3
+    assert r'"a\\x00" -> "a";' in to_dot(spec)  # drawn as a\x00

@@ -184,3 +184,21 @@ def test_an_alias_that_names_another_field_is_reported():
         "the state key 'heading' names 2 fields (`title`, `caption`); each alias must "
         "differ from every other field's name and alias.",
     ]
+
+
+@pytest.mark.parametrize("source", [None, 3])
+def test_an_edge_source_that_is_neither_a_name_nor_a_list_is_refused_naming_it(
+    source: object,
+) -> None:
+    # It was iterated as a join's sources: "TypeError: 'NoneType' object is not iterable".
+    graph = StateGraph(Empty).add_node("a", noop)
+    with pytest.raises(GraphSetupError, match=rf"the source of an edge to `a` .* got {source}"):
+        graph.add_edge(source, "a")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("position", [(1,), (1, 2, 3), ("left", 2), 5])
+def test_a_position_that_is_not_two_numbers_is_refused_naming_the_node(position: object) -> None:
+    # (1,) failed with a bare "IndexError: tuple index out of range".
+    graph = StateGraph(Empty)
+    with pytest.raises(GraphSetupError, match=r"the position of `a` must be \(x, y\)"):
+        graph.add_node("a", noop, position=position)  # type: ignore[arg-type]

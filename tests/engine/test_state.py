@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, ClassVar, TypedDict
+from typing import Annotated, ClassVar, NotRequired, Required, TypedDict
 
 import pytest
-from pydantic import PrivateAttr
+import typing_extensions
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag
+from typing_extensions import ReadOnly
 
 from graphnb import (
     END,
@@ -181,3 +183,130 @@ def test_required_fields_must_be_given():
     with pytest.raises(InvalidUpdateError, match="lacks required field"):
         graph.invoke({})
     assert graph.invoke({"question": "why"}).question == "why"
+
+
+def test_typeddict_fields_marked_required_or_not_required_keep_their_reducers():
+    # NotRequired/Required/ReadOnly wrapped the annotation the TypeAdapter was built from,
+    # and StateGraph failed with pydantic's "Unable to generate pydantic-core schema".
+    class Chat(TypedDict):
+        question: Required[str]
+        messages: NotRequired[Annotated[list[str], operator.add]]
+        topic: ReadOnly[str]
+
+    graph = one_node(Chat, lambda s: {"messages": ["b"]})
+    assert graph.invoke({"question": "q", "messages": ["a"], "topic": "t"}) == {
+        "question": "q",
+        "messages": ["a", "b"],
+        "topic": "t",
+    }
+    assert [(f.name, f.type, f.reducer) for f in graph.spec.state.fields] == [
+        ("question", "str", "replace"),
+        ("messages", "list[str]", "add"),
+        ("topic", "str", "replace"),
+    ]
+    with pytest.raises(InvalidUpdateError, match="'question' expects str"):
+        one_node(Chat, lambda s: {"question": 3}).invoke({})
+
+
+def test_a_typing_extensions_typeddict_is_a_typeddict_state():
+    # pydantic asks for typing_extensions' TypedDict before Python 3.12, which typing's
+    # is_typeddict does not recognise: the state was refused as not a TypedDict.
+    class Chat(typing_extensions.TypedDict, total=False):
+        messages: Annotated[list[str], operator.add]
+
+    graph = one_node(Chat, lambda s: {"messages": ["b"]})
+    assert graph.invoke({"messages": ["a"]}) == {"messages": ["a", "b"]}
+    assert graph.spec.state.kind == "typeddict"
+
+
+class ShortNote(BaseModel):
+    text: str
+
+
+class LongNote(BaseModel):
+    text: str
+
+
+def _note_kind(value: object) -> str:
+    text = value["text"] if isinstance(value, dict) else getattr(value, "text", "")
+    return "long" if len(text) > 5 else "short"
+
+
+Note = Annotated[ShortNote, Tag("short")] | Annotated[LongNote, Tag("long")]
+
+
+class Notes(GraphState):
+    note: Note = Field(ShortNote(text=""), discriminator=Discriminator(_note_kind))
+
+
+def test_a_fields_discriminator_picks_the_union_member_of_a_write():
+    # Field(discriminator=...) is kept on the FieldInfo, not in its metadata: writes were
+    # validated as a plain union, which took the first member that fit (ShortNote).
+    assert type(Notes(note={"text": "a long note"}).note) is LongNote
+    graph = one_node(Notes, lambda s: {"note": {"text": "a long note"}})
+    assert type(graph.invoke({}).note) is LongNote
+    assert type(graph.invoke({"note": {"text": "a long note"}}).note) is LongNote
+
+
+class Opaque:
+    """A type pydantic has no schema for."""
+
+
+def test_the_models_config_applies_to_the_writes_to_its_fields():
+    # Only `strict` was passed on, and to every field: a strict model with a model field
+    # crashed StateGraph (pydantic's "Cannot use `config` when the type is a BaseModel"),
+    # arbitrary_types_allowed was ignored (a schema error), str_strip_whitespace too.
+    class Strict(GraphState):
+        model_config = ConfigDict(strict=True)
+        note: ShortNote = ShortNote(text="")
+        count: int = 0
+
+    graph = one_node(Strict, lambda s: {"note": {"text": "hi"}})
+    assert graph.invoke({}).note == ShortNote(text="hi")
+    with pytest.raises(InvalidUpdateError, match="'count' expects int"):
+        one_node(Strict, lambda s: {"count": "3"}).invoke({})
+
+    class Anything(GraphState):
+        model_config = ConfigDict(arbitrary_types_allowed=True)
+        blob: Opaque | None = None
+
+    blob = Opaque()
+    assert one_node(Anything, lambda s: {"blob": blob}).invoke({}).blob is blob
+
+    class Stripped(GraphState):
+        model_config = ConfigDict(str_strip_whitespace=True)
+        name: str = ""
+
+    assert Stripped(name=" Ada ").name == "Ada"
+    assert one_node(Stripped, lambda s: {"name": " Ada "}).invoke({}).name == "Ada"
+
+
+def test_a_pydantic_alias_is_accepted_in_inputs_and_writes_like_a_state_field_alias():
+    # The model accepts Field(alias=...) keys, but graphnb knew only StateField aliases:
+    # an input or a node's write keyed by the alias was refused as an unknown field.
+    class Profile(GraphState):
+        user_name: str = Field("", alias="userName")
+        visits: int = Field(0, validation_alias="visitCount")
+        city: str = Field("", alias="city")
+
+    graph = one_node(Profile, lambda s: {"userName": s.user_name.upper(), "visitCount": 2})
+    final = graph.invoke({"userName": "ada", "visitCount": 1})
+    assert (final.user_name, final.visits) == ("ADA", 2)
+    assert [(f.name, f.alias) for f in graph.spec.state.fields] == [
+        ("user_name", "userName"),
+        ("visits", "visitCount"),
+        ("city", None),
+    ]
+
+
+def test_a_default_factory_taking_the_validated_data_sees_the_fields_before_it():
+    # pydantic calls `default_factory=lambda data: ...` with the fields validated before
+    # it; graphnb called it with no data at all: every run failed with KeyError: 'topic'.
+    class Draft(GraphState):
+        topic: str = "cats"
+        title: str = Field(default_factory=lambda data: data["topic"].title())
+
+    graph = one_node(Draft, lambda s: None)
+    assert graph.invoke({}).title == Draft().title == "Cats"
+    assert graph.invoke({"topic": "dogs"}).title == Draft(topic="dogs").title == "Dogs"
+    assert graph.invoke({"topic": "dogs", "title": "Mine"}).title == "Mine"

@@ -235,3 +235,19 @@ def test_an_error_of_several_lines_reads_as_one_sentence() -> None:
     assert describe_error(error) == (
         "ValueError: 'graph' has 2 problems: no path leads on; `b` is stuck."
     )
+
+
+def test_final_state_finds_a_field_by_its_name_when_it_has_an_alias() -> None:
+    # The final state was read as a map keyed by aliases: an expected value named by the
+    # field (as has_field names it) was reported as "there is no field `current_step`".
+    class Steps(GraphState):
+        current_step: Annotated[str, StateField(alias="currentStep")] = ""
+
+    graph = StateGraph(Steps).add_node("work", lambda s: {"current_step": "done"})
+    graph.add_edge(START, "work").add_edge("work", END)
+    exercise = Exercise("Steps").has_field("current_step")
+    exercise.final_state({}, {"current_step": "done"})
+    assert exercise.check(graph).passed, str(exercise.check(graph))
+    assert Exercise("Steps").final_state({}, {"currentStep": "done"}).check(graph).passed
+    wrong = Exercise("Steps").final_state({}, {"current_step": "ready"}).check(graph)
+    assert "`current_step` ended as 'done', expected 'ready'" in str(wrong)
