@@ -11,7 +11,9 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, get_origin, get_type_hints, is_typeddict
+from typing import Any, get_origin, get_type_hints
+
+from typing_extensions import is_typeddict  # typing's misses typing_extensions' TypedDict
 
 from ..engine.policy import RetryPolicy
 from ..export.codegen import (

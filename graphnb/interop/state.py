@@ -11,9 +11,10 @@ nodes still read ``state.field``; the original type is kept on the new class as
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, get_type_hints, is_typeddict
+from typing import Annotated, Any, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
+from typing_extensions import is_typeddict  # typing's misses typing_extensions' TypedDict
 
 from ..state import GraphState
 from .errors import Unmapped

@@ -14,6 +14,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+import typing_extensions  # its is_typeddict also knows typing_extensions' TypedDict
+
 from ..binding import binding_of, resolve
 from ..errors import BindingError
 from ..state import GraphState
@@ -74,7 +76,7 @@ def find_models(namespace: Mapping[str, Any]) -> list[ModelInfo]:
         if name.startswith("_") or not isinstance(obj, type) or obj is GraphState:
             continue
         is_model = issubclass(obj, GraphState)
-        if not (is_model or (typing.is_typeddict(obj) and _defined_here(obj))):
+        if not (is_model or (typing_extensions.is_typeddict(obj) and _defined_here(obj))):
             continue
         try:
             found.append(describe_model(obj, binding=name if _defined_here(obj) else None))

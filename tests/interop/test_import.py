@@ -383,3 +383,20 @@ def test_non_strict_import_returns_the_graph_and_the_list():
 def test_a_non_langgraph_object_is_refused():
     with pytest.raises(TypeError, match="LangGraph StateGraph or compiled graph, got int"):
         import_langgraph(3)
+
+
+def test_a_typing_extensions_typeddict_state_maps_like_typings():
+    from typing_extensions import TypedDict as ExtensionsTypedDict
+
+    class Plain(ExtensionsTypedDict):
+        n: int
+
+    def step(state: Plain) -> dict[str, Any]:
+        return {"n": state["n"] + 1}
+
+    graph = LGStateGraph(Plain)
+    graph.add_node("step", step)
+    graph.add_edge(START, "step")
+    imported = from_langgraph(graph)
+    assert imported.schema.state_type is Plain
+    assert imported.compile().invoke({"n": 1}) == {"n": 2}
