@@ -70,6 +70,9 @@ class FieldSchema:
     exact: type | None = None
     """Set when the annotation is a plain int/str/float/bool: a value of exactly that type
     needs no validation (the common case, skipped cheaply)."""
+    model_validated: bool = False
+    """Whether the model's ``@field_validator`` / ``@model_validator`` functions check an
+    assignment of this field (see :meth:`StateSchema.apply`)."""
 
     def check(self, value: Any) -> Any:
         """Validate a write (not yet merged) and return the value to hand to the reducer."""
@@ -227,8 +230,14 @@ class StateSchema(Generic[S]):
         return checked
 
     def apply(self, values: dict[str, Any], writes: Mapping[str, Any]) -> None:
-        """Merge checked writes into ``values`` in place, through each field's reducer."""
+        """Merge checked writes into ``values`` in place, through each field's reducer.
+
+        A model's ``@field_validator`` and ``@model_validator`` functions then check the
+        merged values of the written fields, as pydantic checks an assignment
+        (``validate_assignment``): what they return is what is kept.
+        """
         fields = self.fields
+        assigned = []
         for name, update in writes.items():
             field = fields.get(name) or self._replace_field
             try:
@@ -250,6 +259,34 @@ class StateSchema(Generic[S]):
                     value=update,
                 ) from error
             values[name] = field.check_result(merged)
+            if field.model_validated:
+                assigned.append(name)
+        if assigned:
+            self._validate_assigned(values, assigned)
+
+    def _validate_assigned(self, values: dict[str, Any], names: list[str]) -> None:
+        model = self.model
+        assert model is not None  # only a model's fields run its validators
+        scratch = model.model_construct(**values)
+        for name in names:
+            value = values[name]
+            try:
+                model.__pydantic_validator__.validate_assignment(scratch, name, value)
+            except _validation_error() as error:
+                first = error.errors(include_url=False)[0]
+                raise WriteError(
+                    f"{self.label} refused {value!r} for field {name!r}: {first['msg']}",
+                    field=name,
+                    value=value,
+                ) from None
+            except Exception as error:  # a validator failing in another way than pydantic's
+                raise WriteError(
+                    f"a validator of {self.label} failed on field {name!r} = {value!r}: "
+                    f"{type(error).__name__}: {error}",
+                    field=name,
+                    value=value,
+                ) from error
+            values[name] = scratch.__dict__[name]
 
     def diff(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
         """The update that turns ``before`` into ``after``, field by field, via the reducers."""
@@ -373,6 +410,14 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
     from .state import field_options
 
     _complete(model)
+    # Fields whose assignment the model's decorated validators check: a model validator
+    # sees every assignment, a field validator its fields ("*": all).
+    decorators = model.__pydantic_decorators__
+    checked: set[str] = set()
+    for decorator in decorators.field_validators.values():
+        checked.update(decorator.info.fields)
+    if decorators.model_validators or "*" in checked:
+        checked.update(model.model_fields)
     # A field's values are checked as the model checks them: under its config (strict,
     # arbitrary types, string options ...). GraphState's own keys concern the model only.
     config = ConfigDict(**model.model_config)
@@ -407,6 +452,7 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
             required=info.is_required(),
             default=default,
             exact=None if transforms else _exact_type(annotation, info.metadata),
+            model_validated=name in checked,
         )
     return fields
 

@@ -7,7 +7,16 @@ from typing import Annotated, ClassVar, NotRequired, Required, TypedDict
 
 import pytest
 import typing_extensions
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    field_validator,
+    model_validator,
+)
 from typing_extensions import ReadOnly
 
 from graphnb import (
@@ -310,3 +319,69 @@ def test_a_default_factory_taking_the_validated_data_sees_the_fields_before_it()
     assert graph.invoke({}).title == Draft().title == "Cats"
     assert graph.invoke({"topic": "dogs"}).title == Draft(topic="dogs").title == "Dogs"
     assert graph.invoke({"topic": "dogs", "title": "Mine"}).title == "Mine"
+
+
+class Checked(GraphState):
+    n: int = 0
+    name: str = ""
+    low: int = 0
+    high: int = 10
+    log: Annotated[list[str], StateField(reducer=append)] = []
+
+    @field_validator("n")
+    @classmethod
+    def _not_negative(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("n must not be negative")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        return value.lower()
+
+    @field_validator("log")
+    @classmethod
+    def _short(cls, value: list[str]) -> list[str]:
+        if len(value) > 2:
+            raise ValueError("at most 2 entries")
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Checked:
+        if self.low > self.high:
+            raise ValueError("low must not pass high")
+        return self
+
+
+def test_the_models_validators_check_inputs_and_writes_as_an_assignment():
+    keep = one_node(Checked, lambda state: {})
+    assert keep.invoke({"name": "ADA"}).name == "ada", "what a validator returns is kept"
+    with pytest.raises(InvalidUpdateError, match="n must not be negative") as caught:
+        keep.invoke({"n": -1})
+    assert (caught.value.node, caught.value.field, caught.value.value) == (START, "n", -1)
+
+    assert one_node(Checked, lambda state: {"name": "BOB"}).invoke().name == "bob"
+    with pytest.raises(InvalidUpdateError, match="Checked refused -3 for field 'n'") as caught:
+        one_node(Checked, lambda state: {"n": -3}).invoke({"n": 1})
+    assert (caught.value.node, caught.value.field) == ("work", "n")
+    # A field validator sees the merged value (the list after append), a model validator
+    # the state after the node's whole update.
+    with pytest.raises(InvalidUpdateError, match="at most 2 entries"):
+        one_node(Checked, lambda state: {"log": ["c"]}).invoke({"log": ["a", "b"]})
+    with pytest.raises(InvalidUpdateError, match="low must not pass high"):
+        one_node(Checked, lambda state: {"low": 50}).invoke()
+    assert one_node(Checked, lambda state: {"low": 50, "high": 60}).invoke().low == 50
+
+
+def test_a_validator_refusing_an_edit_leaves_the_thread_as_it_was():
+    from graphnb.checkpoint import MemorySaver
+
+    graph = StateGraph(Checked).add_node("work", lambda state: {})
+    app = graph.add_edge(START, "work").add_edge("work", END).compile(checkpointer=MemorySaver())
+    app.invoke({"n": 2}, thread_id="t")
+    with pytest.raises(InvalidUpdateError, match="n must not be negative"):
+        app.update_state("t", {"n": -5})
+    assert app.get_state("t").values.n == 2
+    app.update_state("t", {"name": "MIXED Case"})
+    assert app.get_state("t").values.name == "mixed case"
