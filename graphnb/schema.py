@@ -161,6 +161,7 @@ class StateSchema(Generic[S]):
         self.streaming_fields = streaming
         self.streaming: str | None = streaming[0] if streaming else None
         self._replace_field = FieldSchema("", replace)
+        self.model_validated = frozenset(f.name for f in self.fields.values() if f.model_validated)
 
     # -- construction ------------------------------------------------------------------
 
@@ -237,7 +238,6 @@ class StateSchema(Generic[S]):
         (``validate_assignment``): what they return is what is kept.
         """
         fields = self.fields
-        assigned = []
         for name, update in writes.items():
             field = fields.get(name) or self._replace_field
             try:
@@ -259,10 +259,10 @@ class StateSchema(Generic[S]):
                     value=update,
                 ) from error
             values[name] = field.check_result(merged)
-            if field.model_validated:
-                assigned.append(name)
-        if assigned:
-            self._validate_assigned(values, assigned)
+        if self.model_validated:
+            assigned = [name for name in writes if name in self.model_validated]
+            if assigned:
+                self._validate_assigned(values, assigned)
 
     def _validate_assigned(self, values: dict[str, Any], names: list[str]) -> None:
         model = self.model
@@ -407,6 +407,7 @@ def _complete(model: type[GraphState]) -> None:
 def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
     from pydantic import ConfigDict, Field
 
+    from .state import GraphState as GraphStateBase
     from .state import field_options
 
     _complete(model)
@@ -416,7 +417,13 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
     checked: set[str] = set()
     for decorator in decorators.field_validators.values():
         checked.update(decorator.info.fields)
-    if decorators.model_validators or "*" in checked:
+    own = GraphStateBase.__pydantic_decorators__.model_validators  # aliases, on input only
+    users = [
+        name
+        for name, decorator in decorators.model_validators.items()
+        if name not in own or _unbound(decorator.func) is not _unbound(own[name].func)
+    ]
+    if users or "*" in checked:
         checked.update(model.model_fields)
     # A field's values are checked as the model checks them: under its config (strict,
     # arbitrary types, string options ...). GraphState's own keys concern the model only.
@@ -455,6 +462,10 @@ def _model_fields(model: type[GraphState]) -> dict[str, FieldSchema]:
             model_validated=name in checked,
         )
     return fields
+
+
+def _unbound(method: Any) -> Any:
+    return getattr(method, "__func__", method)
 
 
 def _input_alias(name: str, alias: object) -> str | None:
