@@ -37,7 +37,7 @@ def test_builder_opens_a_langgraph_graph_with_its_callables(comm):
 
 def test_builder_refuses_a_langgraph_graph_naming_what_it_cannot_map(comm):
     graph = StateGraph(Notes)
-    graph.add_node("research", research, retry_policy=RetryPolicy())
+    graph.add_node("research", research, retry_policy=[RetryPolicy(), RetryPolicy()])
     graph.add_edge(START, "research")
-    with pytest.raises(UnmappedFeatureError, match="RetryPolicy \\(node 'research'\\)"):
+    with pytest.raises(UnmappedFeatureError, match="several RetryPolicy \\(node 'research'\\)"):
         Builder(graph)
