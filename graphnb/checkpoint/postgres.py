@@ -333,14 +333,14 @@ class PostgresSaver(SqlSaver):
         return await self._arun(self._delete(thread_id))
 
     async def aclose(self) -> None:
-        """Close both connections; the async one properly, on its own loop."""
+        """Close every connection (and the pool); this loop's properly, on the loop."""
         import asyncio
 
         with self._aguard:
             conn = self._aconns.pop(asyncio.get_running_loop(), None)
         if conn is not None:
             await conn.close()
-        super().close()
+        self.close()  # the pool's too, with its threads, and other loops' connections
 
 
 async def _adrive(plan: Plan[T], cursor: Any) -> T:

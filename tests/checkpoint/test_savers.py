@@ -630,6 +630,26 @@ def test_concurrent_async_calls_share_one_postgres_connection(
 
 
 @pytest.mark.db
+def test_aclose_closes_the_postgres_pool_and_its_threads(tmp_path: Any) -> None:
+    from .conftest import make_saver
+
+    saver = make_saver("postgres-pool", tmp_path)
+    try:
+        saver.threads()  # opens the pool: its scheduler and workers are threads
+        pool_threads = f"graphnb:{saver.table}-"
+
+        async def scenario() -> None:
+            await saver.athreads()
+            await saver.aclose()
+
+        asyncio.run(scenario())
+        left = [t.name for t in threading.enumerate() if t.name.startswith(pool_threads)]
+        assert left == []
+    finally:
+        drop_tables(saver)
+
+
+@pytest.mark.db
 def test_event_loops_on_several_threads_each_keep_their_postgres_connection(
     postgres_saver: PostgresSaver,
 ) -> None:
