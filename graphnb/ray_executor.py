@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
+from concurrent.futures import wait as wait_for
 from typing import Any, ParamSpec, TypeVar
 
 __all__ = ["RayExecutor"]
@@ -85,6 +86,7 @@ class RayExecutor(Executor):
         self._remotes: dict[Callable[..., Any], Any] = {}
         self._lock = threading.Lock()
         self._shutdown = False
+        self._pending: dict[Future[Any], Any] = {}  # submitted, not yet resolved: Ray's ref
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
         """Run ``fn(*args, **kwargs)`` as a Ray task; its future resolves to the result.
@@ -101,14 +103,38 @@ class RayExecutor(Executor):
                 if self._task_options:
                     remote = remote.options(**self._task_options)
                 self._remotes[fn] = remote
-        future: Future[T] = remote.remote(*args, **kwargs).future()
+            ref = remote.remote(*args, **kwargs)
+            future: Future[T] = ref.future()
+            self._pending[future] = ref  # before a shutdown can look for it
+        future.add_done_callback(self._resolved)
         return future
 
+    def _resolved(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._pending.pop(future, None)
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Refuse new calls; shut Ray down if this executor started it."""
+        """Refuse new calls; shut Ray down if this executor started it.
+
+        As any executor's: ``wait`` waits for the submitted calls to finish (leaving a
+        ``with`` block does), and ``cancel_futures`` cancels those not yet done. A Ray shut
+        down under running calls ends them: their futures are cancelled, never left
+        pending forever.
+        """
         with self._lock:
             if self._shutdown:
                 return
             self._shutdown = True
+            pending = dict(self._pending)
+        if cancel_futures:
+            for future, ref in pending.items():
+                future.cancel()  # Ray's futures never report running: this always works
+                self._ray.cancel(ref)
+        if wait:
+            wait_for(pending)
         if self._owns and self._ray.is_initialized():
             self._ray.shutdown()
+            with self._lock:
+                left = list(self._pending)
+            for future in left:  # Ray is gone: nothing would ever resolve them
+                future.cancel()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
@@ -271,8 +271,13 @@ class BaseSaver(ABC):
     # -- async twins -------------------------------------------------------------------
 
     async def aput(self, row: StoredCheckpoint) -> None:
-        """Async :meth:`put`."""
-        await _to_thread(self.put, row)
+        """Async :meth:`put`.
+
+        Cancelled meanwhile, it still waits for the write to be stored or refused before
+        the cancellation goes on: the worker thread cannot be stopped, and a run must not
+        release its thread's lock while one of its writes may still land.
+        """
+        await _finish_in_thread(self.put, row)
 
     async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """Async :meth:`load`."""
@@ -332,6 +337,22 @@ async def _turn() -> None:
     import asyncio
 
     await asyncio.sleep(0)
+
+
+async def _finish_in_thread(fn: Callable[..., T], /, *args: Any) -> T:
+    """:func:`_to_thread`, but a cancellation waits for ``fn`` to return before it goes on."""
+    import asyncio
+
+    task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        while not task.done():
+            with suppress(asyncio.CancelledError):  # cancelled again: still wait for it
+                await asyncio.wait({task})
+        if not task.cancelled():
+            task.exception()  # the run is cancelled: its write's outcome goes unreported
+        raise
 
 
 async def _to_thread(fn: Callable[..., T], /, *args: Any) -> T:

@@ -10,6 +10,7 @@ async connection must be awaited on its own event loop and the sync one must not
 from __future__ import annotations
 
 import os
+import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -62,7 +63,8 @@ class PostgresSaver(SqlSaver):
     database still checks the text is JSON, and ``->``/``->>`` work on it.
 
     The sync methods share one connection; the async ones (``aput``, ``aload`` ...) use
-    psycopg's own async connection, one per event loop, so they never block the loop.
+    psycopg's own async connection, one per event loop (loops running at once on several
+    threads each have their own), so they never block the loop.
 
     With ``pool_size=1`` (the default) the sync methods share one connection, one call at
     a time; with more, they run on a ``psycopg_pool`` pool of up to that many
@@ -105,10 +107,11 @@ class PostgresSaver(SqlSaver):
         self.pool_size = pool_size
         self._pool: Any = None
         self._pool_pid = 0
-        self._aconn: Any = None
-        self._aloop: Any = None
-        self._alock: Any = None
-        self._alock_loop: Any = None
+        # The async connection of each event loop, and the lock its coroutines connect
+        # under: a connection can only be awaited on the loop that made it.
+        self._aconns: dict[Any, Any] = {}
+        self._alocks: dict[Any, Any] = {}
+        self._aguard = threading.Lock()
         super().__init__(
             table_prefix=table_prefix, on_busy_thread=on_busy_thread, lock_timeout=lock_timeout
         )
@@ -231,15 +234,16 @@ class PostgresSaver(SqlSaver):
         return [Statement(f"ALTER TABLE {self.table} {columns}")] if version < 2 else []
 
     def close(self) -> None:
-        """Close the sync connection (or pool) and the async one."""
+        """Close the sync connection (or pool) and the async ones."""
         super().close()
         with self._lock:
             pool, self._pool = self._pool, None
             if pool is not None and self._pool_pid == os.getpid():
                 pool.close()
-            if self._aconn is not None:
-                self._aconn.pgconn.finish()  # its event loop may be gone: close the socket
-                self._aconn = self._aloop = None
+        with self._aguard:
+            conns, self._aconns, self._alocks = list(self._aconns.values()), {}, {}
+        for conn in conns:
+            conn.pgconn.finish()  # its event loop may be gone: close the socket
 
     # -- async, on psycopg's AsyncConnection -------------------------------------------
 
@@ -247,20 +251,20 @@ class PostgresSaver(SqlSaver):
         import asyncio
 
         loop = asyncio.get_running_loop()
-        conn = self._aconn
-        if conn is not None and self._aloop is loop and not conn.closed:
+        conn = self._aconns.get(loop)
+        if conn is not None and not conn.closed:
             return conn
-        if self._alock is None or self._alock_loop is not loop:
-            self._alock, self._alock_loop = asyncio.Lock(), loop
+        with self._aguard:
+            lock = self._alocks.get(loop)
+            if lock is None:
+                lock = self._alocks[loop] = asyncio.Lock()
         # Coroutines that find no connection wait for the first one to make it, instead of
         # each opening one that only the last would keep.
-        async with self._alock:
-            conn = self._aconn
-            if conn is not None and self._aloop is loop and not conn.closed:
+        async with lock:
+            conn = self._aconns.get(loop)
+            if conn is not None and not conn.closed:
                 return conn
-            if conn is not None:
-                conn.pgconn.finish()  # made on a loop that is gone: it cannot be awaited
-                self._aconn = self._aloop = None
+            self._drop_gone_loops()
             conn = await _psycopg().AsyncConnection.connect(self.url, autocommit=True)
             _raw_json(conn)
             try:
@@ -269,20 +273,36 @@ class PostgresSaver(SqlSaver):
             except BaseException:
                 conn.pgconn.finish()  # rolls back and releases the setup lock
                 raise
-            self._aconn, self._aloop = conn, loop
+            with self._aguard:
+                self._aconns[loop] = conn
             return conn
+
+    def _drop_gone_loops(self) -> None:
+        """Close the connections of event loops that were closed: none can await them."""
+        with self._aguard:
+            gone = [loop for loop in self._aconns if loop.is_closed()]
+            conns = [self._aconns.pop(loop) for loop in gone]
+            for loop in gone:
+                self._alocks.pop(loop, None)
+        for conn in conns:
+            conn.pgconn.finish()
 
     async def _arun(self, plan: Plan[T]) -> T:
         """Run a plan on the async connection; see :meth:`SqlSaver._run`."""
+        import asyncio
+
         conn = await self._aconnection()
         try:
             async with conn.cursor() as cursor:
                 return await _adrive(plan, cursor)
         except BaseException:
             # A cancelled task or Ctrl-C mid-statement: as for the sync connection.
-            if not _idle(conn) and self._aconn is conn:
+            if not _idle(conn):
                 conn.pgconn.finish()
-                self._aconn = self._aloop = None
+                with self._aguard:
+                    loop = asyncio.get_running_loop()
+                    if self._aconns.get(loop) is conn:
+                        del self._aconns[loop]
             raise
 
     async def aput(self, row: StoredCheckpoint) -> None:
@@ -313,11 +333,14 @@ class PostgresSaver(SqlSaver):
         return await self._arun(self._delete(thread_id))
 
     async def aclose(self) -> None:
-        """Close both connections; the async one properly, on its own loop."""
-        conn, self._aconn, self._aloop = self._aconn, None, None
+        """Close every connection (and the pool); this loop's properly, on the loop."""
+        import asyncio
+
+        with self._aguard:
+            conn = self._aconns.pop(asyncio.get_running_loop(), None)
         if conn is not None:
             await conn.close()
-        super().close()
+        self.close()  # the pool's too, with its threads, and other loops' connections
 
 
 async def _adrive(plan: Plan[T], cursor: Any) -> T:

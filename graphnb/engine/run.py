@@ -739,16 +739,25 @@ def _parallel_sync(
 
     count = min(run.workers, len(nodes))
     waits = _start_workers(worker, count)
-    if sink is not None:
-        remaining = count
-        while remaining:
-            event = sink.get()
-            if event is Done:
-                remaining -= 1
-            else:
-                yield event
-    for wait in waits:
-        wait()
+    try:
+        if sink is not None:
+            remaining = count
+            while remaining:
+                event = sink.get()
+                if event is Done:
+                    remaining -= 1
+                else:
+                    yield event
+        for wait in waits:
+            wait()
+    except BaseException as error:
+        todo.clear()  # the run is over (Ctrl-C, its stream closed): start no further node
+        if isinstance(error, GeneratorExit):
+            # Its consumer left mid-step: return once the running nodes are done, so none
+            # runs beside the next run of the thread once the lock is released.
+            for wait in waits:
+                wait()
+        raise
     if failures:
         raise min(failures, key=lambda failure: failure[0])[1]
     return [(node, results[i] or {}) for i, node in enumerate(nodes)]

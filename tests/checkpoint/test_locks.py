@@ -230,6 +230,59 @@ def test_runs_waiting_for_a_thread_each_continue_from_the_last(kind: str, make: 
     assert all(row.parent_seq == row.seq - 1 for row in rows[1:])
 
 
+@pytest.mark.db
+def test_a_run_cancelled_mid_write_keeps_its_thread_until_the_write_landed(make: Any) -> None:
+    import pymysql
+
+    saver, other = make("mysql"), make("mysql")  # `other` stands for another process
+    app = _counter().compile(checkpointer=saver)
+    app.invoke({}, thread_id="t")
+
+    def connect(*, autocommit: bool) -> Any:
+        options = {"host": "127.0.0.1", "user": "root", "password": "", "database": "test"}
+        return pymysql.connect(**options, autocommit=autocommit)
+
+    blocker = connect(autocommit=False)  # holds back inserts into thread t
+    watch = connect(autocommit=True)
+    blocker.cursor().execute(f"SELECT seq FROM {saver.table} WHERE thread_id = 't' FOR UPDATE")
+    inserting = (  # an insert into the table in flight: held back by the blocker
+        "SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE %s"
+    )
+    seen: dict[str, list[int]] = {}
+
+    def record(_: Any) -> None:  # the thread's rows when the cancelled run has ended
+        seen["rows"] = [row.seq for row in other.history("t")]
+
+    async def main() -> int:
+        task = asyncio.ensure_future(app.ainvoke({}, thread_id="t"))
+        for _ in range(3000):  # until its first write waits for the blocker
+            with watch.cursor() as cursor:
+                cursor.execute(inserting, (f"INSERT INTO {saver.table} %",))
+                if cursor.fetchone()[0]:
+                    break
+            await asyncio.sleep(0.01)
+        else:
+            pytest.fail("the run's first write never reached the database")
+        task.add_done_callback(record)
+        task.cancel()
+        for _ in range(100):  # the turns a cancellation needs to unwind
+            await asyncio.sleep(0)
+        blocker.commit()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # The next run, from anywhere, starts after the cancelled run's last write.
+        again = _counter().compile(checkpointer=other)
+        return (await again.ainvoke({}, thread_id="t")).count
+
+    try:
+        assert asyncio.run(main()) == 2
+    finally:
+        blocker.close()
+        watch.close()
+    assert seen["rows"] == [0, 1, 2]  # nothing of the cancelled run landed after it ended
+    assert [row.seq for row in saver.history("t")] == [0, 1, 2, 3, 4]
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

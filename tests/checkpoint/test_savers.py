@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -453,7 +454,7 @@ def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
 
     asyncio.run(scenario())
     if isinstance(saver, PostgresSaver):  # psycopg's own async connection, not a thread
-        assert saver._aconn is not None
+        assert saver._aconns
 
 
 def test_a_table_layout_from_a_newer_version_is_refused(sql_saver: SqlSaver) -> None:
@@ -611,7 +612,7 @@ def test_concurrent_async_calls_share_one_postgres_connection(
 
     async def scenario() -> None:
         await asyncio.gather(*(postgres_saver.athreads() for _ in range(5)))
-        assert postgres_saver._aconn is not None
+        assert postgres_saver._aconns
         await postgres_saver.aclose()
 
     opened: list[Any] = []
@@ -626,6 +627,88 @@ def test_concurrent_async_calls_share_one_postgres_connection(
         patch.setattr(psycopg.AsyncConnection, "connect", counting)
         asyncio.run(scenario())
     assert len(opened) == 1
+
+
+@pytest.mark.db
+def test_aclose_closes_the_postgres_pool_and_its_threads(tmp_path: Any) -> None:
+    from .conftest import make_saver
+
+    saver = make_saver("postgres-pool", tmp_path)
+    try:
+        saver.threads()  # opens the pool: its scheduler and workers are threads
+        pool_threads = f"graphnb:{saver.table}-"
+
+        async def scenario() -> None:
+            await saver.athreads()
+            await saver.aclose()
+
+        asyncio.run(scenario())
+        left = [t.name for t in threading.enumerate() if t.name.startswith(pool_threads)]
+        assert left == []
+    finally:
+        drop_tables(saver)
+
+
+@pytest.mark.db
+def test_event_loops_on_several_threads_each_keep_their_postgres_connection(
+    postgres_saver: PostgresSaver,
+) -> None:
+    import psycopg
+
+    from .conftest import POSTGRES_URL
+
+    saver, store = postgres_saver, threads(postgres_saver)
+    saver.threads()  # creates the tables
+    outcome: dict[str, Any] = {}
+
+    def on_its_own_loop(name: str, then: Any) -> tuple[threading.Thread, Any, Any]:
+        connected, go = threading.Event(), threading.Event()
+
+        async def main() -> None:
+            await saver.athreads()  # this loop's connection, made before the table is locked
+            connected.set()
+            await asyncio.to_thread(go.wait, 30)
+            outcome[name] = await then()
+
+        def run() -> None:
+            try:
+                asyncio.run(main())
+            except BaseException as error:
+                outcome[f"{name} failed"] = error
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        assert connected.wait(30)
+        return worker, go, connected
+
+    async def put() -> str:
+        writer = store.writer("t", None, metadata=None)
+        row = await writer.aput(step=-1, source="input", ran=[], writes=[], next=[], values={})
+        return row.checkpoint_id
+
+    reader, read, _ = on_its_own_loop("read", saver.athreads)
+    writer, write, _ = on_its_own_loop("write", put)
+    blocker = psycopg.connect(POSTGRES_URL)  # holds back inserts, not reads
+    watch = psycopg.connect(POSTGRES_URL, autocommit=True)
+    try:
+        blocker.execute(f"LOCK TABLE {saver.table} IN SHARE MODE")
+        write.set()
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        while not watch.execute(waiting).fetchone()[0]:  # type: ignore[index]
+            assert not outcome, outcome  # the insert waits for the blocker
+        # The other loop reads meanwhile, on its own connection, not on the writer's.
+        read.set()
+        reader.join(30)
+        assert outcome.get("read") == [], outcome
+    finally:
+        read.set()
+        blocker.commit()
+        writer.join(30)
+        reader.join(30)
+        blocker.close()
+        watch.close()
+    assert "write failed" not in outcome, outcome
+    assert [row.checkpoint_id for row in saver.history("t")] == [outcome["write"]]
 
 
 @pytest.mark.db

@@ -462,6 +462,40 @@ def test_cancelling_an_async_run_leaves_no_task_behind():
     assert asyncio.run(main()) == set()
 
 
+def test_closing_a_stream_mid_step_starts_no_further_node_of_the_step():
+    from graphnb.checkpoint import MemorySaver
+
+    started, finished = [], []
+    closing = threading.Event()
+
+    def worker(name):
+        def work(state: Log) -> dict:
+            started.append(name)
+            if name == "n0":
+                assert closing.wait(30)
+                time.sleep(0.05)  # still running when a close that does not wait returns
+            finished.append(name)
+            return {"log": [name]}
+
+        return work
+
+    names = [f"n{i}" for i in range(4)]
+    graph = StateGraph(Log)
+    for name in names:
+        graph.add_node(name, worker(name)).add_edge(START, name).add_edge(name, END)
+    app = graph.compile(checkpointer=MemorySaver(on_busy_thread="fail"), max_concurrency=1)
+    stream = app.stream({}, thread_id="t")
+    for event in stream:
+        if isinstance(event, NodeStarted):
+            break  # n0 runs; n1..n3 wait for the one worker of max_concurrency=1
+    closing.set()
+    stream.close()
+    assert (started, finished) == (["n0"], ["n0"])
+    assert app.get_state("t").next == tuple(names)  # the step did not complete
+    assert app.invoke(None, thread_id="t").log == names  # and runs again, whole
+    assert sorted(started) == ["n0", "n0", "n1", "n2", "n3"]
+
+
 def test_async_node_in_a_sync_run():
     async def fetch(state: Log) -> dict:
         await asyncio.sleep(0)
