@@ -766,21 +766,15 @@ def _parallel_sync(
 async def step_async(
     run: Run[S], nodes: list[Node]
 ) -> AsyncIterator[Event | list[tuple[Node, Update]]]:
-    """Run one step's nodes on the event loop; yields events, then the results list last."""
-    import asyncio
+    """Run one step's nodes on the event loop; yields events, then the results list last.
 
-    if len(nodes) == 1 and not (nodes[0].is_async or nodes[0].is_async_gen):
-        node = nodes[0]
-        events = run.node_sync(node)
-        while True:
-            try:
-                event = next(events)
-            except StopIteration as stop:
-                yield [(node, stop.value)]
-                return
-            yield event
-            if isinstance(event, Chunk):
-                await asyncio.sleep(0)
+    Sync nodes run on threads, even a lone one: run on the loop, a node blocking on I/O
+    would stall every other task of the loop (a server's other requests, a notebook's
+    widgets) until it returned.
+    """
+    import asyncio
+    import contextvars
+
     inbox: asyncio.Queue[Any] = asyncio.Queue()
     loop = asyncio.get_running_loop()
 
@@ -799,7 +793,9 @@ async def step_async(
     async def run_node(node: Node) -> Update:
         if node.is_async or node.is_async_gen:
             return await run.node_async(node, inbox.put_nowait)
-        return await loop.run_in_executor(thread_pool(), drive, node)
+        # with the caller's context variables, as asyncio.to_thread hands them on
+        context = contextvars.copy_context()
+        return await loop.run_in_executor(thread_pool(), context.run, drive, node)
 
     # max_concurrency counts nodes of either kind; without it async nodes are not limited
     gate = asyncio.Semaphore(run.max_concurrency) if run.max_concurrency else None

@@ -427,6 +427,36 @@ def test_a_lone_sync_node_runs_inline():
     assert threads == [threading.current_thread()]
 
 
+def test_a_lone_sync_node_of_an_async_run_never_blocks_the_event_loop():
+    import contextvars
+
+    user = contextvars.ContextVar("user", default="nobody")
+
+    def blocking(state: Log) -> dict:
+        time.sleep(0.3)  # blocking I/O, say
+        return {"log": [user.get()]}
+
+    async def scenario() -> tuple[int, Log]:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0)
+        user.set("ada")
+        final = await chain(Log, blocking).ainvoke()
+        ticker.cancel()
+        return ticks, final
+
+    ticks, final = asyncio.run(scenario())
+    assert ticks > 5, "the loop kept running other tasks while the node blocked"
+    assert final.log == ["ada"], "the node saw the caller's context variables"
+
+
 def test_async_nodes_of_one_step_run_concurrently_on_the_loop():
     def waiter(name):
         async def wait(state: Log) -> dict:
