@@ -290,6 +290,21 @@ class CompiledGraph(Generic[S]):
 
         return update_state(self, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id)
 
+    async def aupdate_state(
+        self,
+        thread_id: str,
+        values: Mapping[str, Any] | S,
+        *,
+        as_node: str | None = None,
+        checkpoint_id: str | None = None,
+    ) -> str:
+        """Async :meth:`update_state`, on a worker thread (it waits for the thread's lock)."""
+        import asyncio
+
+        return await asyncio.to_thread(
+            self.update_state, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id
+        )
+
     def seed_thread(
         self,
         thread_id: str,
@@ -312,6 +327,18 @@ class CompiledGraph(Generic[S]):
         from .editing import seed_thread
 
         return seed_thread(self, thread_id, values, start_at=start_at)
+
+    async def aseed_thread(
+        self,
+        thread_id: str,
+        values: Mapping[str, Any] | S,
+        *,
+        start_at: str | Sequence[str] | None = None,
+    ) -> str:
+        """Async :meth:`seed_thread`, on a worker thread (it waits for the thread's lock)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.seed_thread, thread_id, values, start_at=start_at)
 
     def list_threads(self) -> list[str]:
         """The ids of the checkpointer's threads, sorted (subgraphs' own threads left out)."""

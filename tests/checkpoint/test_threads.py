@@ -325,6 +325,34 @@ def test_async_runs_checkpoint_and_resume(saver: BaseSaver) -> None:
     assert len(asyncio.run(compiled.aget_state_history("t"))) == 4
 
 
+def test_async_edits_and_seeds_wait_for_a_running_thread_and_land(saver: BaseSaver) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def slow(state: Chat) -> dict[str, Any]:
+        started.set()
+        release.wait(30)
+        return {"visits": ["slow"]}
+
+    graph = StateGraph(Chat).add_node("slow", slow).add_edge(START, "slow")
+    compiled = graph.add_edge("slow", END).compile(checkpointer=saver)
+
+    async def scenario() -> None:
+        running = asyncio.create_task(compiled.ainvoke({}, thread_id="t"))
+        await asyncio.to_thread(started.wait, 30)
+        edit = asyncio.create_task(compiled.aupdate_state("t", {"topic": "cats"}))
+        await asyncio.sleep(0.05)
+        assert not edit.done(), "the edit waits for the run holding the thread"
+        release.set()
+        await running
+        await edit
+        await compiled.aseed_thread("new", {"topic": "owls"}, start_at="slow")
+
+    asyncio.run(scenario())
+    state = compiled.get_state("t")
+    assert (state.values.topic, state.values.visits) == ("cats", ["slow"])
+    assert compiled.get_state("new").next == ("slow",)
+
+
 def test_an_unstorable_write_fails_the_run_and_keeps_the_last_good_step(
     saver: BaseSaver,
 ) -> None:
