@@ -284,6 +284,8 @@ def _may_have_magics(source: str) -> bool:
         stripped = line.strip()
         if stripped.startswith(("%", "!")) or stripped.endswith("?"):
             return True
+        if _ASSIGNED_MAGIC.match(line):  # `files = !ls`, `home = %env HOME`
+            return True
     return False
 
 
@@ -296,7 +298,8 @@ def _strip_magic_lines(source: str) -> str:
     for line in lines:
         stripped = line.lstrip()
         assigned = _ASSIGNED_MAGIC.match(line)
-        if not (stripped.startswith(("%", "!")) or assigned) or _continues("\n".join(kept)):
+        magic = stripped.startswith(("%", "!")) or _HELP.match(line)
+        if not (magic or assigned) or _continues("\n".join(kept)):
             kept.append(line)
         elif assigned:  # `files = !ls`: the name is bound, to None
             kept.append(f"{assigned.group(1)} = None  # IPython magic")
@@ -306,6 +309,7 @@ def _strip_magic_lines(source: str) -> str:
 
 
 _ASSIGNED_MAGIC = re.compile(r"^(\s*[A-Za-z_][\w.]*)\s*=\s*[%!]")
+_HELP = re.compile(r"^\s*(\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")  # `name?`, `??name`
 
 
 def _continues(text: str) -> bool:
