@@ -142,7 +142,8 @@ def _code_cells(file: Path) -> list[str]:
     Version 4 notebooks are read as the JSON they are: importing nbformat costs seconds
     (its schema validator compiles grammars), which every ``graphnb run`` would pay.
     Older formats go through nbformat, which validates and converts them. Either way a
-    cell that is not an object, or a source that is not text, is a :class:`GraphLoadError`.
+    cell that is not an object, a source that is not text, or a code cell's metadata or
+    tags not as nbformat has them, is a :class:`GraphLoadError`.
     """
     where = repr(str(file))
     try:
@@ -183,10 +184,27 @@ def _code_cells(file: Path) -> list[str]:
                 "or a list of lines",
                 path=str(file),
             )
-        tags = (cell.get("metadata") or {}).get("tags") or ()
         # Kept as an empty cell, so that the others keep their numbers in messages.
-        sources.append("" if SKIP_ON_LOAD in tags else source)
+        sources.append("" if SKIP_ON_LOAD in _tags(cell, file, index) else source)
     return sources
+
+
+def _tags(cell: dict[str, Any], file: Path, index: int) -> list[str]:
+    """A cell's tags; :class:`GraphLoadError` when its metadata is not as nbformat has it."""
+    metadata = cell.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise GraphLoadError(
+            f"{str(file)!r}: the metadata of cell {index} is {_kind(metadata)}, expected an object",
+            path=str(file),
+        )
+    tags = metadata.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        # A string would be searched as text: "graphnb-skip-on-load-not" is no such tag.
+        raise GraphLoadError(
+            f"{str(file)!r}: the tags of cell {index} are {_kind(tags)}, expected a list of text",
+            path=str(file),
+        )
+    return tags
 
 
 def _converted(file: Path, version: int) -> dict[str, Any]:

@@ -82,6 +82,20 @@ BAD_FILES = {
         "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": 5}]}',
         "the source of cell 1 is a number (5)",
     ),
+    "list_metadata.ipynb": (
+        "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": "", "metadata": [1]}]}',
+        "the metadata of cell 1 is a list ([1]), expected an object",
+    ),
+    "number_tags.ipynb": (
+        "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": "", '
+        '"metadata": {"tags": 5}}]}',
+        "the tags of cell 1 are a number (5), expected a list of text",
+    ),
+    "text_tags.ipynb": (
+        "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": "", '
+        '"metadata": {"tags": "graphnb-skip-on-load"}}]}',
+        'the tags of cell 1 are a string ("graphnb-skip-on-load"), expected a list of text',
+    ),
     "cells_object.ipynb": ("{" + V4_HEADER + ', "cells": {"a": 1}}', "'cells' is an object"),
     "bad_v3.ipynb": (
         '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": "x"}',
