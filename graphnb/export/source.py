@@ -17,7 +17,14 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Source", "SourceUnavailable", "free_names", "quoted_annotation_names", "source_of"]
+__all__ = [
+    "Source",
+    "SourceUnavailable",
+    "free_names",
+    "is_function",
+    "quoted_annotation_names",
+    "source_of",
+]
 
 
 class SourceUnavailable(Exception):
@@ -37,6 +44,22 @@ class Source:
     text: str
 
 
+def is_function(obj: Any) -> bool:
+    """A plain function, or an object a decorator made around one (``functools.cache``).
+
+    Either way its source is the function's, decorators included, which makes the same
+    object again.
+    """
+    if isinstance(obj, types.FunctionType):
+        return True
+    try:
+        # Only an attribute of the object itself: getattr may run any code on others.
+        wraps = "__wrapped__" in vars(obj) and not isinstance(obj, type)
+        return wraps and isinstance(inspect.unwrap(obj), types.FunctionType)
+    except (TypeError, ValueError):  # no __dict__; a cycle of __wrapped__
+        return False
+
+
 def source_of(obj: Any) -> Source:
     """The source of a plain function or class, as one top-level statement.
 
@@ -46,7 +69,7 @@ def source_of(obj: Any) -> Source:
     """
     if isinstance(obj, type):
         text = _class_source(obj)
-    elif isinstance(obj, types.FunctionType):
+    elif is_function(obj):
         target = inspect.unwrap(obj)
         if not isinstance(target, types.FunctionType):
             raise SourceUnavailable(f"it wraps {type(target).__name__}, which has no source")
