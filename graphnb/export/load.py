@@ -51,9 +51,14 @@ def split_target(target: str) -> tuple[str, str | None]:
     ('flows/agent.ipynb', 'react')
     >>> split_target("agent.py")
     ('agent.py', None)
+
+    Any ``GRAPH`` after an existing file is split off (``agent.py:graphs.main``), so that
+    a name that is no variable's is reported as such, not as a missing file.
     """
     head, sep, tail = target.rpartition(":")
-    if sep and head and tail.isidentifier():
+    if not (sep and head and tail):
+        return target, None
+    if tail.isidentifier() or (Path(head).is_file() and not Path(target).exists()):
         return head, tail
     return target, None
 
@@ -413,8 +418,9 @@ def load_graph(target: str) -> tuple[str, Any]:
         if name in graphs:
             return name, graphs[name]
         listed = ", ".join(available) or "none"
+        hint = "" if name.isidentifier() else "; GRAPH is the name of a top-level variable"
         raise GraphNotFoundError(
-            f"{path!r} defines no graph named {name!r} (graphs: {listed})",
+            f"{path!r} defines no graph named {name!r} (graphs: {listed}){hint}",
             path=path,
             name=name,
             available=available,

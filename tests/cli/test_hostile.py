@@ -118,6 +118,23 @@ def test_a_file_that_cannot_be_loaded_is_one_error_line_and_exit_code_3(
     assert_one_error_line(err, name, message)
 
 
+@pytest.mark.parametrize("name", ["graphs.chat", "Holder.graph", "2nd", "chat graph"])
+@pytest.mark.parametrize("command", ["run", "draw", "export"])
+def test_a_graph_name_that_is_no_variable_name_is_an_unknown_graph_not_a_missing_file(
+    capsys: pytest.CaptureFixture[str], command: str, name: str
+) -> None:
+    """`FILE:GRAPH` names a top-level variable; `chat.py:graphs.chat` is not the file
+    `chat.py:graphs.chat`, which does not exist."""
+    code, out, err = cli(capsys, command, f"chat.py:{name}")
+    assert code == 2
+    assert out == ""
+    assert_one_error_line(
+        err,
+        f"'chat.py' defines no graph named {name!r} (graphs: builder, graph)",
+        "GRAPH is the name of a top-level variable",
+    )
+
+
 # -- item 16: outputs into a folder that does not exist ----------------------------------
 
 
