@@ -36,12 +36,23 @@ from ..graph import StateGraph
 from ..spec import GraphSpec
 from .errors import GraphLoadError, GraphNotFoundError
 
-__all__ = ["SKIP_ON_LOAD", "load_graph", "load_graphs", "load_module", "split_target"]
+__all__ = [
+    "NOTEBOOK_MODULE_PREFIX",
+    "SKIP_ON_LOAD",
+    "load_graph",
+    "load_graphs",
+    "load_module",
+    "split_target",
+]
 
 SKIP_ON_LOAD = "graphnb-skip-on-load"
 """The tag of a notebook cell graphnb does not run when it loads the notebook for its
 graphs (``graphnb run``, ``draw``, ``export``...): a cell that runs a graph on an example
 input, like the last cell of an exported notebook. Jupyter runs it as any other cell."""
+
+NOTEBOOK_MODULE_PREFIX = "__graphnb_notebook_"
+"""How the name of the module a loaded notebook's cells run in starts: a name made up
+here, which messages should call "the notebook"."""
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -245,7 +256,7 @@ def _load_notebook(file: Path) -> types.ModuleType:
         offsets.append(len(lines))
         lines.extend(line + "\n" for line in source.split("\n"))
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
-    name = "__graphnb_notebook_" + _module_name(file, "")[:60] + "__"
+    name = NOTEBOOK_MODULE_PREFIX + _module_name(file, "")[:60] + "__"
     module = types.ModuleType(name)
     module.__file__ = filename
     module.__dict__["display"] = _display

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from .codegen import UnwritableValue, python_literal
 from .errors import ExportProblem
+from .load import NOTEBOOK_MODULE_PREFIX
 from .origin import import_path, importable, is_user_code, type_checking_imports
 from .source import (
     Source,
@@ -299,7 +300,8 @@ def _describe(value: Any, module: Any) -> str:
     if kind is None and isinstance(value, types.FunctionType) and value.__closure__:
         kind = f"a closure over {', '.join(value.__code__.co_freevars)}"
     kind = kind or f"a {type(value).__qualname__}"
-    where = "the notebook" if module in (None, "__main__") else f"module {module!r}"
+    notebook = module in (None, "__main__") or str(module).startswith(NOTEBOOK_MODULE_PREFIX)
+    where = "the notebook" if notebook else f"module {module!r}"
     return (
         f"is {kind} defined in {where}; it is neither source, a literal, nor importable "
         "(define it in an importable module, or inside the function that uses it)"
