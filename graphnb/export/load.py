@@ -36,12 +36,23 @@ from ..graph import StateGraph
 from ..spec import GraphSpec
 from .errors import GraphLoadError, GraphNotFoundError
 
-__all__ = ["SKIP_ON_LOAD", "load_graph", "load_graphs", "load_module", "split_target"]
+__all__ = [
+    "NOTEBOOK_MODULE_PREFIX",
+    "SKIP_ON_LOAD",
+    "load_graph",
+    "load_graphs",
+    "load_module",
+    "split_target",
+]
 
 SKIP_ON_LOAD = "graphnb-skip-on-load"
 """The tag of a notebook cell graphnb does not run when it loads the notebook for its
 graphs (``graphnb run``, ``draw``, ``export``...): a cell that runs a graph on an example
 input, like the last cell of an exported notebook. Jupyter runs it as any other cell."""
+
+NOTEBOOK_MODULE_PREFIX = "__graphnb_notebook_"
+"""How the name of the module a loaded notebook's cells run in starts: a name made up
+here, which messages should call "the notebook"."""
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -51,9 +62,14 @@ def split_target(target: str) -> tuple[str, str | None]:
     ('flows/agent.ipynb', 'react')
     >>> split_target("agent.py")
     ('agent.py', None)
+
+    Any ``GRAPH`` after an existing file is split off (``agent.py:graphs.main``), so that
+    a name that is no variable's is reported as such, not as a missing file.
     """
     head, sep, tail = target.rpartition(":")
-    if sep and head and tail.isidentifier():
+    if not (sep and head and tail):
+        return target, None
+    if tail.isidentifier() or (Path(head).is_file() and not Path(target).exists()):
         return head, tail
     return target, None
 
@@ -142,7 +158,8 @@ def _code_cells(file: Path) -> list[str]:
     Version 4 notebooks are read as the JSON they are: importing nbformat costs seconds
     (its schema validator compiles grammars), which every ``graphnb run`` would pay.
     Older formats go through nbformat, which validates and converts them. Either way a
-    cell that is not an object, or a source that is not text, is a :class:`GraphLoadError`.
+    cell that is not an object, a source that is not text, or a code cell's metadata or
+    tags not as nbformat has them, is a :class:`GraphLoadError`.
     """
     where = repr(str(file))
     try:
@@ -183,10 +200,27 @@ def _code_cells(file: Path) -> list[str]:
                 "or a list of lines",
                 path=str(file),
             )
-        tags = (cell.get("metadata") or {}).get("tags") or ()
         # Kept as an empty cell, so that the others keep their numbers in messages.
-        sources.append("" if SKIP_ON_LOAD in tags else source)
+        sources.append("" if SKIP_ON_LOAD in _tags(cell, file, index) else source)
     return sources
+
+
+def _tags(cell: dict[str, Any], file: Path, index: int) -> list[str]:
+    """A cell's tags; :class:`GraphLoadError` when its metadata is not as nbformat has it."""
+    metadata = cell.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise GraphLoadError(
+            f"{str(file)!r}: the metadata of cell {index} is {_kind(metadata)}, expected an object",
+            path=str(file),
+        )
+    tags = metadata.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        # A string would be searched as text: "graphnb-skip-on-load-not" is no such tag.
+        raise GraphLoadError(
+            f"{str(file)!r}: the tags of cell {index} are {_kind(tags)}, expected a list of text",
+            path=str(file),
+        )
+    return tags
 
 
 def _converted(file: Path, version: int) -> dict[str, Any]:
@@ -222,7 +256,7 @@ def _load_notebook(file: Path) -> types.ModuleType:
         offsets.append(len(lines))
         lines.extend(line + "\n" for line in source.split("\n"))
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
-    name = "__graphnb_notebook_" + _module_name(file, "")[:60] + "__"
+    name = NOTEBOOK_MODULE_PREFIX + _module_name(file, "")[:60] + "__"
     module = types.ModuleType(name)
     module.__file__ = filename
     module.__dict__["display"] = _display
@@ -284,6 +318,8 @@ def _may_have_magics(source: str) -> bool:
         stripped = line.strip()
         if stripped.startswith(("%", "!")) or stripped.endswith("?"):
             return True
+        if _ASSIGNED_MAGIC.match(line):  # `files = !ls`, `home = %env HOME`
+            return True
     return False
 
 
@@ -296,7 +332,8 @@ def _strip_magic_lines(source: str) -> str:
     for line in lines:
         stripped = line.lstrip()
         assigned = _ASSIGNED_MAGIC.match(line)
-        if not (stripped.startswith(("%", "!")) or assigned) or _continues("\n".join(kept)):
+        magic = stripped.startswith(("%", "!")) or _HELP.match(line)
+        if not (magic or assigned) or _continues("\n".join(kept)):
             kept.append(line)
         elif assigned:  # `files = !ls`: the name is bound, to None
             kept.append(f"{assigned.group(1)} = None  # IPython magic")
@@ -306,6 +343,7 @@ def _strip_magic_lines(source: str) -> str:
 
 
 _ASSIGNED_MAGIC = re.compile(r"^(\s*[A-Za-z_][\w.]*)\s*=\s*[%!]")
+_HELP = re.compile(r"^\s*(\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")  # `name?`, `??name`
 
 
 def _continues(text: str) -> bool:
@@ -391,8 +429,9 @@ def load_graph(target: str) -> tuple[str, Any]:
         if name in graphs:
             return name, graphs[name]
         listed = ", ".join(available) or "none"
+        hint = "" if name.isidentifier() else "; GRAPH is the name of a top-level variable"
         raise GraphNotFoundError(
-            f"{path!r} defines no graph named {name!r} (graphs: {listed})",
+            f"{path!r} defines no graph named {name!r} (graphs: {listed}){hint}",
             path=path,
             name=name,
             available=available,

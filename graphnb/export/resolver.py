@@ -23,8 +23,16 @@ from typing import Any, Literal
 
 from .codegen import UnwritableValue, python_literal
 from .errors import ExportProblem
+from .load import NOTEBOOK_MODULE_PREFIX
 from .origin import import_path, importable, is_user_code, type_checking_imports
-from .source import Source, SourceUnavailable, free_names, quoted_annotation_names, source_of
+from .source import (
+    Source,
+    SourceUnavailable,
+    free_names,
+    is_function,
+    quoted_annotation_names,
+    source_of,
+)
 
 __all__ = ["Definition", "Resolver"]
 
@@ -73,7 +81,7 @@ class Resolver:
         if id(obj) in self._defined:
             return self._defined[id(obj)]
         module = getattr(obj, "__module__", None)
-        if isinstance(obj, types.FunctionType | type) and is_user_code(module):
+        if (isinstance(obj, type) or is_function(obj)) and is_user_code(module):
             try:
                 source = source_of(obj)
             except SourceUnavailable as error:
@@ -147,7 +155,7 @@ class Resolver:
 
     def _globals_of(self, obj: Any) -> Mapping[str, Any]:
         target = obj
-        if isinstance(obj, types.FunctionType):
+        if is_function(obj):
             target = _unwrap(obj)
             if isinstance(target, types.FunctionType):
                 if target.__module__ == "__main__" and self.namespace is not None:
@@ -182,7 +190,7 @@ class Resolver:
             self._import_module(name, value, who)
             return
         module = getattr(value, "__module__", None)
-        if isinstance(value, types.FunctionType | type) and is_user_code(module):
+        if (isinstance(value, type) or is_function(value)) and is_user_code(module):
             try:
                 source = source_of(value)
             except SourceUnavailable:
@@ -292,7 +300,8 @@ def _describe(value: Any, module: Any) -> str:
     if kind is None and isinstance(value, types.FunctionType) and value.__closure__:
         kind = f"a closure over {', '.join(value.__code__.co_freevars)}"
     kind = kind or f"a {type(value).__qualname__}"
-    where = "the notebook" if module in (None, "__main__") else f"module {module!r}"
+    notebook = module in (None, "__main__") or str(module).startswith(NOTEBOOK_MODULE_PREFIX)
+    where = "the notebook" if notebook else f"module {module!r}"
     return (
         f"is {kind} defined in {where}; it is neither source, a literal, nor importable "
         "(define it in an importable module, or inside the function that uses it)"

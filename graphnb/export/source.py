@@ -12,12 +12,20 @@ import ast
 import inspect
 import linecache
 import symtable
+import sys
 import textwrap
 import types
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Source", "SourceUnavailable", "free_names", "quoted_annotation_names", "source_of"]
+__all__ = [
+    "Source",
+    "SourceUnavailable",
+    "free_names",
+    "is_function",
+    "quoted_annotation_names",
+    "source_of",
+]
 
 
 class SourceUnavailable(Exception):
@@ -37,6 +45,22 @@ class Source:
     text: str
 
 
+def is_function(obj: Any) -> bool:
+    """A plain function, or an object a decorator made around one (``functools.cache``).
+
+    Either way its source is the function's, decorators included, which makes the same
+    object again.
+    """
+    if isinstance(obj, types.FunctionType):
+        return True
+    try:
+        # Only an attribute of the object itself: getattr may run any code on others.
+        wraps = "__wrapped__" in vars(obj) and not isinstance(obj, type)
+        return wraps and isinstance(inspect.unwrap(obj), types.FunctionType)
+    except (TypeError, ValueError):  # no __dict__; a cycle of __wrapped__
+        return False
+
+
 def source_of(obj: Any) -> Source:
     """The source of a plain function or class, as one top-level statement.
 
@@ -46,7 +70,7 @@ def source_of(obj: Any) -> Source:
     """
     if isinstance(obj, type):
         text = _class_source(obj)
-    elif isinstance(obj, types.FunctionType):
+    elif is_function(obj):
         target = inspect.unwrap(obj)
         if not isinstance(target, types.FunctionType):
             raise SourceUnavailable(f"it wraps {type(target).__name__}, which has no source")
@@ -82,14 +106,36 @@ def source_of(obj: Any) -> Source:
 
 def _class_source(cls: type) -> str:
     try:
-        return inspect.getsource(cls)
+        text = inspect.getsource(cls)
     except (OSError, TypeError):
         pass
+    else:
+        # Before 3.13, inspect takes the first class statement of that name in the file;
+        # a notebook that defines the class again in a later cell means a later one.
+        file = inspect.getsourcefile(cls)
+        if file is None or sys.version_info >= (3, 13) or "." in cls.__qualname__:
+            return text
+        return _class_statement(cls, [file]) or text
     # Python 3.11 looks for a class in its module's file, which a Jupyter kernel's
     # ``__main__`` does not have. The class's methods know their cell; a class without
     # methods is looked for in the cells the kernel registered with linecache, and must
     # declare the same fields to count.
     files = _method_files(cls) or [name for name in list(linecache.cache) if _is_cell(name)]
+    found = _class_statement(cls, files)
+    if found is None:
+        raise SourceUnavailable("its source is not available (no file or notebook cell)")
+    return found
+
+
+def _class_statement(cls: type, files: list[str]) -> str | None:
+    """The statement defining ``cls`` in ``files``, or ``None``.
+
+    The one its methods were compiled in, else the last that declares its fields and methods.
+    """
+    compiled = {
+        (function.__code__.co_filename, function.__code__.co_firstlineno)
+        for function in _methods(cls)
+    }
     found: str | None = None
     for filename in files:
         text = "".join(linecache.getlines(filename))
@@ -108,21 +154,26 @@ def _class_source(cls: type) -> str:
                 lines = text.splitlines()
                 first = (node.decorator_list[0] if node.decorator_list else node).lineno
                 found = "\n".join(lines[first - 1 : node.end_lineno])
-    if found is None:
-        raise SourceUnavailable("its source is not available (no file or notebook cell)")
+                end = node.end_lineno or node.lineno
+                if any(f == filename and first <= line <= end for f, line in compiled):
+                    return found
     return found
 
 
-def _method_files(cls: type) -> list[str]:
-    files = []
+def _methods(cls: type) -> list[types.FunctionType]:
+    methods = []
     for value in list(vars(cls).values()):
         # Only plain functions: touching other attributes (pydantic's) may run code.
         function = value.__func__ if isinstance(value, staticmethod | classmethod) else value
         if isinstance(function, types.FunctionType) and function.__qualname__.startswith(
             cls.__qualname__ + "."
         ):
-            files.append(function.__code__.co_filename)
-    return list(dict.fromkeys(files))
+            methods.append(function)
+    return methods
+
+
+def _method_files(cls: type) -> list[str]:
+    return list(dict.fromkeys(function.__code__.co_filename for function in _methods(cls)))
 
 
 def _is_cell(filename: str) -> bool:

@@ -82,6 +82,20 @@ BAD_FILES = {
         "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": 5}]}',
         "the source of cell 1 is a number (5)",
     ),
+    "list_metadata.ipynb": (
+        "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": "", "metadata": [1]}]}',
+        "the metadata of cell 1 is a list ([1]), expected an object",
+    ),
+    "number_tags.ipynb": (
+        "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": "", '
+        '"metadata": {"tags": 5}}]}',
+        "the tags of cell 1 are a number (5), expected a list of text",
+    ),
+    "text_tags.ipynb": (
+        "{" + V4_HEADER + ', "cells": [{"cell_type": "code", "source": "", '
+        '"metadata": {"tags": "graphnb-skip-on-load"}}]}',
+        'the tags of cell 1 are a string ("graphnb-skip-on-load"), expected a list of text',
+    ),
     "cells_object.ipynb": ("{" + V4_HEADER + ', "cells": {"a": 1}}', "'cells' is an object"),
     "bad_v3.ipynb": (
         '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": "x"}',
@@ -102,6 +116,23 @@ def test_a_file_that_cannot_be_loaded_is_one_error_line_and_exit_code_3(
     assert code == 3
     assert out == ""
     assert_one_error_line(err, name, message)
+
+
+@pytest.mark.parametrize("name", ["graphs.chat", "Holder.graph", "2nd", "chat graph"])
+@pytest.mark.parametrize("command", ["run", "draw", "export"])
+def test_a_graph_name_that_is_no_variable_name_is_an_unknown_graph_not_a_missing_file(
+    capsys: pytest.CaptureFixture[str], command: str, name: str
+) -> None:
+    """`FILE:GRAPH` names a top-level variable; `chat.py:graphs.chat` is not the file
+    `chat.py:graphs.chat`, which does not exist."""
+    code, out, err = cli(capsys, command, f"chat.py:{name}")
+    assert code == 2
+    assert out == ""
+    assert_one_error_line(
+        err,
+        f"'chat.py' defines no graph named {name!r} (graphs: builder, graph)",
+        "GRAPH is the name of a top-level variable",
+    )
 
 
 # -- item 16: outputs into a folder that does not exist ----------------------------------

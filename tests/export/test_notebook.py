@@ -11,6 +11,7 @@ from nbclient import NotebookClient
 
 from graphnb.cli.demo import build as build_demo
 from graphnb.export import (
+    ExportError,
     GraphLoadError,
     GraphNotFoundError,
     load_graph,
@@ -204,3 +205,51 @@ def test_an_export_replaces_its_file_whole_or_not_at_all(tmp_path: Path) -> None
     assert target.read_text(encoding="utf-8") == "new\n"
     assert target.stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flow.py"]
+
+
+ONLY_ASSIGNED_MAGICS = [
+    "from graphnb import END, START, StateGraph",
+    "FILES = !ls\nHOME = %env HOME",
+    "graph?\nStateGraph??",
+    "def ask(state: dict) -> dict:\n    return {'answer': 42}",
+    "graph = StateGraph(dict).add_node('ask', ask)\n"
+    "graph.add_edge(START, 'ask').add_edge('ask', END)",
+]
+
+
+def _check_assigned_magics_are_skipped(path: Path) -> None:
+    module = load_module(path)
+    assert module.FILES is None
+    assert module.HOME is None
+    assert module.graph.compile().invoke({}) == {"answer": 42}
+
+
+def test_a_cell_whose_only_magics_are_assignments_loads_with_ipython(tmp_path: Path) -> None:
+    pytest.importorskip("IPython")
+    path = write_source_notebook(tmp_path / "assigned.ipynb", ONLY_ASSIGNED_MAGICS)
+    _check_assigned_magics_are_skipped(path)
+
+
+def test_a_cell_whose_only_magics_are_assignments_loads_without_ipython(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "IPython", None)
+    monkeypatch.setitem(sys.modules, "IPython.core.inputtransformer2", None)
+    path = write_source_notebook(tmp_path / "assigned_plain.ipynb", ONLY_ASSIGNED_MAGICS)
+    _check_assigned_magics_are_skipped(path)
+
+
+def test_an_instance_a_notebook_node_uses_is_reported_as_the_notebooks(tmp_path: Path) -> None:
+    cells = [
+        "from graphnb import END, START, StateGraph\n\n\nclass Client:\n"
+        "    def ask(self, q):\n        return q\n\n\nclient = Client()",
+        "def node(state: dict) -> dict:\n    return {'x': client.ask(1)}",
+        "graph = StateGraph(dict).add_node('node', node)\n"
+        "graph.add_edge(START, 'node').add_edge('node', END)",
+    ]
+    graph = load_graph(str(write_source_notebook(tmp_path / "client.ipynb", cells)))[1]
+    with pytest.raises(ExportError) as caught:
+        to_module(graph)
+    [problem] = caught.value.problems
+    assert problem.name == "node 'node' (uses 'client')"
+    assert problem.reason.startswith("'client' is a Client defined in the notebook;")

@@ -179,3 +179,63 @@ def test_classes_typed_in_a_kernel_are_found_in_their_cell(monkeypatch: pytest.M
     kernel_cell("class Tool:\n    def use(self):\n        return 1\n", 3, namespace, monkeypatch)
     assert source_of(namespace["Memo"]).text == "class Memo:\n    title: str\n    body: str"
     assert source_of(namespace["Tool"]).text.startswith("class Tool:\n    def use(self):")
+
+
+def test_cached_functions_of_a_notebook_are_exported_with_their_decorator(
+    tmp_path: Path,
+) -> None:
+    """`functools.cache` and `lru_cache` make objects that are not functions; their source
+    is the function's, decorator included, as for a `functools.wraps` wrapper."""
+    cells = [
+        "import functools\nfrom graphnb import END, START, StateGraph",
+        "@functools.lru_cache(maxsize=None)\ndef square(n: int) -> int:\n    return n * n",
+        "@functools.cache\ndef double(n: int) -> int:\n    return 2 * n",
+        "def node(state: dict) -> dict:\n    return {'x': square(state['x']) + double(1)}",
+        "graph = StateGraph(dict).add_node('node', node)\n"
+        "graph.add_edge(START, 'node').add_edge('node', END)",
+    ]
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "code", "metadata": {}, "source": cell} for cell in cells],
+    }
+    (tmp_path / "cached.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    graph = load_module(tmp_path / "cached.ipynb").graph
+    text = to_module(graph)
+    assert "@functools.lru_cache(maxsize=None)\ndef square(n: int) -> int:" in text
+    assert "@functools.cache\ndef double(n: int) -> int:" in text
+    path = tmp_path / "cached_export.py"
+    path.write_text(text, encoding="utf-8")
+    assert run_module(path, "-i", '{"x": 3}') == {"x": 11}
+
+
+def test_a_class_defined_again_in_a_later_cell_exports_as_the_graph_uses_it(
+    tmp_path: Path,
+) -> None:
+    """Python 3.11's `inspect` gives the first `class` statement of a name in the file;
+    the graph uses the one its cell ran last (told apart by fields, or by where the
+    class's methods were compiled)."""
+    cells = [
+        "from graphnb import END, START, GraphState, StateGraph",
+        "class Note(GraphState):\n    x: int = 0",
+        "class Tools:\n    @staticmethod\n    def bump(state: Note) -> dict:\n"
+        "        return {'x': state.x + 1}",
+        "class Note(GraphState):\n    x: int = 0\n    tag: str = 'v2'",
+        "class Tools:\n    @staticmethod\n    def bump(state: Note) -> dict:\n"
+        "        return {'x': state.x + 10, 'tag': state.tag + '!'}",
+        "graph = StateGraph(Note).add_node('bump', Tools.bump)\n"
+        "graph.add_edge(START, 'bump').add_edge('bump', END)",
+    ]
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "code", "metadata": {}, "source": cell} for cell in cells],
+    }
+    (tmp_path / "again.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    graph = load_module(tmp_path / "again.ipynb").graph
+    assert graph.compile().invoke({"x": 1}).model_dump() == {"x": 11, "tag": "v2!"}
+    path = write_module(graph, tmp_path / "again_export.py")
+    assert "tag: str = " in path.read_text(encoding="utf-8")
+    assert run_module(path, "-i", '{"x": 1}') == {"x": 11, "tag": "v2!"}
