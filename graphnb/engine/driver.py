@@ -274,6 +274,16 @@ def _answers(
     inner: dict[str, dict[str, Any]] = {}
     pending = [i for i in position.interrupts if i.when == "during"]
     if not pending:
+        if resume is not None and not position.interrupts:
+            # An answer nobody asked for would be dropped without a word (a human's
+            # approval given to the wrong thread, or twice).
+            where = "its run finished" if not position.next else "it did not stop at one"
+            raise ResumeError(
+                f"thread {thread_id!r} has no pending interrupt to answer ({where}); run it "
+                "with None to go on, or with an input to start a new run",
+                thread_id=thread_id,
+                checkpoint_id=position.row.checkpoint_id,
+            )
         return answers, inner
     if isinstance(resume, Mapping) and set(resume) <= {i.id for i in pending} and resume:
         chosen = [(i, resume[i.id]) for i in pending if i.id in resume]

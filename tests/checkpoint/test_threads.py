@@ -510,6 +510,26 @@ def test_one_answer_for_several_interrupts_is_refused() -> None:
         app.invoke(Command(resume="which?"), thread_id="t")
 
 
+def test_an_answer_with_no_interrupt_pending_is_refused_not_dropped() -> None:
+    from graphnb.checkpoint import ResumeError
+
+    graph = StateGraph(Chat).add_node("x", lambda s: {"topic": interrupt("x?")})
+    app = graph.add_edge(START, "x").add_edge("x", END).compile(checkpointer=MemorySaver())
+    app.invoke({}, thread_id="t")
+    assert app.invoke(Command(resume="first"), thread_id="t").topic == "first"
+    with pytest.raises(ResumeError, match=r"'t' has no pending interrupt to answer .*finished"):
+        app.invoke(Command(resume="second"), thread_id="t")
+    assert app.get_state("t").values.topic == "first"
+    assert len(app.get_state_history("t")) == 3, "nothing was written"
+    assert app.invoke(Command(), thread_id="t").topic == "first", "no answer: nothing to drop"
+    # A static stop is still resumed with a Command, its answer unused.
+    static = StateGraph(Chat).add_node("a", visit("a")).add_node("b", visit("b"))
+    static.add_edge(START, "a").add_edge("a", "b").add_edge("b", END)
+    paused = static.compile(checkpointer=MemorySaver(), interrupt_after=["a"])
+    paused.invoke({}, thread_id="s")
+    assert paused.invoke(Command(resume="ok"), thread_id="s").visits == ["a", "b"]
+
+
 def test_the_run_context_can_interrupt_too() -> None:
     from graphnb import RunContext
 
