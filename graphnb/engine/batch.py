@@ -461,8 +461,20 @@ def wait_all(
     """Every future's outcome in order, telling ``on_progress`` how the batch goes.
 
     An error the executor itself raised for an input (a Dask ``KilledWorker``) is that
-    input's outcome.
+    input's outcome. Interrupted (Ctrl-C, or ``on_progress`` raised), the inputs not yet
+    started are cancelled: a thread pool would otherwise run every one of them first.
     """
+    try:
+        return _wait_all(futures, on_progress, every)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+
+
+def _wait_all(
+    futures: Sequence[Future[tuple[bool, Any]]], on_progress: OnProgress | None, every: float
+) -> list[tuple[bool, Any]]:
     if on_progress is not None:
         from concurrent.futures import FIRST_COMPLETED, wait
 

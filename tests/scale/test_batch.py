@@ -49,6 +49,26 @@ def test_without_return_exceptions_the_first_error_is_raised_after_all_ran(
     assert graph.get_state("good").values["x"] == 11  # the other input was not lost
 
 
+def test_an_interrupted_batch_starts_no_further_input() -> None:
+    ran: list[int] = []
+    first_running = threading.Event()
+
+    def step(state: dict[str, Any]) -> dict[str, Any]:
+        first_running.wait()
+        ran.append(state["x"])
+        return state
+
+    def interrupt(progress: Any) -> None:
+        first_running.set()
+        raise KeyboardInterrupt  # as Ctrl-C in the thread that called batch
+
+    graph = StateGraph(dict).add_node("step", step)
+    app = graph.add_edge(START, "step").add_edge("step", END).compile()
+    with pytest.raises(KeyboardInterrupt):
+        app.batch([{"x": i} for i in range(20)], max_concurrency=1, progress=interrupt)
+    assert ran == [0]  # the running input ends; the 19 waiting ones never start
+
+
 def test_process_pool_sends_errors_back_as_themselves(nodes: Any) -> None:
     graph = nodes.build()
     with ProcessPoolExecutor(2) as pool:
