@@ -60,8 +60,10 @@ def read_inputs(path: str) -> list[tuple[int, dict[str, Any]]]:
             (exit 2; the message names the line).
     """
     try:
-        with open(path, encoding="utf-8") as file:
-            lines = file.read().splitlines()
+        # JSON lines end at "\n" only: str.splitlines() also splits at U+2028 and the like,
+        # which JSON strings may hold unescaped
+        with open(path, encoding="utf-8", newline="") as file:
+            lines = [line.removesuffix("\r") for line in file.read().split("\n")]
     except OSError as error:
         raise CommandError(f"cannot read {shown(path)}: {error.strerror}", EXIT_LOAD) from None
     except UnicodeDecodeError as error:
@@ -114,6 +116,15 @@ def _check_executor(value: str) -> tuple[str, str]:
         )
     if not address:
         raise CommandError(f"--executor {value!r} names no address; {expected}", EXIT_USAGE)
+    if scheme == "ray" and address == "local":
+        return scheme, address
+    host, colon, port = address.rpartition(":")
+    if not (colon and host and "/" not in host and port.isdigit() and 0 < int(port) < 65536):
+        raise CommandError(
+            f"--executor {value!r}: {address!r} is not HOST:PORT (a port from 1 to 65535); "
+            f"{expected}",
+            EXIT_USAGE,
+        )
     return scheme, address
 
 
@@ -152,6 +163,12 @@ def _executor(scheme: str, address: str, workers: int, folder: Path) -> Iterator
                 executor = RayExecutor(address=f"ray://{address}")
         except ImportError as error:
             raise CommandError(str(error), EXIT_USAGE) from None
+        except (ConnectionError, ValueError) as error:
+            # Ray's client raises ValueError without ray[client], ConnectionError when the
+            # cluster does not answer
+            raise CommandError(
+                f"cannot reach the Ray cluster at {address}: {error}", EXIT_FAILED
+            ) from None
         try:
             yield executor
         finally:

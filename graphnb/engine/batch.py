@@ -32,12 +32,12 @@ from ..binding import is_loaded_file, resolve
 from ..errors import BindingError, GraphRuntimeError, GraphSetupError
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Executor, Future
 
     from .compiled import CompiledGraph
 
-# pickle, traceback and concurrent.futures (which imports logging) load when a batch runs:
-# `import graphnb` imports this module to install the recipe builder.
+# pickle, traceback, uuid and concurrent.futures (which imports logging) load when a batch
+# runs: `import graphnb` imports this module to install the recipe builder.
 
 __all__ = [
     "BatchProgress",
@@ -50,6 +50,8 @@ __all__ = [
     "progress_callback",
     "recipe_of",
     "run_item",
+    "run_remote",
+    "submit_remote",
     "wait_all",
 ]
 
@@ -240,12 +242,94 @@ def run_remote(
     item: Any,
     thread_id: str | None,
     context: Mapping[str, Any] | None,
+    task: str = "",
 ) -> tuple[bool, Any]:
-    """A worker's task: ``(True, result)`` or ``(False, error)``, both picklable."""
+    """A worker's task: ``(True, result)`` or ``(False, error)``, both picklable.
+
+    ``task`` names this input of this batch and is otherwise unused: an executor that
+    runs a call once for equal arguments (Dask's pure tasks) would run equal inputs once.
+    """
     try:
-        return True, run_item(build(recipe), item, thread_id, context)
+        result = run_item(build(recipe), item, thread_id, context)
     except Exception as error:
         return False, _sendable(error, thread_id)
+    # A result the executor cannot pickle is not its error: Dask logs it and never
+    # resolves the input's future. Checked here, it is the input's error.
+    unpicklable = _unpicklable(result)
+    if unpicklable is None:
+        return True, result
+    where, cause = unpicklable
+    kind = type(cause)
+    return False, RemoteError(
+        f"the final state{f' of thread {thread_id!r}' if thread_id else ''} cannot be sent "
+        f"back from the worker: {where} does not pickle ({kind.__name__}: {cause}); keep "
+        "such objects out of the state",
+        type_name=f"{kind.__module__}.{kind.__qualname__}",
+        thread_id=thread_id,
+        remote_traceback="",
+    )
+
+
+def _unpicklable(value: Any) -> tuple[str, Exception] | None:
+    """``(what, error)`` when ``value`` does not pickle, naming its first field that does not."""
+    import pickle
+
+    try:
+        pickle.dumps(value)
+    except Exception as error:
+        fields = value if isinstance(value, Mapping) else getattr(value, "__dict__", {})
+        for name, field_value in fields.items():
+            try:
+                pickle.dumps(field_value)
+            except Exception as field_error:
+                return f"field {name!r} ({type(field_value).__name__})", field_error
+        return type(value).__name__, error
+    return None
+
+
+def submit_remote(
+    executor: Executor,
+    recipe: Recipe,
+    items: Sequence[Any],
+    ids: Sequence[str | None],
+    context: Mapping[str, Any] | None,
+) -> list[Future[tuple[bool, Any]]]:
+    """One :func:`run_remote` future per input; an input that cannot be sent is its error.
+
+    Raises:
+        Exception: what ``executor.submit`` raised for a reason other than an input that
+            does not pickle (e.g. the executor is shut down).
+    """
+    import uuid
+    from concurrent.futures import Future
+
+    batch = uuid.uuid4().hex
+    futures: list[Future[tuple[bool, Any]]] = []
+    for index, (item, thread_id) in enumerate(zip(items, ids, strict=True)):
+        try:
+            future = executor.submit(
+                run_remote, recipe, item, thread_id, context, f"{batch}-{index}"
+            )
+        except Exception:
+            # Dask pickles at submit, and its error names only its own task graph
+            unpicklable = _unpicklable(item)
+            if unpicklable is None:
+                for sent in futures:
+                    sent.cancel()
+                raise
+            where, error = unpicklable
+            future = Future()
+            future.set_result(
+                (
+                    False,
+                    BatchSetupError(
+                        f"input {index} cannot be sent to workers: {where} does not pickle "
+                        f"({type(error).__name__}: {error})"
+                    ),
+                )
+            )
+        futures.append(future)
+    return futures
 
 
 def _sendable(error: Exception, thread_id: str | None) -> Exception:
@@ -377,8 +461,20 @@ def wait_all(
     """Every future's outcome in order, telling ``on_progress`` how the batch goes.
 
     An error the executor itself raised for an input (a Dask ``KilledWorker``) is that
-    input's outcome.
+    input's outcome. Interrupted (Ctrl-C, or ``on_progress`` raised), the inputs not yet
+    started are cancelled: a thread pool would otherwise run every one of them first.
     """
+    try:
+        return _wait_all(futures, on_progress, every)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+
+
+def _wait_all(
+    futures: Sequence[Future[tuple[bool, Any]]], on_progress: OnProgress | None, every: float
+) -> list[tuple[bool, Any]]:
     if on_progress is not None:
         from concurrent.futures import FIRST_COMPLETED, wait
 

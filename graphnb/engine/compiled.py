@@ -693,7 +693,7 @@ class CompiledGraph(Generic[S]):
     ) -> list[Future[tuple[bool, Any]]] | None:
         from concurrent.futures import ThreadPoolExecutor
 
-        from .batch import recipe_of, run_item, run_remote
+        from .batch import recipe_of, run_item, submit_remote
 
         if executor is None:
             return None
@@ -706,11 +706,7 @@ class CompiledGraph(Generic[S]):
                     return False, error
 
             return [executor.submit(local, i, t) for i, t in zip(items, ids, strict=True)]
-        recipe = recipe_of(self)
-        return [
-            executor.submit(run_remote, recipe, i, t, context)
-            for i, t in zip(items, ids, strict=True)
-        ]
+        return submit_remote(executor, recipe_of(self), items, ids, context)
 
     async def abatch(
         self,

@@ -112,10 +112,25 @@ def test_a_bad_jsonl_line_is_named(flow: Path) -> None:
     )
 
 
+def test_lines_end_at_newlines_only(flow: Path) -> None:
+    # U+2028 may stand unescaped in a JSON string; a Windows file ends its lines with \r\n
+    line = json.dumps({"x": 1, "text": "one\u2028two\x85three"}, ensure_ascii=False)
+    (flow.parent / "wide.jsonl").write_bytes(f'{line}\r\n{{"x": 3}}\n'.encode())
+    done = graphnb("batch", flow.name, "--input", "wide.jsonl", "-q", cwd=flow.parent)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert without_pid(read_lines(done.stdout)) == [
+        {"line": 1, "thread_id": None, "state": {"x": 2, "text": "one\u2028two\x85three"}},
+        {"line": 2, "thread_id": None, "state": {"x": 6}},
+    ]
+
+
 def test_missing_input_file_exits_3(flow: Path) -> None:
     done = graphnb("batch", flow.name, "--input", "nope.jsonl", cwd=flow.parent)
     assert done.returncode == 3
     assert done.stderr == "error: cannot read nope.jsonl: No such file or directory\n"
+
+
+PORT = " (a port from 1 to 65535)"
 
 
 @pytest.mark.parametrize(
@@ -124,6 +139,14 @@ def test_missing_input_file_exits_3(flow: Path) -> None:
         ("spark://h:1", "--executor 'spark://h:1': unknown scheme 'spark'"),
         ("threads", "--executor 'threads' is not local nor a URL"),
         ("dask://", "--executor 'dask://' names no address"),
+        (
+            "dask://127.0.0.1:notaport",
+            "--executor 'dask://127.0.0.1:notaport': '127.0.0.1:notaport' is not HOST:PORT" + PORT,
+        ),
+        ("dask://:", "--executor 'dask://:': ':' is not HOST:PORT" + PORT),
+        ("dask://h:0", "--executor 'dask://h:0': 'h:0' is not HOST:PORT" + PORT),
+        ("dask://tcp://h:1", "--executor 'dask://tcp://h:1': 'tcp://h:1' is not HOST:PORT" + PORT),
+        ("ray://nothere", "--executor 'ray://nothere': 'nothere' is not HOST:PORT" + PORT),
     ],
 )
 def test_an_unknown_executor_is_named(flow: Path, executor: str, message: str) -> None:
@@ -131,6 +154,16 @@ def test_an_unknown_executor_is_named(flow: Path, executor: str, message: str) -
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {message}; use local, dask://HOST:PORT, ")
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_ray_cluster_that_cannot_be_reached_is_one_error_line(flow: Path) -> None:
+    pytest.importorskip("ray")
+    done = graphnb(
+        "batch", flow.name, "-i", "in.jsonl", "--executor", "ray://127.0.0.1:1", cwd=flow.parent
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: cannot reach the Ray cluster at 127.0.0.1:1: "), line
 
 
 def test_workers_must_be_positive(flow: Path) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
+import uuid
 from typing import Any
 
 from graphnb import END, START, StateGraph
@@ -29,3 +31,19 @@ def build(checkpointer: str | None = None) -> Any:
     graph = StateGraph(dict).add_node("double", double).add_node("add", slow_add)
     graph.add_edge(START, "double").add_edge("double", "add").add_edge("add", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def draw(state: dict[str, Any]) -> dict[str, Any]:
+    """A new value at every run, as a sampling model gives: equal inputs, different results."""
+    return {"draw": uuid.uuid4().hex}
+
+
+def keep_lock(state: dict[str, Any]) -> dict[str, Any]:
+    """Puts a lock, which does not pickle, in the state of a negative ``x``."""
+    return {"lock": threading.Lock()} if state["x"] < 0 else {"x": state["x"] + 1}
+
+
+def build_one(node: str) -> Any:
+    """A graph of one of this module's nodes, by its name."""
+    graph = StateGraph(dict).add_node(node, globals()[node])
+    return graph.add_edge(START, node).add_edge(node, END).compile()

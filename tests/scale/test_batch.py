@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from graphnb import END, START, StateGraph
-from graphnb.engine.batch import BatchSetupError
+from graphnb.engine.batch import BatchSetupError, RemoteError
 from graphnb.errors import NodeError
 
 from .conftest import POSTGRES_URL
@@ -46,6 +47,26 @@ def test_without_return_exceptions_the_first_error_is_raised_after_all_ran(
     with pytest.raises(NodeError, match="negative input -2"):
         graph.batch([{"x": -2}, {"x": 5}], thread_ids=["bad", "good"])
     assert graph.get_state("good").values["x"] == 11  # the other input was not lost
+
+
+def test_an_interrupted_batch_starts_no_further_input() -> None:
+    ran: list[int] = []
+    first_running = threading.Event()
+
+    def step(state: dict[str, Any]) -> dict[str, Any]:
+        first_running.wait()
+        ran.append(state["x"])
+        return state
+
+    def interrupt(progress: Any) -> None:
+        first_running.set()
+        raise KeyboardInterrupt  # as Ctrl-C in the thread that called batch
+
+    graph = StateGraph(dict).add_node("step", step)
+    app = graph.add_edge(START, "step").add_edge("step", END).compile()
+    with pytest.raises(KeyboardInterrupt):
+        app.batch([{"x": i} for i in range(20)], max_concurrency=1, progress=interrupt)
+    assert ran == [0]  # the running input ends; the 19 waiting ones never start
 
 
 def test_process_pool_sends_errors_back_as_themselves(nodes: Any) -> None:
@@ -159,6 +180,42 @@ def test_dask_worker_that_cannot_import_a_node_names_it(
     assert isinstance(results[0], BatchSetupError)
     assert results[0].node == "step"
     assert "only_here" in str(results[0])
+
+
+@pytest.mark.slow
+def test_dask_runs_equal_inputs_each_on_its_own(dask_client: Any, nodes: Any) -> None:
+    # Dask runs a call once for equal arguments unless told otherwise
+    results = nodes.build_one("draw").batch(
+        [{"q": "same"}] * 4, executor=dask_client.get_executor()
+    )
+    assert len({result["draw"] for result in results}) == 4
+
+
+@pytest.mark.slow
+def test_dask_state_that_does_not_pickle_is_the_inputs_error(dask_client: Any, nodes: Any) -> None:
+    graph = nodes.build_one("keep_lock")
+    results = graph.batch(
+        [{"x": -1}, {"x": 1}], executor=dask_client.get_executor(), return_exceptions=True
+    )
+    assert isinstance(results[0], RemoteError)
+    assert "cannot be sent back from the worker: field 'lock' (lock) does not pickle" in str(
+        results[0]
+    )
+    assert results[1] == {"x": 2}
+
+
+@pytest.mark.slow
+def test_dask_input_that_does_not_pickle_is_its_error(dask_client: Any, nodes: Any) -> None:
+    inputs = [{"x": 1}, {"x": 2, "lock": threading.Lock()}, {"x": 3}]
+    results = nodes.build_one("keep_lock").batch(
+        inputs, executor=dask_client.get_executor(), return_exceptions=True
+    )
+    assert results[0] == {"x": 2}
+    assert isinstance(results[1], BatchSetupError)
+    assert str(results[1]).startswith(
+        "input 1 cannot be sent to workers: field 'lock' (lock) does not pickle"
+    )
+    assert results[2] == {"x": 4}
 
 
 @pytest.mark.slow
