@@ -196,7 +196,7 @@ def dask_cluster(flow: Path) -> Iterator[Any]:
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",
         host="127.0.0.1",
     )
     try:

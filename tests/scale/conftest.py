@@ -39,8 +39,10 @@ def dask_client() -> Iterator[Any]:
     """
     distributed = pytest.importorskip("distributed")
     sys.path.insert(0, str(HERE))
+    # ":0": any free port (with None the scheduler's HTTP server still wants 8787, and a
+    # cluster already running, a notebook's say, fails the fixture)
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=2, processes=True, dashboard_address=":0"
     )
     client = distributed.Client(cluster)
     try:
