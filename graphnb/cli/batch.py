@@ -16,8 +16,11 @@ With ``--db URL`` every input runs on its own thread, ``PREFIX-LINE`` (``--threa
 ``batch`` by default), checkpointed after every step; running the same command again
 resumes only the inputs whose threads did not finish.
 
-Exit codes are those of :mod:`graphnb.console`; a batch in which an input failed still
-writes every line and exits with 1.
+Each line is written as soon as its input and every one before it finished, so a long
+batch's results reach the output as it goes. Interrupted (Ctrl-C), it writes what finished
+(in the order it finished after the first gap: each line names its input line) and exits
+with 130. Exit codes are otherwise those of :mod:`graphnb.console`; a batch in which an
+input failed still writes every line and exits with 1.
 """
 
 from __future__ import annotations
@@ -203,27 +206,36 @@ def _batch(args: argparse.Namespace) -> int:
         from ..progress import TextProgress
 
         progress = TextProgress(sys.stderr)
+    results = _Results(args.output)
+    failed: list[tuple[int, BaseException]] = []
     try:
         with _executor(scheme, address, args.workers, file.resolve().parent) as executor:
-            results = compiled.batch(
+            for index, outcome in compiled.batch_as_completed(
                 [values for _, values in inputs],
                 executor=executor,
                 max_concurrency=args.workers,
                 thread_ids=ids,
                 return_exceptions=True,
                 progress=progress,
-            )
+            ):
+                number = inputs[index][0]
+                results.add(index, _result_line(number, ids[index] if ids else None, outcome))
+                if isinstance(outcome, Exception):
+                    failed.append((number, outcome))
+    except KeyboardInterrupt:
+        results.finish()  # what finished, out of order: each line names its input line
+        resume = "; run the command again to resume the rest" if args.db else ""
+        sys.stderr.write(
+            f"interrupted: {results.written} of {len(inputs)} results written{resume}\n"
+        )
+        return EXIT_INTERRUPTED
     finally:
         if args.db is not None:
             compiled.checkpointer.close()
-    lines = [
-        _result_line(number, ids[index] if ids else None, outcome)
-        for index, ((number, _), outcome) in enumerate(zip(inputs, results, strict=True))
-    ]
-    _write(args.output, lines)
-    failed = [(n, r) for (n, _), r in zip(inputs, results, strict=True) if isinstance(r, Exception)]
+        results.close()
+    results.finish()
     if failed:
-        number, error = failed[0]
+        number, error = min(failed, key=lambda item: item[0])
         sys.stderr.write(
             f"error: {len(failed)} of {len(inputs)} inputs failed; first, line {number}: "
             f"{shown(error, keep=chr(10))}\n"
@@ -232,11 +244,68 @@ def _batch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as a shell reports it (128 + SIGINT)."""
+
+
+class _Results:
+    """The result lines, each written (and flushed) once every earlier input's is.
+
+    So a batch's output is in input order, and a long batch's finished results are on
+    disk as it goes: nothing is lost to an interruption. The file is opened at the first
+    line; an unwritable one was refused before any input ran (:func:`_check_output`).
+    """
+
+    def __init__(self, output: str | None) -> None:
+        self._output = None if output == "-" else output
+        self._file: Any = None
+        self._held: dict[int, str] = {}
+        self._next = 0
+        self.written = 0
+
+    def add(self, index: int, line: str) -> None:
+        """Take input ``index``'s line; write it and the held ones it was holding back."""
+        self._held[index] = line
+        while self._next in self._held:
+            self._emit(self._held.pop(self._next))
+            self._next += 1
+
+    def finish(self) -> None:
+        """Write every line still held (after an interruption: out of order)."""
+        for index in sorted(self._held):
+            self._emit(self._held.pop(index))
+        if self._file is None:
+            self._open()  # an empty batch still leaves its (empty) output
+
+    def close(self) -> None:
+        if self._file is not None and self._file is not sys.stdout:
+            self._file.close()
+
+    def _emit(self, line: str) -> None:
+        if self._file is None:
+            self._open()
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except OSError as error:
+            raise CommandError(cannot_write(self._output or "-", error), EXIT_LOAD) from None
+        self.written += 1
+
+    def _open(self) -> None:
+        if self._output is None:
+            self._file = sys.stdout
+            return
+        try:
+            self._file = open(self._output, "w", encoding="utf-8")  # noqa: SIM115 - see close
+        except OSError as error:
+            raise CommandError(cannot_write(self._output, error), EXIT_LOAD) from None
+
+
 def _check_output(output: str | None, inputs: str, file: Path) -> None:
     """Refuse, before any input runs, an output the results could not be written to.
 
-    The results exist only once every input ran: found unwritable then, they are lost.
-    An output that is the input file or the graph's own file is refused too.
+    Found unwritable only at the first result line, a batch would run its first inputs
+    for nothing. An output that is the input file or the graph's own file is refused too.
     """
     if output is None or output == "-":
         return
@@ -252,19 +321,6 @@ def _check_output(output: str | None, inputs: str, file: Path) -> None:
     if not os.access(output if os.path.exists(output) else folder, os.W_OK):
         denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         raise CommandError(cannot_write(output, denied), EXIT_LOAD)
-
-
-def _write(output: str | None, lines: list[str]) -> None:
-    text = "".join(line + "\n" for line in lines)
-    if output is None or output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        with open(output, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
 
 
 def batch(args: argparse.Namespace) -> int:

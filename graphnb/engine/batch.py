@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -51,6 +51,7 @@ __all__ = [
     "recipe_of",
     "run_item",
     "run_remote",
+    "as_completed",
     "submit_remote",
     "wait_all",
 ]
@@ -464,44 +465,49 @@ def wait_all(
     input's outcome. Interrupted (Ctrl-C, or ``on_progress`` raised), the inputs not yet
     started are cancelled: a thread pool would otherwise run every one of them first.
     """
+    outcomes: dict[int, tuple[bool, Any]] = dict(as_completed(futures, on_progress, every=every))
+    return [outcomes[index] for index in range(len(futures))]
+
+
+def as_completed(
+    futures: Sequence[Future[tuple[bool, Any]]],
+    on_progress: OnProgress | None,
+    *,
+    every: float = 0.25,
+) -> Iterator[tuple[int, tuple[bool, Any]]]:
+    """Each future's index and outcome as it finishes, telling ``on_progress`` meanwhile.
+
+    Interrupted (Ctrl-C, ``on_progress`` raised, the iteration closed early), the inputs
+    not yet started are cancelled.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    index = {future: i for i, future in enumerate(futures)}
+    started = time.perf_counter()
+    pending = set(futures)
+    done = failed = 0
     try:
-        return _wait_all(futures, on_progress, every)
+        while pending:
+            finished, pending = wait(pending, timeout=every, return_when=FIRST_COMPLETED)
+            outcomes = sorted((index[future], _outcome(future)) for future in finished)
+            for _, (ok, _) in outcomes:
+                done, failed = (done + 1, failed) if ok else (done, failed + 1)
+            if on_progress is not None:
+                on_progress(
+                    BatchProgress(
+                        total=len(futures),
+                        done=done,
+                        failed=failed,
+                        running=sum(1 for future in pending if future.running()),
+                        elapsed=time.perf_counter() - started,
+                        finished=not pending,
+                    )
+                )
+            yield from outcomes
     except BaseException:
         for future in futures:
             future.cancel()
         raise
-
-
-def _wait_all(
-    futures: Sequence[Future[tuple[bool, Any]]], on_progress: OnProgress | None, every: float
-) -> list[tuple[bool, Any]]:
-    if on_progress is not None:
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        started = time.perf_counter()
-        pending = set(futures)
-        done = failed = 0
-        while True:
-            finished, pending = wait(pending, timeout=every, return_when=FIRST_COMPLETED)
-            for future in finished:
-                if _outcome(future)[0]:
-                    done += 1
-                else:
-                    failed += 1
-            running = sum(1 for future in pending if future.running())
-            on_progress(
-                BatchProgress(
-                    total=len(futures),
-                    done=done,
-                    failed=failed,
-                    running=running,
-                    elapsed=time.perf_counter() - started,
-                    finished=not pending,
-                )
-            )
-            if not pending:
-                break
-    return [_outcome(future) for future in futures]
 
 
 def _outcome(future: Future[tuple[bool, Any]]) -> tuple[bool, Any]:

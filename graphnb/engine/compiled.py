@@ -667,13 +667,59 @@ class CompiledGraph(Generic[S]):
             BatchSetupError: the graph cannot travel to the executor's workers (names the
                 node), or a worker cannot rebuild it.
         """
+        items = list(inputs)
+        done: dict[int, tuple[bool, Any]] = {}
+        for index, outcome in self._outcomes(
+            items, max_concurrency, context, executor, thread_ids, progress
+        ):
+            done[index] = outcome
+        return _collect([done[index] for index in range(len(items))], return_exceptions)
+
+    def batch_as_completed(
+        self,
+        inputs: Iterable[Mapping[str, Any] | S | None],
+        *,
+        max_concurrency: int = 8,
+        context: Mapping[str, Any] | None = None,
+        return_exceptions: bool = False,
+        executor: Executor | None = None,
+        thread_ids: Sequence[str] | None = None,
+        progress: bool | OnProgress = False,
+    ) -> Iterator[tuple[int, S | BaseException]]:
+        """:meth:`batch`, yielding each input's index and result as soon as it finishes.
+
+        What has finished is in hand even if the batch is interrupted; leaving the loop
+        early cancels the inputs not yet started.
+
+        Raises:
+            BatchSetupError: as :meth:`batch`.
+            Exception: without ``return_exceptions``, the first input that fails, when it
+                fails (the inputs not yet started are cancelled).
+        """
+        items = list(inputs)
+        for index, (ok, value) in self._outcomes(
+            items, max_concurrency, context, executor, thread_ids, progress
+        ):
+            if not ok and not return_exceptions:
+                raise value
+            yield index, value
+
+    def _outcomes(
+        self,
+        items: list[Any],
+        max_concurrency: int,
+        context: Mapping[str, Any] | None,
+        executor: Executor | None,
+        thread_ids: Sequence[str] | None,
+        progress: bool | OnProgress,
+    ) -> Iterator[tuple[int, tuple[bool, Any]]]:
+        """Each input's index and ``(ok, result or error)``, in the order they finish."""
         from concurrent.futures import ThreadPoolExecutor
 
-        from .batch import check_thread_ids, progress_callback, wait_all
+        from .batch import as_completed, check_thread_ids, progress_callback
 
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
-        items = list(inputs)
         ids = check_thread_ids(self, thread_ids, len(items))
         on_progress = progress_callback(progress, len(items))
         futures = self._submit(items, ids, context, executor)
@@ -681,8 +727,9 @@ class CompiledGraph(Generic[S]):
             with ThreadPoolExecutor(min(max_concurrency, max(1, len(items)))) as pool:
                 futures = self._submit(items, ids, context, pool)
                 assert futures is not None
-                return _collect(wait_all(futures, on_progress), return_exceptions)
-        return _collect(wait_all(futures, on_progress), return_exceptions)
+                yield from as_completed(futures, on_progress)
+            return
+        yield from as_completed(futures, on_progress)
 
     def _submit(
         self,

@@ -124,6 +124,48 @@ def test_lines_end_at_newlines_only(flow: Path) -> None:
     ]
 
 
+SLOW = """
+import time
+
+from graphnb import END, START, StateGraph
+
+
+def work(state):
+    time.sleep(0 if state["x"] == 0 else 3)  # input 0 finishes at once, the others take long
+    return {"x": state["x"] + 1}
+
+
+graph = StateGraph(dict).add_node("work", work).add_edge(START, "work").add_edge("work", END)
+"""
+
+
+def test_results_reach_the_output_as_they_finish_and_ctrl_c_keeps_them(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    (tmp_path / "slow.py").write_text(SLOW, encoding="utf-8")
+    lines = "".join(json.dumps({"x": x}) + "\n" for x in range(6))
+    (tmp_path / "in.jsonl").write_text(lines, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    command = "from graphnb.cli import main; raise SystemExit(main())"
+    args = ["batch", "slow.py", "-i", "in.jsonl", "-o", str(out), "--workers", "2", "-q"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", command, *args],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (out.exists() and out.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert read_lines(out.read_text()) == [{"line": 1, "thread_id": None, "state": {"x": 1}}]
+    process.send_signal(signal.SIGINT)  # Ctrl-C while input 1 runs and 2-5 wait
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted: 1 of 6 results written" in stderr
+    assert read_lines(out.read_text()) == [{"line": 1, "thread_id": None, "state": {"x": 1}}]
+
+
 def test_missing_input_file_exits_3(flow: Path) -> None:
     done = graphnb("batch", flow.name, "--input", "nope.jsonl", cwd=flow.parent)
     assert done.returncode == 3

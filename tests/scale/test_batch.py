@@ -69,6 +69,40 @@ def test_an_interrupted_batch_starts_no_further_input() -> None:
     assert ran == [0]  # the running input ends; the 19 waiting ones never start
 
 
+def test_batch_as_completed_yields_each_input_as_it_finishes_and_stops_when_left() -> None:
+    release, ran = threading.Event(), []
+
+    def step(state: dict[str, Any]) -> dict[str, Any]:
+        if state["x"] == 0:
+            release.wait(30)  # the first input finishes last
+        ran.append(state["x"])
+        if state["x"] == 3:
+            raise ValueError("three")
+        return {"x": state["x"] * 10}
+
+    graph = StateGraph(dict).add_node("step", step)
+    app = graph.add_edge(START, "step").add_edge("step", END).compile()
+    seen = []
+    for index, result in app.batch_as_completed(
+        [{"x": x} for x in range(4)], max_concurrency=2, return_exceptions=True
+    ):
+        seen.append((index, result if isinstance(result, dict) else type(result).__name__))
+        if len(seen) == 3:
+            release.set()
+    assert seen[-1] == (0, {"x": 0}), "the slow first input came last"
+    assert sorted(seen[:3]) == [(1, {"x": 10}), (2, {"x": 20}), (3, "NodeError")]
+
+    release.clear()
+    ran.clear()
+    stream = app.batch_as_completed([{"x": x} for x in (1, 0, 2, 4, 5)], max_concurrency=1)
+    assert next(stream) == (0, {"x": 10})
+    threading.Timer(0.2, release.set).start()  # the running input ends; leaving cancels
+    stream.close()  # the rest, never started
+    assert ran == [1, 0]
+    with pytest.raises(NodeError, match="three"):
+        list(app.batch_as_completed([{"x": 3}, {"x": 1}]))
+
+
 def test_process_pool_sends_errors_back_as_themselves(nodes: Any) -> None:
     graph = nodes.build()
     with ProcessPoolExecutor(2) as pool:
