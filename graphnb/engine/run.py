@@ -775,8 +775,20 @@ async def step_async(
     import asyncio
     import contextvars
 
-    inbox: asyncio.Queue[Any] = asyncio.Queue()
     loop = asyncio.get_running_loop()
+    if len(nodes) == 1 and not (nodes[0].is_async or nodes[0].is_async_gen) and not run.events:
+        # ainvoke: no one reads the events as they come, so a lone sync node makes one
+        # trip to a thread and back (its events follow), not one per event.
+        node = nodes[0]
+        context = contextvars.copy_context()
+        events, update = await loop.run_in_executor(
+            thread_pool(), context.run, _drained, run.node_sync(node)
+        )
+        for event in events:
+            yield event
+        yield [(node, update)]
+        return
+    inbox: asyncio.Queue[Any] = asyncio.Queue()
 
     def threadsafe(event: Any) -> None:
         loop.call_soon_threadsafe(inbox.put_nowait, event)
@@ -831,6 +843,16 @@ async def step_async(
             gathering.cancel()
             with contextlib.suppress(BaseException):  # the cancellation we asked for
                 await gathering
+
+
+def _drained(events: Generator[Event, None, Update]) -> tuple[list[Event], Update]:
+    """Run a node's event generator to its end: its events, and its update."""
+    collected = []
+    while True:
+        try:
+            collected.append(next(events))
+        except StopIteration as stop:
+            return collected, stop.value
 
 
 async def _gather(nodes: list[Node], one: Callable[[Node], Any]) -> list[tuple[Node, Update]]:
