@@ -275,13 +275,13 @@ class StateSchema(Generic[S]):
             except _validation_error() as error:
                 first = error.errors(include_url=False)[0]
                 raise WriteError(
-                    f"{self.label} refused {value!r} for field {name!r}: {first['msg']}",
+                    f"{self.label} refused {value!r:.80} for field {name!r}: {first['msg']}",
                     field=name,
                     value=value,
                 ) from None
             except Exception as error:  # a validator failing in another way than pydantic's
                 raise WriteError(
-                    f"a validator of {self.label} failed on field {name!r} = {value!r}: "
+                    f"a validator of {self.label} failed on field {name!r} = {value!r:.80}: "
                     f"{type(error).__name__}: {error}",
                     field=name,
                     value=value,

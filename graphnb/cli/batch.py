@@ -222,6 +222,7 @@ def _batch(args: argparse.Namespace) -> int:
                 results.add(index, _result_line(number, ids[index] if ids else None, outcome))
                 if isinstance(outcome, Exception):
                     failed.append((number, outcome))
+        results.finish()
     except KeyboardInterrupt:
         results.finish()  # what finished, out of order: each line names its input line
         resume = "; run the command again to resume the rest" if args.db else ""
@@ -233,7 +234,6 @@ def _batch(args: argparse.Namespace) -> int:
         if args.db is not None:
             compiled.checkpointer.close()
         results.close()
-    results.finish()
     if failed:
         number, error = min(failed, key=lambda item: item[0])
         sys.stderr.write(
@@ -271,7 +271,7 @@ class _Results:
             self._next += 1
 
     def finish(self) -> None:
-        """Write every line still held (after an interruption: out of order)."""
+        """Write the lines still held (after an interruption: past the first gap)."""
         for index in sorted(self._held):
             self._emit(self._held.pop(index))
         if self._file is None:

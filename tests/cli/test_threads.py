@@ -200,6 +200,19 @@ def both(state: dict) -> dict:
 
 graph = StateGraph(dict).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
 twice = StateGraph(dict).add_node("both", both).add_edge(START, "both").add_edge("both", END)
+
+
+def left(state: dict) -> dict:
+    return {"left": interrupt("left?")}
+
+
+def right(state: dict) -> dict:
+    return {"right": interrupt("right?")}
+
+
+side_by_side = StateGraph(dict).add_node("left", left).add_node("right", right)
+side_by_side.add_edge(START, "left").add_edge(START, "right")
+side_by_side.add_edge("left", END).add_edge("right", END)
 """
 
 
@@ -222,6 +235,21 @@ def test_an_interrupt_shows_its_question_and_resume_answers_it(tmp_path: Path) -
     assert json.loads(graphnb(*args, "--resume", "1", cwd=tmp_path).stdout) == {}
     done = graphnb(*args, "--resume", "[2]", cwd=tmp_path)
     assert json.loads(done.stdout) == {"answer": 1, "other": [2]}
+
+
+def test_interrupts_of_one_step_are_listed_with_their_ids_and_answered_together(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "asking.py").write_text(ASKING, encoding="utf-8")
+    args = ("run", "asking.py:side_by_side", "--thread", "s", "--db", DB)
+    first = graphnb(*args, "-i", "{}", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert 'left asks (left:0): "left?"' in first.stderr
+    assert 'right asks (right:0): "right?"' in first.stderr
+    assert "--resume '{\"<id>\": JSON, ...}' to answer each" in first.stderr
+    answered = graphnb(*args, "-q", "--resume", '{"left:0": 1, "right:0": 2}', cwd=tmp_path)
+    assert answered.returncode == 0, answered.stderr
+    assert json.loads(answered.stdout) == {"left": 1, "right": 2}
 
 
 @pytest.mark.parametrize(
