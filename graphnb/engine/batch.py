@@ -53,7 +53,6 @@ __all__ = [
     "run_remote",
     "as_completed",
     "submit_remote",
-    "wait_all",
 ]
 
 
@@ -453,22 +452,6 @@ def progress_callback(progress: bool | OnProgress, total: int) -> OnProgress | N
     return progress
 
 
-def wait_all(
-    futures: Sequence[Future[tuple[bool, Any]]],
-    on_progress: OnProgress | None,
-    *,
-    every: float = 0.25,
-) -> list[tuple[bool, Any]]:
-    """Every future's outcome in order, telling ``on_progress`` how the batch goes.
-
-    An error the executor itself raised for an input (a Dask ``KilledWorker``) is that
-    input's outcome. Interrupted (Ctrl-C, or ``on_progress`` raised), the inputs not yet
-    started are cancelled: a thread pool would otherwise run every one of them first.
-    """
-    outcomes: dict[int, tuple[bool, Any]] = dict(as_completed(futures, on_progress, every=every))
-    return [outcomes[index] for index in range(len(futures))]
-
-
 def as_completed(
     futures: Sequence[Future[tuple[bool, Any]]],
     on_progress: OnProgress | None,
@@ -477,8 +460,10 @@ def as_completed(
 ) -> Iterator[tuple[int, tuple[bool, Any]]]:
     """Each future's index and outcome as it finishes, telling ``on_progress`` meanwhile.
 
-    Interrupted (Ctrl-C, ``on_progress`` raised, the iteration closed early), the inputs
-    not yet started are cancelled.
+    An error the executor itself raised for an input (a Dask ``KilledWorker``) is that
+    input's outcome. Interrupted (Ctrl-C, ``on_progress`` raised, the iteration closed
+    early), the inputs not yet started are cancelled: a thread pool would otherwise run
+    every one of them first.
     """
     from concurrent.futures import FIRST_COMPLETED, wait
 

@@ -668,11 +668,7 @@ class CompiledGraph(Generic[S]):
                 node), or a worker cannot rebuild it.
         """
         items = list(inputs)
-        done: dict[int, tuple[bool, Any]] = {}
-        for index, outcome in self._outcomes(
-            items, max_concurrency, context, executor, thread_ids, progress
-        ):
-            done[index] = outcome
+        done = dict(self._outcomes(items, max_concurrency, context, executor, thread_ids, progress))
         return _collect([done[index] for index in range(len(items))], return_exceptions)
 
     def batch_as_completed(

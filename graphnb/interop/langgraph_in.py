@@ -13,6 +13,7 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from ..graph import StateGraph
@@ -261,9 +262,10 @@ def _node_options(
         if timeout.idle_timeout is not None:
             reason = "graphnb's timeout bounds the node's whole run, not the time between events"
             unmapped.append(Unmapped("idle_timeout", where, reason))
-        if timeout.run_timeout is not None:
-            run_timeout = timeout.run_timeout
-            seconds = getattr(run_timeout, "total_seconds", lambda: run_timeout)()
+        seconds = timeout.run_timeout
+        if isinstance(seconds, timedelta):
+            seconds = seconds.total_seconds()
+        if seconds is not None:
             options["timeout"] = float(seconds)
     cache = node.cache_policy
     if cache is not None and cached:
@@ -294,8 +296,10 @@ def _retry_policy(chosen: Any, where: str, unmapped: list[Unmapped]) -> Any:
 
     from ..engine.policy import RetryPolicy
 
-    policies = [chosen] if chosen is None or hasattr(chosen, "retry_on") else list(chosen)
-    if policies == [None] or not policies:
+    if chosen is None:
+        return None
+    policies = [chosen] if hasattr(chosen, "retry_on") else list(chosen)  # one, or a list
+    if not policies:
         return None
     if len(policies) > 1:
         reason = "graphnb takes one retry policy per node; LangGraph tries each in turn"
