@@ -30,6 +30,7 @@ from .engine.policy import (
     RetryPolicy,
     SaverCache,
     bind_saver_cache,
+    cache_fields,
     saver_caches,
     with_policies,
 )
@@ -433,6 +434,9 @@ class StateGraph(Generic[S]):
                 problems.append(f"`{name}` has no callable.")
         if self._subgraphs:
             problems.extend(self._subgraph_nodes()[1])
+        for name, (_, _, policy) in self._policies.items():
+            if policy is not None:
+                problems.extend(cache_fields(name, policy, self.schema)[1])
         return problems
 
     def compile(
@@ -527,6 +531,9 @@ class StateGraph(Generic[S]):
                         timeout=timeout,
                         cache=policy,
                         store=chosen,
+                        fields=None
+                        if policy is None
+                        else cache_fields(name, policy, self.schema)[0],
                     )
         return CompiledGraph(
             spec,

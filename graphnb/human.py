@@ -92,6 +92,15 @@ def interrupt(value: Any = None) -> Any:
     raise GraphInterrupt(Interrupt(asking.node, "during", value, f"{asking.node}:{index}"))
 
 
+def has_answers() -> bool:
+    """Whether the node running here was resumed with a human's answers.
+
+    Its result then holds one person's answer: a cache must not hand it to another
+    thread (see :class:`graphnb.CachePolicy`).
+    """
+    return isinstance(_ASKING.get(), _Asking)
+
+
 def asking(node: str, answers: tuple[Any, ...]) -> Any:
     """Make :func:`interrupt` calls in this context belong to ``node``; returns a reset token."""
     return _ASKING.set(_Asking(node, answers) if answers else node)

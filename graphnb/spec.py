@@ -84,6 +84,11 @@ class CacheSpec(_Spec):
         exclude_if=lambda value: value == "memory",
         description="Where results are kept: in memory, or in the checkpointer's database.",
     )
+    keep_answered: bool = Field(
+        default=False,
+        exclude_if=lambda value: not value,
+        description="Keep results of calls that a human answered (interrupt()) too.",
+    )
 
 
 class NodeSpec(_Spec):

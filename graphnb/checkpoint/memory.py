@@ -200,6 +200,18 @@ class MemorySaver(BaseSaver):
             self._cache.clear()
             return count
 
+    def cache_expire(self, now: float) -> int:
+        """Drop the node results expired at ``now``; returns how many there were."""
+        with self._lock:
+            gone = [
+                k
+                for k, (_, expires) in self._cache.items()
+                if expires is not None and expires <= now
+            ]
+            for key in gone:
+                del self._cache[key]
+            return len(gone)
+
 
 def _copy(kept: _Kept) -> StoredCheckpoint:
     """A new record of ``kept``, its JSON parsed: what a reader may change freely."""

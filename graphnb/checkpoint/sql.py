@@ -405,6 +405,9 @@ class SqlSaver(BaseSaver):
             ),
             "cache_delete": f"DELETE FROM {self.cache_table} WHERE cache_key = {p}",
             "cache_clear": f"DELETE FROM {self.cache_table}",
+            "cache_expire": (
+                f"DELETE FROM {self.cache_table} WHERE expires_at IS NOT NULL AND expires_at <= {p}"
+            ),
         }
 
     def _raise_insert_error(
@@ -662,6 +665,14 @@ class SqlSaver(BaseSaver):
 
         def plan() -> Plan[int]:
             return int((yield Statement(self._queries["cache_clear"], (), "count")))
+
+        return self._run(plan())
+
+    def cache_expire(self, now: float) -> int:
+        """Drop the node results expired at ``now`` (seconds since the epoch); how many."""
+
+        def plan() -> Plan[int]:
+            return int((yield Statement(self._queries["cache_expire"], (now,), "count")))
 
         return self._run(plan())
 

@@ -32,6 +32,9 @@ class RunContext:
     data: Mapping[str, Any] = field(default_factory=dict)
     _emit: Callable[[Chunk], None] | None = field(default=None, repr=False)
     instance: int | None = None
+    # The saver of the outermost run: where CachePolicy(store="saver") keeps results,
+    # for a subgraph's nodes too (see graphnb.engine.policy.SaverCache.on).
+    _saver: Any = field(default=None, repr=False)
 
     def write(self, value: Any) -> None:
         """Stream a custom chunk now; it reaches ``stream(mode="custom")`` consumers."""

@@ -13,13 +13,17 @@ run loop does not know about policies at all, so a graph without any pays nothin
   the node and the limit. An async node is cancelled. A sync node cannot be stopped from
   outside in Python: it runs on a helper thread, which is left to finish on its own, and
   its result is discarded.
-- **cache**: the result is kept under a key made of the node's name, the policy's
-  ``version`` and the values of its input fields; a later call with the same key within
-  ``ttl`` seconds returns a copy of it without running the node, streamed as
+- **cache**: the result is kept under a key made of the node's name, the function it
+  runs (:func:`~graphnb.engine.cachekey.function_identity`), the policy's ``version``
+  and an exact digest of the values of its input fields (never their ``repr``, see
+  :mod:`graphnb.engine.cachekey`); a later call with the same key within ``ttl`` seconds
+  returns a copy of it without running the node, streamed as
   :class:`~graphnb.CacheHit`. It is kept in memory (``store="memory"``, one cache per
-  compiled graph) or in the checkpointer's database (``store="saver"``: shared by every
-  compiled graph and process using that database, kept as JSON, expiring by the wall
-  clock), see :class:`SaverCache`.
+  compiled graph) or in the database of the saver the run uses (``store="saver"``:
+  shared by every compiled graph and process using that database, kept as JSON,
+  expiring by the wall clock), see :class:`SaverCache`. Expired results are removed,
+  and a call that a human answered (``interrupt()``) is neither read from nor kept in
+  the cache unless the policy says ``keep_answered=True``.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from __future__ import annotations
 import contextvars
 import copy
 import hashlib
+import heapq
 import inspect
 import json
+import math
 import random
 import threading
 import time
@@ -38,12 +44,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..binding import binding_of, resolve
 from ..errors import GraphnbError, GraphSetupError, NodeTimeout
+from ..human import has_answers
+from .cachekey import Unkeyable, digest, function_identity
 from .events import CacheHit, NodeRetrying
 from .node import _caller, _unwrap, _wants_context
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ..schema import StateSchema
     from ..spec import CacheSpec, RetrySpec
     from .context import RunContext
     from .store import CacheRows
@@ -55,6 +64,7 @@ __all__ = [
     "RetryPolicy",
     "SaverCache",
     "bind_node_caches",
+    "cache_fields",
     "is_programming_error",
     "saver_caches",
     "with_policies",
@@ -221,17 +231,23 @@ class CachePolicy:
     Args:
         ttl: seconds a result is kept; ``None``: as long as the compiled graph lives.
         version: part of the key; change it when the node's code changes.
-        fields: the input fields the key is made of; ``None``: all of the state's.
+        fields: the input fields the key is made of (names or aliases, checked when the
+            graph compiles); ``None``: all of the state's.
         store: ``"memory"``: results live as long as the compiled graph; ``"saver"``:
             in the checkpointer's database, shared by every compiled graph and process
             using it (the graph must be compiled with a checkpointer; results are kept
             as JSON, so they come back as JSON data, which the state model validates).
+        keep_answered: keep (and reuse) the result of a call that asked a human
+            (``interrupt()``) too. By default such a call neither reads nor fills the
+            cache: its result holds one person's answer, which another thread with the
+            same input must not receive.
     """
 
     ttl: float | None = None
     version: str = ""
     fields: tuple[str, ...] | None = None
     store: Literal["memory", "saver"] = "memory"
+    keep_answered: bool = False
 
     def __post_init__(self) -> None:
         _checked(self)
@@ -245,13 +261,14 @@ class CachePolicy:
             version=self.version,
             fields=None if self.fields is None else list(self.fields),
             store=self.store,
+            keep_answered=self.keep_answered,
         )
 
     @classmethod
     def from_spec(cls, spec: CacheSpec) -> CachePolicy:
         """The policy a spec describes."""
         fields = None if spec.fields is None else tuple(spec.fields)
-        return cls(spec.ttl, spec.version, fields, spec.store)
+        return cls(spec.ttl, spec.version, fields, spec.store, spec.keep_answered)
 
 
 class NodeCache(Protocol):
@@ -267,6 +284,9 @@ class NodeCache(Protocol):
 class MemoryCache:
     """Node results in memory, each until its policy's time-to-live runs out.
 
+    Expired results are removed as the cache is used (each read and write first drops
+    those whose time is up), so a long-lived graph does not keep them.
+
     Args:
         clock: the time source in seconds (``time.monotonic``); tests pass their own.
     """
@@ -274,30 +294,45 @@ class MemoryCache:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._items: dict[str, tuple[float | None, Any]] = {}
+        # (expiry, key) of every result with a time-to-live, soonest first
+        self._expiries: list[tuple[float, str]] = []
         self._lock = threading.Lock()
+
+    def _expire(self, now: float) -> None:
+        """Drop the results whose time is up (the caller holds the lock)."""
+        expiries = self._expiries
+        while expiries and expiries[0][0] <= now:
+            expires, key = heapq.heappop(expiries)
+            item = self._items.get(key)
+            if item is not None and item[0] == expires:  # not replaced since
+                del self._items[key]
 
     def get(self, key: str) -> tuple[bool, Any]:
         """``(True, a copy of the value)`` when ``key`` is cached and fresh."""
         with self._lock:
+            self._expire(self.clock())
             item = self._items.get(key)
             if item is None:
                 return False, None
-            expires, value = item
-            if expires is not None and self.clock() >= expires:
-                del self._items[key]
-                return False, None
+            value = item[1]
         return True, copy.deepcopy(value)
 
     def put(self, key: str, value: Any, ttl: float | None) -> None:
         """Keep ``value`` under ``key`` for ``ttl`` seconds (``None``: no limit)."""
-        expires = None if ttl is None else self.clock() + ttl
+        now = self.clock()
+        expires = None if ttl is None else now + ttl
+        kept = copy.deepcopy(value)
         with self._lock:
-            self._items[key] = (expires, copy.deepcopy(value))
+            self._expire(now)
+            self._items[key] = (expires, kept)
+            if expires is not None:
+                heapq.heappush(self._expiries, (expires, key))
 
     def clear(self) -> None:
         """Forget every result."""
         with self._lock:
             self._items.clear()
+            self._expiries.clear()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -381,6 +416,25 @@ class SaverCache:
         self._slot = slot
         self.graph = graph
         self._clock = clock
+        self._swept = -math.inf  # when expired rows were last removed
+        self._other: tuple[Any, SaverCache] | None = None
+
+    def on(self, saver: Any) -> SaverCache:
+        """This cache in ``saver``'s database: the saver of the run a node is part of.
+
+        A subgraph compiled with a checkpointer of its own keeps its results in the
+        saver of the graph it runs under, as its threads do; ``None`` (a run without a
+        checkpointer) keeps the saver this cache was bound to.
+        """
+        if saver is None or saver is self._slot.rows:
+            return self
+        other = self._other
+        if other is None or other[0] is not saver:
+            slot = _Slot()
+            slot.used = self._slot.used
+            bind_saver_cache(slot, saver, self.graph)
+            other = self._other = (saver, SaverCache(slot, self.graph, self._clock))
+        return other[1]
 
     def clock(self) -> float:
         """Seconds since the epoch: the given clock, else :func:`time.time`."""
@@ -438,8 +492,14 @@ class SaverCache:
                 f"a result of {self.graph!r} cannot be kept in the saver's cache: it is not "
                 f"JSON ({error}); use CachePolicy(store='memory') for such results"
             ) from None
-        expires = None if ttl is None else self.clock() + ttl
-        self._rows().cache_put(self._key(key), text, expires)
+        now = self.clock()
+        expires = None if ttl is None else now + ttl
+        rows = self._rows()
+        rows.cache_put(self._key(key), text, expires)
+        expire = getattr(rows, "cache_expire", None)  # a saver of another kind may lack it
+        if expire is not None and now - self._swept >= SWEEP_INTERVAL:
+            self._swept = now
+            expire(now)
 
     def clear(self) -> int:
         """Forget every result in the saver (of every graph); returns how many went."""
@@ -456,6 +516,11 @@ def bind_node_caches(fns: Iterable[Any], saver: Any, graph: str) -> None:
         cache = getattr(fn, "graphnb_saver_cache", None)
         if isinstance(cache, SaverCache):
             bind_saver_cache(cache._slot, saver, graph)
+
+
+SWEEP_INTERVAL = 60.0
+"""Seconds between two removals of a saver cache's expired rows (at most one per minute
+per compiled graph, done as a result is stored)."""
 
 
 def _now() -> float:
@@ -475,18 +540,89 @@ def _restored(value: Any, state: Any) -> Any:
     return value
 
 
-def cache_key(node: str, policy: CachePolicy, state: Any) -> str:
-    """The key of a node's result: its name, the policy's version and its input values."""
+def cache_fields(
+    node: str, policy: CachePolicy, schema: StateSchema[Any]
+) -> tuple[tuple[str, ...] | None, list[str]]:
+    """The field names a node's cache key is made of, and the problems found.
+
+    An alias stands for its field (the key holds the field's value under its name); a
+    name the state does not declare is a problem, since every input would then share
+    one key. A plain ``dict`` state declares no fields: any key goes.
+    """
+    if policy.fields is None:
+        return None, []
+    names: list[str] = []
+    problems: list[str] = []
+    open_keys = schema.model is None and not schema.typed
+    for given in policy.fields:
+        name = schema.keys.get(given)
+        if name is None and not open_keys:
+            known = ", ".join(repr(name) for name in schema.fields) or "none"
+            problems.append(
+                f"the cache of `{node}` is keyed by the field {given!r}, which {schema.label} "
+                f"does not have (its fields: {known})."
+            )
+            continue
+        names.append(name or given)
+    return tuple(dict.fromkeys(names)), problems
+
+
+_ABSENT = b"\x00absent"  # a key missing from a dict state, told apart from None
+
+
+def cache_key(
+    node: str,
+    policy: CachePolicy,
+    state: Any,
+    *,
+    identity: str = "",
+    fields: tuple[str, ...] | None = None,
+) -> str:
+    """The key of a node's result: its name and function, the policy's version, its input.
+
+    Args:
+        node: the node's name.
+        policy: its cache policy (its ``version`` is part of the key).
+        state: the state the node is given.
+        identity: what the node's function computes (see
+            :func:`~graphnb.engine.cachekey.function_identity`).
+        fields: the field names keyed (from :func:`cache_fields`); ``None``: every field.
+
+    Raises:
+        GraphSetupError: a field's value has no exact encoding (see
+            :mod:`graphnb.engine.cachekey`); names the cache, the node and the field.
+    """
     if isinstance(state, dict):
-        values = state
-    elif hasattr(state, "model_dump"):
-        values = state.model_dump(mode="json")
+        values: Any = state
+    elif hasattr(type(state), "model_fields"):
+        values = {name: getattr(state, name) for name in type(state).model_fields}
     else:
         values = dict(state)
-    if policy.fields is not None:
-        values = {name: values.get(name) for name in policy.fields}
-    text = json.dumps([node, policy.version, values], sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    names = sorted(values) if fields is None else sorted(fields)
+    hasher = hashlib.sha256()
+    for part in (node, identity, policy.version):
+        hasher.update(part.encode("utf-8", "surrogatepass") + b"\x00")
+    for name in names:
+        hasher.update(name.encode("utf-8", "surrogatepass") + b"\x00")
+        if name not in values:
+            hasher.update(_ABSENT)
+            continue
+        try:
+            hasher.update(digest(values[name]))
+        except Unkeyable as error:
+            where = f"{name}{error.path}"
+            raise GraphSetupError(
+                f"the cache of node `{node}` cannot key the field {where!r}: {error.kind} has "
+                "no exact encoding (its repr may hide a difference, so two inputs could share "
+                "a result); leave the field out with CachePolicy(fields=[...]) or hold it as "
+                "plain data (numbers, text, bytes, lists, dicts, NumPy arrays, DataFrames)"
+            ) from None
+        except RecursionError:
+            raise GraphSetupError(
+                f"the cache of node `{node}` cannot key the field {name!r}: it is nested too "
+                "deeply; leave it out with CachePolicy(fields=[...])"
+            ) from None
+    return hasher.hexdigest()[:32]
 
 
 def with_policies(
@@ -497,8 +633,13 @@ def with_policies(
     timeout: float | None,
     cache: CachePolicy | None,
     store: NodeCache,
+    fields: tuple[str, ...] | None = None,
 ) -> Callable[..., Any]:
-    """``fn`` wrapped to apply its policies; called as ``(state, context)``."""
+    """``fn`` wrapped to apply its policies; called as ``(state, context)``.
+
+    ``fields`` are the cache's field names as :func:`cache_fields` resolved them (the
+    policy's own, aliases included, when not given).
+    """
     target = _unwrap(fn)
     if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
         raise GraphSetupError(
@@ -508,19 +649,30 @@ def with_policies(
     call = _caller(fn)
     wants_context = _wants_context(fn)
     remote = isinstance(store, SaverCache)
+    identity = function_identity(fn) if cache is not None else ""
+    keyed = fields if fields is not None or cache is None else cache.fields
 
     def attempt_args(state: Any, context: RunContext) -> tuple[Any, ...]:
         return (state, context) if wants_context else (state,)
+
+    def cache_of(state: Any, context: RunContext) -> tuple[NodeCache | None, str]:
+        """The cache this call reads and fills, and its key; ``None``: no caching."""
+        if cache is None or (not cache.keep_answered and has_answers()):
+            return None, ""
+        key = cache_key(name, cache, state, identity=identity, fields=keyed)
+        if isinstance(store, SaverCache):
+            return store.on(context._saver), key
+        return store, key
 
     if inspect.iscoroutinefunction(target):
 
         async def policed_async(state: Any, context: RunContext) -> Any:
             import asyncio
 
-            key = cache_key(name, cache, state) if cache is not None else ""
-            if cache is not None:
+            kept, key = cache_of(state, context)
+            if kept is not None:
                 # A database answers off the event loop.
-                hit, value = await asyncio.to_thread(store.get, key) if remote else store.get(key)
+                hit, value = await asyncio.to_thread(kept.get, key) if remote else kept.get(key)
                 if hit:
                     context._event(CacheHit(context.step, name, key, context.instance))
                     return _restored(value, state)
@@ -547,11 +699,11 @@ def with_policies(
                     )
                     await asyncio.sleep(wait)
                     attempt += 1
-            if cache is not None:
+            if kept is not None and cache is not None:
                 if remote:
-                    await asyncio.to_thread(store.put, key, result, cache.ttl)
+                    await asyncio.to_thread(kept.put, key, result, cache.ttl)
                 else:
-                    store.put(key, result, cache.ttl)
+                    kept.put(key, result, cache.ttl)
             return result
 
         policed_async.graphnb_node = fn  # type: ignore[attr-defined]
@@ -559,9 +711,9 @@ def with_policies(
         return policed_async
 
     def policed(state: Any, context: RunContext) -> Any:
-        key = cache_key(name, cache, state) if cache is not None else ""
-        if cache is not None:
-            hit, value = store.get(key)
+        kept, key = cache_of(state, context)
+        if kept is not None:
+            hit, value = kept.get(key)
             if hit:
                 context._event(CacheHit(context.step, name, key, context.instance))
                 return _restored(value, state)
@@ -585,8 +737,8 @@ def with_policies(
                 )
                 time.sleep(wait)
                 attempt += 1
-        if cache is not None:
-            store.put(key, result, cache.ttl)
+        if kept is not None and cache is not None:
+            kept.put(key, result, cache.ttl)
         return result
 
     policed.graphnb_node = fn  # type: ignore[attr-defined]  # what exports name

@@ -128,6 +128,8 @@ class Run(Generic[S]):
         self.workers = max_concurrency or _DEFAULT_WORKERS
         self.max_concurrency = max_concurrency  # None: async nodes are not limited
         self.values: dict[str, Any] = {}
+        # The saver of the outermost run; a subgraph's run is given its parent's.
+        self.saver: Any = graph.checkpointer
         self.step = 0
         self.joins: dict[int, set[str]] = {}
         # Map-reduce (graphnb.engine.send): Sends the routers made for the next step, and
@@ -402,7 +404,9 @@ class Run(Generic[S]):
         self, node: str, emit: Callable[[Chunk], None] | None, instance: int | None = None
     ) -> RunContext:
         """The run context handed to a node or router."""
-        return RunContext(self.run_id, self.thread_id, self.step, node, self.data, emit, instance)
+        return RunContext(
+            self.run_id, self.thread_id, self.step, node, self.data, emit, instance, self.saver
+        )
 
     def state(self) -> S:
         """The current state as the user's type (a private copy)."""

@@ -108,6 +108,8 @@ class CacheRows(Protocol):
     Rows are a key, the result as JSON text and when it expires (seconds since the epoch,
     ``None``: never); the engine encodes, decodes and expires them. The four savers of
     :mod:`graphnb.checkpoint` have them; a saver without them cannot keep node results.
+    Those savers also have ``cache_expire(now) -> int``, which drops the rows expired at
+    ``now``; the engine calls it now and then when a saver has it.
     """
 
     def cache_get(self, key: str) -> tuple[str, float | None] | None:

@@ -283,6 +283,7 @@ class Subgraph:
             return (yield from self._run_threaded(run, node, before))  # type: ignore[arg-type]
         child = self.child
         inner = child._run(events=run.subgraphs, context=run.data, recursion_limit=None)
+        inner.saver = run.saver  # the child's saver caches use the parent's saver
         inner.steps = False  # the child's states are its own business, not the stream's
         inner.subgraphs = run.subgraphs
         prefix = (node.name,)
@@ -319,6 +320,7 @@ class Subgraph:
         inner = child._run(
             events=run.subgraphs, context=run.data, recursion_limit=None, thread_id=thread
         )
+        inner.saver = run.store.saver  # where its thread lives, and its saver caches
         inner.steps = False
         inner.subgraphs = run.subgraphs
         options = RunOptions(

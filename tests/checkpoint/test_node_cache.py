@@ -251,7 +251,7 @@ def test_a_result_stored_by_one_process_is_a_hit_in_another(kind: str, tmp_path:
         assert other() == "why! 0", "the second found its result in the database"
         calls: list[str] = []
         _graph(calls).compile(checkpointer=saver).invoke({"question": "why"}, thread_id=_tid())
-        assert calls == [], "and so does this process"
+        assert calls == ["why"], "another function under the same names is another key"
     finally:
         drop_tables(saver)
 
@@ -290,3 +290,69 @@ def test_an_async_node_reads_and_writes_the_saver_cache_off_the_event_loop(saver
     assert calls == ["q"]
     assert loop_threads
     assert loop_thread not in loop_threads, "the database was read on the event loop"
+
+
+def _price(currency: str) -> Any:
+    rate = {"USD": 1.0, "EUR": 0.9}[currency]
+
+    def price(state: dict[str, Any]) -> dict[str, Any]:
+        return {"price": state["amount"] * rate, "currency": currency}
+
+    graph = StateGraph(dict).add_node("price", price, cache=CachePolicy(store="saver"))
+    return graph.add_edge(START, "price").add_edge("price", END)
+
+
+def test_two_unnamed_graphs_on_one_saver_keep_their_own_results(saver: BaseSaver):
+    eur = _price("EUR").compile(checkpointer=saver).invoke({"amount": 10}, thread_id=_tid())
+    usd = _price("USD").compile(checkpointer=saver).invoke({"amount": 10}, thread_id=_tid())
+    assert (eur["currency"], usd["currency"], usd["price"]) == ("EUR", "USD", 10.0)
+    again = _price("USD").compile(checkpointer=saver)
+    events = list(again.stream({"amount": 10}, mode="events", thread_id=_tid()))
+    assert [e.node for e in events if isinstance(e, CacheHit)] == ["price"]
+
+
+def _rows(saver: BaseSaver) -> int:
+    if isinstance(saver, MemorySaver):
+        return len(saver._cache)
+    assert isinstance(saver, SqliteSaver | PostgresSaver | MySQLSaver)
+    conn = saver._connect()
+    try:
+        cursor = conn.cursor()
+        cursor.execute(f"SELECT COUNT(*) FROM {saver.cache_table}")
+        (count,) = cursor.fetchone()
+        cursor.close()
+        return int(count)
+    finally:
+        conn.close()
+
+
+def test_expired_rows_are_removed_from_the_saver(
+    saver: BaseSaver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1_000.0]
+    monkeypatch.setattr(policy_module, "_now", lambda: now[0])
+    app = _graph([], ttl=10).compile(checkpointer=saver)
+    for question in ("a", "b", "c"):
+        app.invoke({"question": question}, thread_id=_tid())
+    assert _rows(saver) == 3
+    now[0] += policy_module.SWEEP_INTERVAL + 1
+    app.invoke({"question": "d"}, thread_id=_tid())
+    assert _rows(saver) == 1, "the three expired rows went when the next result was stored"
+    assert saver.cache_expire(now[0] + 11) == 1
+
+
+def test_a_child_compiled_with_its_own_saver_keeps_results_in_the_saver_it_runs_under(
+    tmp_path: Path,
+) -> None:
+    calls: list[str] = []
+    own = SqliteSaver(tmp_path / "own.db")
+    child = _graph(calls).compile(checkpointer=own)
+    own.close()  # the child's own saver is gone: it is not where results go
+    parent = StateGraph(Ask, name="parent").add_node("child", child)
+    parent.add_edge(START, "child").add_edge("child", END)
+    used = MemorySaver()
+    app = parent.compile(checkpointer=used)
+    assert app.invoke({"question": "q"}, thread_id=_tid()).answer == "q!"
+    assert app.invoke({"question": "q"}, thread_id=_tid()).answer == "q!"
+    assert calls == ["q"]
+    assert len(used._cache) == 1
