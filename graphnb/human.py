@@ -23,7 +23,7 @@ from typing import Any
 from .errors import GraphRuntimeError
 from .records import Interrupt
 
-__all__ = ["Command", "GraphInterrupt", "interrupt"]
+__all__ = ["Command", "GraphInterrupt", "given_answers", "interrupt", "interrupt_unanswered"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +114,25 @@ def done_asking(token: Any) -> None:
         _ASKING.reset(token)
     except ValueError:
         pass
+
+
+def given_answers() -> tuple[Any, ...]:
+    """The answers the running node's ``interrupt()`` calls get, in order.
+
+    For shims that run another library's ``interrupt()`` on graphnb's (graphnb.interop's
+    LangGraph shim): empty outside a threaded node and before any resume.
+    """
+    asking = _ASKING.get()
+    return asking.answers if isinstance(asking, _Asking) else ()
+
+
+def interrupt_unanswered(value: Any) -> Any:
+    """Stop as the node's first unanswered ``interrupt(value)`` call does.
+
+    The other library's own ``interrupt()`` has already handed out each of
+    :func:`given_answers`; this stops the run at the next call, with graphnb's id for it.
+    """
+    asking = _ASKING.get()
+    if isinstance(asking, _Asking):
+        asking.calls = len(asking.answers)
+    return interrupt(value)

@@ -173,6 +173,12 @@ class Run(Generic[S]):
         schema = self.schema
         if given is None:
             return {}
+        model = schema.model
+        kind = type(given)
+        if model is not None and kind in model.__mro__[2:] and hasattr(kind, "model_fields"):
+            # An instance of a Pydantic model the state model derives from (a LangGraph
+            # state model, imported): its fields are the input, as LangGraph reads it.
+            given = {name: getattr(given, name) for name in kind.model_fields}
         if not isinstance(given, Mapping) and not is_graph_state(given):
             threaded = self.graph.checkpointer is not None
             raise InvalidUpdateError(

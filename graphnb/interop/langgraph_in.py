@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from ..engine.compiled import CompiledGraph
 from ..graph import StateGraph
 from ..spec import END
 from .code import references
@@ -24,8 +25,9 @@ from .state import graphnb_state
 
 __all__ = ["Imported", "from_langgraph", "import_langgraph", "is_langgraph"]
 
-# LangGraph functions that only work inside LangGraph's runtime: a node or router whose
-# code calls them would fail on graphnb, so they are reported, not silently carried over.
+# LangGraph functions that only work inside LangGraph's runtime: a router whose code calls
+# them would fail on graphnb, so it is reported, not silently carried over. A node calling
+# them runs inside the shim of .langgraph_runtime (_SHIMMED).
 _RUNTIME_ONLY = {
     ("langgraph.types", "interrupt"): "calls LangGraph's interrupt(); use graphnb.interrupt",
     ("langgraph.types", "Command"): "returns a Command (update + goto); graphnb nodes return "
@@ -35,6 +37,10 @@ _RUNTIME_ONLY = {
     ("langgraph.config", "get_store"): "reads LangGraph's store",
     ("langgraph.runtime", "get_runtime"): "reads LangGraph's runtime",
 }
+
+# What the shim gives a node: LangGraph's functions it may call, parameters it may take.
+_SHIMMED = {key for key in _RUNTIME_ONLY if key[1] != "Command"}
+_INJECTED = {"config", "runtime", "writer", "store"}
 
 # Node options graphnb has no counterpart for (retry, timeout, cache and metadata are
 # mapped by _node_options).
@@ -114,11 +120,12 @@ def import_langgraph(graph: Any) -> Imported:
     _check_schemas(builder, unmapped)
     _check_channels(builder, unmapped)
     result: StateGraph[Any] = StateGraph(state, name=name)
+    _reducer_start_values(result, builder)
     cached = compiled is None or compiled.cache is not None
     for node_name, node in builder.nodes.items():
         fn = _node_callable(node_name, node, builder, unmapped)
         options = _node_options(node_name, node, unmapped, cached=cached)
-        if isinstance(fn, StateGraph):  # graphnb runs a subgraph node without policies
+        if isinstance(fn, StateGraph | CompiledGraph):  # a subgraph node takes no policies
             for option in ("retry", "timeout", "cache"):
                 if options.pop(option, None) is not None:
                     reason = "graphnb's subgraph nodes take no retry, timeout or cache"
@@ -156,9 +163,43 @@ def _check_schemas(builder: Any, unmapped: list[Unmapped]) -> None:
             Unmapped(
                 "context_schema",
                 builder.context_schema.__name__,
-                "graphnb passes run context as a plain mapping (invoke(context=...))",
+                "graphnb's run context is a mapping (invoke(context={...}), which the "
+                "shim hands a node as runtime.context), not an instance of a schema",
             )
         )
+
+
+def _reducer_start_values(graph: StateGraph[Any], builder: Any) -> None:
+    """Give a TypedDict's reducer fields the value LangGraph's channel starts from.
+
+    LangGraph's reducer channel holds its type's empty value (``[]``, ``0``, ``""``)
+    before any write, so the first streamed state shows it and a node may read
+    ``state["messages"]`` before anyone wrote it; graphnb's TypedDict leaves an unwritten
+    key out. The import gives those fields that value as their default, so the imported
+    graph reads and streams as LangGraph's does.
+    """
+    import copy
+
+    from langgraph.channels.binop import BinaryOperatorAggregate
+
+    fields = graph.schema.fields
+    if graph.schema.model is not None:
+        return  # a GraphState (from a dataclass or a model) has its own defaults
+    for key, channel in builder.channels.items():
+        start = getattr(channel, "value", None)
+        field = fields.get(key)
+        if (
+            field is None
+            or field.default is not None
+            or not isinstance(channel, BinaryOperatorAggregate)
+            or type(start) not in (list, dict, set, tuple, int, float, str)
+        ):
+            continue
+        field.default = functools.partial(_fresh, copy.copy(start))
+
+
+def _fresh(value: Any, _: Any) -> Any:
+    return type(value)(value)
 
 
 def _check_channels(builder: Any, unmapped: list[Unmapped]) -> None:
@@ -219,6 +260,14 @@ def _node_callable(
             Unmapped(item.feature, f"{item.where} in subgraph {name!r}", item.reason)
             for item in child.unmapped
         )
+        stops = {
+            key: value
+            for key, value in child.compile_options.items()
+            if key in ("interrupt_before", "interrupt_after")
+        }
+        if stops:
+            # The child's own breakpoints: graphnb keeps them on a compiled child graph.
+            return child.graph.compile(**stops)  # type: ignore[return-value]
         return child.graph  # type: ignore[return-value]
     fn = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
     if fn is None or not callable(fn):
@@ -230,17 +279,23 @@ def _node_callable(
             )
         )
         return None
-    accepts = sorted(getattr(runnable, "func_accepts", {}) or {})
-    if accepts:
+    accepts = dict(getattr(runnable, "func_accepts", {}) or {})
+    others = sorted(set(accepts) - _INJECTED)
+    if others:
         unmapped.append(
             Unmapped(
-                "injected " + ", ".join(accepts),
+                "injected " + ", ".join(others),
                 f"node {name!r}",
-                "graphnb calls nodes with the state (and a RunContext), not LangGraph's "
-                "config, runtime, writer or store",
+                "graphnb gives an imported node LangGraph's config, runtime, writer and "
+                "store, not these",
             )
         )
-    _check_code(fn, f"node {name!r}", unmapped)
+    called = set(references(fn)) & _SHIMMED
+    _check_code(fn, f"node {name!r}", unmapped, shimmed=True)
+    if called or accepts:
+        from .langgraph_runtime import shimmed
+
+        return shimmed(fn, name, {k: v for k, v in accepts.items() if k in _INJECTED})
     return fn  # type: ignore[no-any-return]
 
 
@@ -292,8 +347,6 @@ def _node_options(
 
 def _retry_policy(chosen: Any, where: str, unmapped: list[Unmapped]) -> Any:
     """A graphnb RetryPolicy for LangGraph's (the same fields and defaults), or ``None``."""
-    from langgraph.types import RetryPolicy as LangGraphRetryPolicy
-
     from ..engine.policy import RetryPolicy
 
     if chosen is None:
@@ -307,9 +360,9 @@ def _retry_policy(chosen: Any, where: str, unmapped: list[Unmapped]) -> Any:
         return None
     (policy,) = policies
     retry_on = policy.retry_on
-    if retry_on is LangGraphRetryPolicy().retry_on:
-        retry_on = None  # each library's default: transient errors, not programming ones
-    elif not isinstance(retry_on, type) and not callable(retry_on):
+    # LangGraph's default (default_retry_on) is kept as the predicate it is: it refuses to
+    # retry a ValueError, a RuntimeError or an OSError, where graphnb's own default would.
+    if not isinstance(retry_on, type) and not callable(retry_on):
         retry_on = tuple(retry_on)
     return RetryPolicy(
         max_attempts=policy.max_attempts,
@@ -334,9 +387,14 @@ def _is_subgraph(runnable: Any) -> bool:
     return isinstance(runnable, Pregel)
 
 
-def _check_code(fn: Any, where: str, unmapped: list[Unmapped]) -> None:
-    """Report LangGraph runtime functions that ``fn``'s code refers to."""
+def _check_code(fn: Any, where: str, unmapped: list[Unmapped], *, shimmed: bool = False) -> None:
+    """Report LangGraph runtime functions that ``fn``'s code refers to.
+
+    With ``shimmed``, those the node shim provides are not reported.
+    """
     for key in references(fn):
+        if shimmed and key in _SHIMMED:
+            continue
         reason = _RUNTIME_ONLY.get(key)
         if reason is not None:
             unmapped.append(Unmapped(key[1], where, reason))
@@ -377,6 +435,13 @@ def _add_branches(
         routes = routes_from_annotation(fn) or [*builder.nodes, END]
     else:
         routes = dict(ends)
+        if any(isinstance(label, bool) for label in routes):
+            # {True: ..., False: ...}: a graphnb route is a string, so the router's
+            # boolean answer is turned into "True" / "False".
+            routes = {
+                str(label) if isinstance(label, bool) else label: t for label, t in routes.items()
+            }
+            fn = _boolean_labels(fn)
         labels = [label for label in routes if not isinstance(label, str)]
         if labels:
             unmapped.append(
@@ -394,6 +459,19 @@ def _add_branches(
     targets = routes.values() if isinstance(routes, dict) else routes
     sends = [target for target in dict.fromkeys(targets) if target != END]
     graph.add_conditional_edges(source, _sending(fn), routes, sends=sends)
+
+
+def _boolean_labels(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` returning ``"True"``/``"False"`` where it returns a bool."""
+
+    @functools.wraps(fn)
+    def router(state: Any) -> Any:
+        chosen = fn(state)
+        return str(chosen) if isinstance(chosen, bool) else chosen
+
+    router.__langgraph_router__ = fn  # type: ignore[attr-defined]
+    del router.__wrapped__  # graphnb reads the wrapper's signature, not fn's
+    return router
 
 
 def _sending(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -452,8 +530,20 @@ def _compile_options(compiled: Any, unmapped: list[Unmapped]) -> dict[str, Any]:
             options["checkpointer"] = mapped
     if compiled.store is not None:
         unmapped.append(Unmapped("store", type(compiled.store).__name__, "graphnb has no store"))
-    if getattr(compiled, "cache", None) is not None:
-        unmapped.append(Unmapped("cache", type(compiled.cache).__name__, "graphnb has no cache"))
+    cache = getattr(compiled, "cache", None)
+    if cache is not None:
+        from langgraph.cache.memory import InMemoryCache
+
+        if isinstance(cache, InMemoryCache):
+            from ..engine.policy import MemoryCache
+
+            options["cache"] = MemoryCache()  # empty, as LangGraph's is at compile
+        else:
+            reason = (
+                "graphnb keeps cached results in a MemoryCache or in its saver "
+                "(CachePolicy(store='saver')), not in LangGraph's cache backends"
+            )
+            unmapped.append(Unmapped("cache", type(cache).__name__, reason))
     return options
 
 

@@ -62,8 +62,14 @@ def original_state(state_type: Any) -> Any:
 
 
 def _derived(schema: type[Any], fields: dict[str, Any]) -> type[Any]:
+    # A Pydantic model is a base too: its validators (field and model) and methods carry
+    # over, and nodes checking isinstance(state, Model) still see one.
+    bases = (GraphState, schema) if issubclass(schema, BaseModel) else GraphState
     model = create_model(
-        schema.__name__, __base__=GraphState, __module__=schema.__module__, **fields
+        schema.__name__,
+        __base__=bases,
+        __module__=schema.__module__,
+        **fields,
     )
     model.__qualname__ = schema.__qualname__
     model.__doc__ = schema.__doc__

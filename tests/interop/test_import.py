@@ -13,10 +13,12 @@ pytest.importorskip("langgraph")
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_config
 from langgraph.graph import END, START
 from langgraph.graph import StateGraph as LGStateGraph
 from langgraph.graph.message import add_messages
-from langgraph.types import CachePolicy, Command, RetryPolicy, Send, interrupt
+from langgraph.runtime import Runtime
+from langgraph.types import CachePolicy, Command, RetryPolicy, Send, StreamWriter, interrupt
 from pydantic import BaseModel
 
 import graphnb
@@ -177,7 +179,8 @@ def test_retry_timeout_cache_and_metadata_map_to_graphnb_policies():
     flaky_spec, double_spec = imported.spec.nodes
     assert flaky_spec.retry is not None
     assert (flaky_spec.retry.max_attempts, flaky_spec.retry.backoff_factor) == (4, 3.0)
-    assert flaky_spec.retry.retry_on is None, "LangGraph's default maps to graphnb's default"
+    # LangGraph's default predicate itself: it retries a ConnectionError, not a ValueError
+    assert flaky_spec.retry.retry_on == ["langgraph._internal._retry:default_retry_on"]
     assert flaky_spec.metadata == {"owner": "ada", "n": [1]}
     assert double_spec.timeout == 2.5
     assert double_spec.cache is not None
@@ -234,13 +237,27 @@ def test_command_returning_node_is_reported():
     assert ("Command", "node 'go'") in unmapped_of(graph)
 
 
-def test_a_path_map_keyed_by_booleans_is_reported_naming_the_router():
+def test_a_path_map_keyed_by_booleans_routes_by_the_routers_answer():
     def more(state: Counter) -> bool:
-        return state["count"] < 2
+        return state["n"] < 2
 
     graph = one_node()
     graph.add_conditional_edges("bump", more, {True: "bump", False: END})
-    assert unmapped_of(graph) == [("a path map keyed by non-strings", "router 'more' from 'bump'")]
+    imported = from_langgraph(graph)
+    routes = sorted((e.label, e.target) for e in imported.spec.edges if e.kind == "conditional")
+    assert routes == [("False", END), ("True", "bump")]
+    assert imported.compile().invoke({"n": 0})["n"] == graph.compile().invoke({"n": 0})["n"] == 2
+
+
+def test_a_path_map_keyed_by_other_non_strings_is_reported_naming_the_router():
+    def how_many(state: Counter) -> int:
+        return state["n"]
+
+    graph = one_node()
+    graph.add_conditional_edges("bump", how_many, {1: "bump", 2: END})
+    assert unmapped_of(graph) == [
+        ("a path map keyed by non-strings", "router 'how_many' from 'bump'")
+    ]
 
 
 def test_send_in_a_router_maps_to_graphnb_send():
@@ -326,24 +343,68 @@ def test_a_functional_api_graph_as_a_node_is_reported():
     assert "a Pregel is not a compiled StateGraph" in item.reason
 
 
-def test_langgraph_interrupt_call_is_reported():
+def test_langgraph_interrupt_in_a_node_stops_and_resumes_on_graphnb():
     def ask(state: Counter) -> dict[str, Any]:
-        return {"n": interrupt("how many?")}
+        first = interrupt("how many?")
+        second = interrupt("and then?")
+        return {"n": first + second}
 
     graph = LGStateGraph(Counter)
     graph.add_node("ask", ask)
     graph.add_edge(START, "ask")
-    assert unmapped_of(graph) == [("interrupt", "node 'ask'")]
+    app = from_langgraph(graph).compile(checkpointer=MemorySaver())
+    app.invoke({"n": 0}, thread_id="t")
+    assert [i.value for i in app.get_state("t").interrupts] == ["how many?"]
+    app.invoke(graphnb.Command(resume=2), thread_id="t")
+    assert [(i.value, i.id) for i in app.get_state("t").interrupts] == [("and then?", "ask:1")]
+    assert app.invoke(graphnb.Command(resume=3), thread_id="t")["n"] == 5
 
 
-def test_injected_config_is_reported():
-    def configured(state: Counter, config: RunnableConfig) -> dict[str, Any]:
-        return {}
+def test_a_router_calling_langgraph_interrupt_is_reported():
+    def ask(state: Counter) -> str:
+        return interrupt("where?")
+
+    graph = one_node()
+    graph.add_conditional_edges("bump", ask, [END])
+    assert unmapped_of(graph) == [("interrupt", "router 'ask' from 'bump'")]
+
+
+def test_injected_config_runtime_and_writer_reach_an_imported_node():
+    def configured(
+        state: Counter, config: RunnableConfig, runtime: Runtime[Any], writer: StreamWriter
+    ) -> dict[str, Any]:
+        writer({"step": config["metadata"]["langgraph_step"]})
+        assert runtime.stream_writer is writer
+        assert get_config() is config
+        return {"n": len(config["configurable"]["thread_id"])}
 
     graph = LGStateGraph(Counter)
     graph.add_node("configured", configured)
     graph.add_edge(START, "configured")
-    assert unmapped_of(graph) == [("injected config", "node 'configured'")]
+    app = from_langgraph(graph).compile(checkpointer=MemorySaver())
+    assert list(app.stream({"n": 0}, thread_id="abc", mode="custom")) == [{"step": 0}]
+    assert app.get_state("abc").values["n"] == 3
+
+
+def test_an_unsupported_langgraph_version_is_refused_naming_the_range(monkeypatch):
+    import importlib.metadata
+
+    from graphnb.interop.langgraph_runtime import LangGraphVersionError
+
+    def ask(state: Counter) -> dict[str, Any]:
+        return {"n": interrupt("?")}
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata,
+        "version",
+        lambda name: "2.1.0" if name == "langgraph" else real(name),
+    )
+    with pytest.raises(LangGraphVersionError, match=r"langgraph >=1\.0,<2\.0; langgraph 2\.1\.0"):
+        from_langgraph(graph)
 
 
 def test_private_input_schema_and_output_schema_are_reported():
@@ -400,3 +461,22 @@ def test_a_typing_extensions_typeddict_state_maps_like_typings():
     imported = from_langgraph(graph)
     assert imported.schema.state_type is Plain
     assert imported.compile().invoke({"n": 1}) == {"n": 2}
+
+
+def test_the_langgraph_extra_pins_what_the_shim_supports_and_what_thread_import_needs():
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    from graphnb.interop.langgraph_runtime import SUPPORTED
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    extra = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]["langgraph"]
+    wanted = {Requirement(line).name: Requirement(line).specifier for line in extra}
+    assert "msgpack" in wanted  # graphnb.interop.langgraph_threads decodes with it
+    low, high = (".".join(map(str, v)) for v in SUPPORTED)
+    assert low in wanted["langgraph"]
+    assert high not in wanted["langgraph"]
+    assert f"{low}.99" in wanted["langgraph"]
+    assert high.replace(".0", "") + ".0.1" not in wanted["langgraph"]
