@@ -12,6 +12,7 @@ markers, so a row holding one was forged or written by another tool.
 from __future__ import annotations
 
 import json
+import reprlib
 import sys
 import warnings
 from collections.abc import Iterable, Mapping
@@ -128,7 +129,14 @@ def _encode(field: FieldSchema | None, name: str, value: Any, *, typed_update: b
             encoded = _json_serializer(adapter).to_python(value, mode="json", warnings="error")
         else:
             encoded = to_jsonable_python(value)
-    except (PydanticSerializationError, TypeError, ValueError) as error:
+    except (PydanticSerializationError, TypeError, ValueError, RecursionError) as error:
+        if isinstance(error, RecursionError) or "depth exceeded" in str(error):
+            # pydantic reports deep nesting as a "circular reference": say what it is
+            raise UnstorableValueError(
+                f"field {name!r} holds {_short(value)}, nested too deeply to be stored as "
+                "JSON; keep the state flatter (or hold such data outside it)",
+                field=name,
+            ) from None
         raise UnstorableValueError(
             f"field {name!r} holds {_short(value)}, which cannot be stored as JSON "
             f"({error}); give the field a JSON-serializable type (a Pydantic model, "
@@ -255,8 +263,13 @@ def _is_import_string(item: Any) -> bool:
     return getattr(item, "__name__", None) == "import_string" and module.startswith("pydantic")
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 4, 60, 60
+
+
 def _short(value: Any) -> str:
-    text = repr(value)
+    # reprlib stops at a few levels: a value nested thousands deep has no full repr
+    text = _REPR.repr(value)
     return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
 
 

@@ -469,6 +469,7 @@ class ThreadWriter:
         meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
         if sends:
             meta["sends"] = [[node, encode_update(schema, payload)] for node, payload in sends]
+            _json_text(meta["sends"], self.thread_id)  # a bad payload names its field
         if joins:
             meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
         if interrupts:
@@ -477,6 +478,7 @@ class ThreadWriter:
             meta["resumes"] = _stored_answers(resumes, self.thread_id)
         if pending:
             meta["pending"] = [[node, encode_update(schema, update)] for node, update in pending]
+            _json_text(meta["pending"], self.thread_id)
         if start_at is not None:
             meta["start_at"] = list(start_at)
         if self.metadata:

@@ -454,3 +454,32 @@ def test_a_state_over_mysqls_packet_limit_is_refused_before_it_is_sent(tmp_path:
         assert saver.threads() == ["t"]
     finally:
         drop_tables(saver)
+
+
+def test_a_send_payload_holding_nan_names_its_field(saver: BaseSaver) -> None:
+    from graphnb import Send
+
+    graph = StateGraph(dict).add_node("split", lambda state: {}).add_node("score", lambda s: {})
+    graph.add_edge(START, "split").add_edge("score", END)
+    graph.add_conditional_edges(
+        "split", lambda state: [Send("score", {"score": float("nan")})], sends=["score"]
+    )
+    app = graph.compile(checkpointer=saver)
+    with pytest.raises(UnstorableValueError) as caught:
+        app.invoke({"topic": "x"}, thread_id="nan")
+    assert caught.value.field == "score"
+    assert str(caught.value).startswith("field 'score' holds NaN or an infinity")
+
+
+def test_a_state_value_nested_thousands_deep_names_its_field(saver: BaseSaver) -> None:
+    deep: list[Any] = []
+    inner = deep
+    for _ in range(3_000):
+        inner.append([])
+        inner = inner[0]
+    graph = StateGraph(dict).add_node("nest", lambda state: {"tree": deep})
+    app = graph.add_edge(START, "nest").add_edge("nest", END).compile(checkpointer=saver)
+    with pytest.raises(UnstorableValueError) as caught:
+        app.invoke({"topic": "x"}, thread_id="deep")
+    assert caught.value.field == "tree"
+    assert "field 'tree' holds list [[[[[...]]]]], nested too deeply" in str(caught.value)
