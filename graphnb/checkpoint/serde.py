@@ -319,8 +319,10 @@ def check_safe(data: Any, *, thread_id: str, checkpoint_id: str, part: str) -> N
 
 def _decode(field: FieldSchema, raw: Any, where: _Where, *, typed: bool) -> Any:
     adapter = field.adapter
-    if adapter is None or not typed:
+    if adapter is None:
         return raw
+    if not typed:
+        return _rebuilt(adapter, raw)
     try:
         return adapter.validate_python(raw, strict=False)
     except ValidationError as error:
@@ -333,6 +335,40 @@ def _decode(field: FieldSchema, raw: Any, where: _Where, *, typed: bool) -> Any:
             checkpoint_id=where.checkpoint_id,
             field=field.name,
         ) from None
+
+
+def _rebuilt(adapter: TypeAdapter[Any], raw: Any) -> Any:
+    """A custom reducer's stored update, its objects rebuilt where the field's type can.
+
+    Such an update may have any shape, so it is stored as plain JSON: objects (LangChain
+    messages for ``add_messages``, models, dataclasses) became dicts. When the update
+    holds such dicts and reads back as the field's type (a list of them, or one of its
+    items) to exactly what was stored, that value is handed to the reducer, as the node
+    wrote it; anything else (a coercion that would change a value) stays as stored.
+    """
+    if not _holds_object(raw):
+        return raw
+    candidates = [(raw, False)]
+    if isinstance(raw, dict):
+        candidates.append(([raw], True))  # one item of a list field
+    for value, single in candidates:
+        try:
+            rebuilt = adapter.validate_python(value, strict=False)
+        except ValidationError:
+            continue
+        try:
+            same = to_jsonable_python(rebuilt) == value
+        except (PydanticSerializationError, TypeError, ValueError):
+            same = False
+        if same:
+            return rebuilt[0] if single else rebuilt
+    return raw
+
+
+def _holds_object(raw: Any) -> bool:
+    if isinstance(raw, dict):
+        return True
+    return isinstance(raw, list) and any(isinstance(item, dict) for item in raw)
 
 
 def decode_snapshot(

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 import pytest
 
 pytest.importorskip("langgraph")
 
-from langgraph.graph import END, START, StateGraph
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import RetryPolicy
 
 from graphnb.interop import UnmappedFeatureError
 from graphnb.widget import Builder
+
+from .conftest import run_async  # type: ignore[import-not-found]
 
 
 class Notes(TypedDict):
@@ -41,3 +44,44 @@ def test_builder_refuses_a_langgraph_graph_naming_what_it_cannot_map(comm):
     graph.add_edge(START, "research")
     with pytest.raises(UnmappedFeatureError, match="several RetryPolicy \\(node 'research'\\)"):
         Builder(graph)
+
+
+def test_a_messages_state_agent_sends_the_chat_view_its_messages_with_tool_calls(comm):
+    def model(state: MessagesState) -> dict:
+        if state["messages"][-1].type == "tool":
+            return {"messages": [AIMessage("it is noon", id="a2")]}
+        call = {"name": "clock", "args": {"tz": "UTC"}, "id": "c1"}
+        return {"messages": [AIMessage("", tool_calls=[call], id="a1")]}
+
+    def tools(state: MessagesState) -> dict:
+        return {"messages": [ToolMessage("noon", tool_call_id="c1", name="clock", id="t1")]}
+
+    def route(state: MessagesState) -> Literal["tools", "__end__"]:
+        return "tools" if state["messages"][-1].tool_calls else END
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", model)
+    graph.add_node("tools", tools)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", route)
+    graph.add_edge("tools", "model")
+    builder = Builder(graph, namespace={})
+
+    async def main() -> object:
+        return await builder.run({"messages": [HumanMessage("time?", id="h1")]})
+
+    run_async(main())
+    assert builder.run_state["error"] is None
+    sent = builder.run_state["steps"][-1]["state"]["messages"]
+    # What widgets/src/chat.ts reads: each message's type (its speaker), content, and an
+    # AI message's tool calls with their name, args and id.
+    assert [(m["type"], m["content"]) for m in sent] == [
+        ("human", "time?"),
+        ("ai", ""),
+        ("tool", "noon"),
+        ("ai", "it is noon"),
+    ]
+    assert [(c["name"], c["args"], c["id"]) for c in sent[1]["tool_calls"]] == [
+        ("clock", {"tz": "UTC"}, "c1")
+    ]
+    assert (sent[2]["tool_call_id"], sent[2]["name"]) == ("c1", "clock")

@@ -1,6 +1,8 @@
 // A state's conversation, for the chat view: the first list field named like messages,
 // each entry read as a message ({role, content, tool_calls, tool_call_id, name}, as the
-// ReAct agent stores them) or, when it is plain text, as text of an unknown speaker.
+// ReAct agent stores them, or a LangChain message as JSON: {type: "human" | "ai" |
+// "tool" | "system", content, tool_calls: [{name, args, id}]}) or, when it is plain text,
+// as text of an unknown speaker.
 
 import type { Json } from "./protocol";
 
@@ -14,6 +16,22 @@ export type ChatMessage = {
 };
 
 const FIELDS = ["messages", "chat", "history", "conversation"];
+
+// LangChain's message types, as the chat view names their speakers.
+const LANGCHAIN_ROLES: Record<string, string> = {
+  human: "user",
+  ai: "assistant",
+  AIMessageChunk: "assistant",
+  tool: "tool",
+  system: "system",
+  function: "tool",
+};
+
+function role(entry: Record<string, Json>): string {
+  if (typeof entry.role === "string") return entry.role;
+  if (typeof entry.type === "string") return LANGCHAIN_ROLES[entry.type] ?? entry.type;
+  return "message";
+}
 
 function text(value: Json | undefined): string {
   if (value == null) return "";
@@ -29,11 +47,11 @@ export function chatMessages(state: Record<string, Json> | undefined): ChatMessa
       return { role: "message", content: text(entry), toolCalls: [], toolCallId: null, name: null };
     const calls = Array.isArray(entry.tool_calls) ? entry.tool_calls : [];
     return {
-      role: typeof entry.role === "string" ? entry.role : "message",
+      role: role(entry),
       content: text(entry.content),
       toolCalls: calls.map((c) => {
         const call = (c && typeof c === "object" && !Array.isArray(c) ? c : {}) as Record<string, Json>;
-        return { name: text(call.name), arguments: call.arguments ?? {}, id: text(call.id) };
+        return { name: text(call.name), arguments: call.arguments ?? call.args ?? {}, id: text(call.id) };
       }),
       toolCallId: typeof entry.tool_call_id === "string" ? entry.tool_call_id : null,
       name: typeof entry.name === "string" ? entry.name : null,
