@@ -362,6 +362,13 @@ class StateGraph(Generic[S]):
         return dict(self._routers)
 
     @property
+    def policies(
+        self,
+    ) -> dict[str, tuple[RetryPolicy | None, float | None, CachePolicy | None]]:
+        """Each node's ``(retry, timeout, cache)`` policies, for the nodes that have any."""
+        return dict(self._policies)
+
+    @property
     def subgraphs(self) -> dict[str, StateGraph[Any] | CompiledGraph[Any]]:
         """Each subgraph node's child graph, in node order."""
         return {name: child for name, (child, _, _) in self._subgraphs.items()}
@@ -412,7 +419,9 @@ class StateGraph(Generic[S]):
             graph._spec.nodes.append(node.model_copy(deep=True))
             if node.retry is not None or node.timeout is not None or node.cache is not None:
                 graph._policies[node.id] = (
-                    RetryPolicy.from_spec(node.retry, namespace) if node.retry else None,
+                    RetryPolicy.from_spec(node.retry, namespace, node=node.id)
+                    if node.retry
+                    else None,
                     node.timeout,
                     CachePolicy.from_spec(node.cache) if node.cache else None,
                 )

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..binding import binding_of, resolve
-from ..errors import GraphnbError, GraphSetupError, NodeTimeout
+from ..errors import BindingError, GraphnbError, GraphSetupError, NodeTimeout
 from ..human import has_answers
 from .cachekey import Unkeyable, digest, function_identity
 from .events import CacheHit, NodeRetrying
@@ -65,8 +65,10 @@ __all__ = [
     "SaverCache",
     "bind_node_caches",
     "cache_fields",
+    "is_unnamed",
     "is_programming_error",
     "saver_caches",
+    "unnamed_reference",
     "with_policies",
 ]
 
@@ -150,12 +152,17 @@ class RetryPolicy:
         return delay
 
     def to_spec(self) -> RetrySpec:
-        """The policy as spec data; ``retry_on`` as bindings."""
+        """The policy as spec data; ``retry_on`` as bindings.
+
+        A predicate no binding can name (a lambda, a closure) is written as
+        ``<unnamed module:qualname>`` (see :func:`unnamed_reference`): the spec says what
+        it was, never where it was in memory, and reading the spec back refuses it.
+        """
         chosen = self.retry_on
         retry_on: list[str] | None = None
         if chosen is not None:
             items: Sequence[Any] = chosen if isinstance(chosen, tuple) else (chosen,)
-            retry_on = [binding_of(item) or repr(item) for item in items]
+            retry_on = [binding_of(item) or unnamed_reference(item) for item in items]
         from ..spec import RetrySpec
 
         return RetrySpec(
@@ -168,10 +175,26 @@ class RetryPolicy:
         )
 
     @classmethod
-    def from_spec(cls, spec: RetrySpec, namespace: Mapping[str, Any] | None = None) -> RetryPolicy:
-        """The policy a spec describes, resolving ``retry_on`` bindings."""
+    def from_spec(
+        cls, spec: RetrySpec, namespace: Mapping[str, Any] | None = None, *, node: str = ""
+    ) -> RetryPolicy:
+        """The policy a spec describes, resolving ``retry_on`` bindings.
+
+        Raises:
+            BindingError: a binding names nothing, or stands for a lambda or closure (see
+                :meth:`to_spec`), naming the node (when given) and the policy.
+        """
         retry_on: RetryOn | None = None
         if spec.retry_on is not None:
+            for binding in spec.retry_on:
+                if is_unnamed(binding):
+                    where = f"the retry policy of `{node}`" if node else "a retry policy"
+                    raise BindingError(
+                        f"{where} retries on {binding}, a lambda or a closure, which a spec "
+                        "cannot name; define the predicate as a module-level function "
+                        "(def retry_on(error): ...) and pass that",
+                        binding=binding,
+                    )
             found = tuple(_resolve_builtin(binding, namespace) for binding in spec.retry_on)
             retry_on = found[0] if len(found) == 1 else found
         return cls(
@@ -182,6 +205,21 @@ class RetryPolicy:
             spec.jitter,
             retry_on,
         )
+
+
+_UNNAMED = "<unnamed "
+
+
+def unnamed_reference(item: Any) -> str:
+    """How a spec writes a ``retry_on`` that no binding names: ``<unnamed mod:<lambda>>``."""
+    module = getattr(item, "__module__", None) or "?"
+    qualname = getattr(item, "__qualname__", None) or type(item).__qualname__
+    return f"{_UNNAMED}{module}:{qualname}>"
+
+
+def is_unnamed(binding: str) -> bool:
+    """Whether a spec's ``retry_on`` entry stands for a lambda or closure (no binding)."""
+    return binding.startswith(_UNNAMED)
 
 
 def _check_retry_on(chosen: object) -> None:
@@ -707,6 +745,7 @@ def with_policies(
             return result
 
         policed_async.graphnb_node = fn  # type: ignore[attr-defined]
+        policed_async.graphnb_retry = retry  # type: ignore[attr-defined]
         policed_async.graphnb_saver_cache = store if remote else None  # type: ignore[attr-defined]
         return policed_async
 
@@ -742,6 +781,7 @@ def with_policies(
         return result
 
     policed.graphnb_node = fn  # type: ignore[attr-defined]  # what exports name
+    policed.graphnb_retry = retry  # type: ignore[attr-defined]  # what the builder reruns
     policed.graphnb_saver_cache = store if remote else None  # type: ignore[attr-defined]
     return policed
 

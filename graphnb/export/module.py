@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..binding import resolve
+from ..engine.policy import is_unnamed
 from ..reducers import Reducer, add, append, merge, replace
 from ..spec import END, START, GraphSpec
 from .codegen import (
@@ -188,7 +189,7 @@ def _builder(
         for marker, name in ((START, "START"), (END, "END"))
         if marker in ends or marker in parts.routers
     }
-    policies = _policy_arguments(spec, resolver)
+    policies = _policy_arguments(spec, resolver, _retry_predicates(obj))
     for node_id, arguments in extra.items():
         policies.setdefault(node_id, []).extend(arguments)
     build_name = resolver.fresh(f"build_{identifier(prefix)}graph")
@@ -328,10 +329,48 @@ def _run_cli() -> Any:
     return run_cli
 
 
-def _policy_arguments(spec: GraphSpec, resolver: Resolver) -> dict[str, list[str]]:
-    """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=CachePolicy(...)`` per node."""
+def _retry_predicates(obj: Any) -> dict[str, Any]:
+    """The ``retry_on`` of each node of a graph given in code (what a spec cannot name)."""
+    found: dict[str, Any] = {}
+    policies = getattr(obj, "policies", None)
+    if isinstance(policies, Mapping):  # a StateGraph
+        found = {name: retry.retry_on for name, (retry, _, _) in policies.items() if retry}
+    elif isinstance(getattr(obj, "nodes", None), Mapping):  # a compiled graph: its wrappers
+        for name, node in obj.nodes.items():
+            retry = getattr(getattr(node, "fn", None), "graphnb_retry", None)
+            if retry is not None:
+                found[name] = retry.retry_on
+    return found
+
+
+def _retry_on_name(
+    binding: str, node: str, resolver: Resolver, predicates: Mapping[str, Any]
+) -> str | None:
+    """The expression for one ``retry_on`` entry (``None`` after noting a problem)."""
     import builtins
 
+    who = f"retry_on of {node!r}"
+    if isinstance(getattr(builtins, binding, None), type):
+        return binding
+    if is_unnamed(binding):
+        predicate = predicates.get(node)
+        if callable(predicate) and not isinstance(predicate, (type, tuple)):
+            return resolver.reference(predicate, who)  # its source, or a problem saying why
+        resolver.problems.append(
+            ExportProblem(
+                f"the retry policy of node {node!r}",
+                f"it retries on {binding}, a lambda or a closure that no module can import; "
+                "define the predicate as a module-level function and pass that",
+            )
+        )
+        return None
+    return resolver.reference(resolve(binding), who)
+
+
+def _policy_arguments(
+    spec: GraphSpec, resolver: Resolver, predicates: Mapping[str, Any]
+) -> dict[str, list[str]]:
+    """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=CachePolicy(...)`` per node."""
     import graphnb
 
     out: dict[str, list[str]] = {}
@@ -343,9 +382,7 @@ def _policy_arguments(spec: GraphSpec, resolver: Resolver) -> dict[str, list[str
             items = [f"{key}={value!r}" for key, value in fields.items()]
             if node.retry.retry_on is not None:
                 names = [
-                    binding
-                    if isinstance(getattr(builtins, binding, None), type)
-                    else resolver.reference(resolve(binding), f"retry_on of {node.id!r}")
+                    _retry_on_name(binding, node.id, resolver, predicates)
                     for binding in node.retry.retry_on
                 ]
                 listed = ", ".join(str(name) for name in names)

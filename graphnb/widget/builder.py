@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
-from ..binding import resolve
+from ..binding import binding_of, resolve
 from ..engine.compiled import CompiledGraph
+from ..engine.policy import is_unnamed
 from ..errors import BindingError
 from ..export.module import replace_text
 from ..graph import StateGraph
@@ -188,6 +189,8 @@ class Builder(anywidget.AnyWidget):
         self._path = Path(path) if path is not None else None
         self._known: dict[str, Callable[..., Any]] = {}
         self._known_routers: dict[str, Callable[..., Any]] = {}
+        # retry_on predicates given in code that no binding names (lambdas, closures)
+        self._known_retry: dict[str, Callable[..., Any]] = {}
         self._given: dict[str, Any] = {}
         self._children: dict[str, Any] = {}  # subgraph nodes' child graphs given in code
         self._state_type: type[Any] | None = None
@@ -261,12 +264,21 @@ class Builder(anywidget.AnyWidget):
         if isinstance(source, StateGraph):
             self._known = {k: v for k, v in source.callables.items() if v is not None}
             self._known_routers = source.routers
+            self._known_retry = _unnamed_predicates(
+                {name: retry for name, (retry, _, _) in source.policies.items()}
+            )
             self._state_type = source.schema.state_type
             self._children = source.subgraphs
             return self._stamp(source.spec)
         if isinstance(source, CompiledGraph):
             self._known = {name: node.fn for name, node in source.nodes.items()}
             self._known_routers = {name: router.fn for name, router in source.routers.items()}
+            self._known_retry = _unnamed_predicates(
+                {
+                    name: getattr(node.fn, "graphnb_retry", None)
+                    for name, node in source.nodes.items()
+                }
+            )
             self._state_type = source.schema.state_type
             return self._stamp(source.spec.model_copy(deep=True))
         if isinstance(source, types.ModuleType):
@@ -289,7 +301,8 @@ class Builder(anywidget.AnyWidget):
         builder's namespace lacks them (an explicit ``namespace=``, a script's functions).
         """
         for node in spec.nodes:
-            if node.id in self._known or node.id in self._known_routers:
+            known = (self._known, self._known_routers, self._known_retry)
+            if any(node.id in given for given in known):
                 node.metadata[CODE_KEY] = node.id
             if node.binding is not None and node.id in self._known:
                 self._given[node.binding] = self._known[node.id]
@@ -378,7 +391,7 @@ class Builder(anywidget.AnyWidget):
         """
         spec = self.spec if readonly else self.spec.model_copy(deep=True)
         overlay: dict[str, Any] = {}
-        if self._known or self._known_routers:
+        if self._known or self._known_routers or self._known_retry:
             keys = self._code_keys(spec)
             nodes = list(spec.nodes)
             for index, node in enumerate(nodes):
@@ -389,6 +402,16 @@ class Builder(anywidget.AnyWidget):
                     # spec took most of a check after an edit).
                     nodes[index] = node.model_copy(update={"binding": private})
                     overlay[private] = self._known[key]
+                retry = node.retry
+                if key in self._known_retry and retry is not None and retry.retry_on:
+                    # a lambda the code gave stays the node's predicate, under a private
+                    # name, while the spec names it only as <unnamed ...>
+                    private = f"_graphnb_retry_on_{len(overlay)}"
+                    overlay[private] = self._known_retry[key]
+                    names = [private if is_unnamed(b) else b for b in retry.retry_on]
+                    nodes[index] = nodes[index].model_copy(
+                        update={"retry": retry.model_copy(update={"retry_on": names})}
+                    )
             routers = dict(spec.routers)
             for source, binding in spec.routers.items():
                 key = keys.get(source, source if source == START else None)
@@ -848,6 +871,16 @@ class Builder(anywidget.AnyWidget):
             except TypeError as error:
                 reply["error"] = f"binding {binding!r}: {error}"
         self._send_message(reply)
+
+
+def _unnamed_predicates(policies: Mapping[str, Any]) -> dict[str, Callable[..., Any]]:
+    """The ``retry_on`` predicates of these retry policies that no binding names."""
+    found = {}
+    for name, retry in policies.items():
+        chosen = getattr(retry, "retry_on", None)
+        if callable(chosen) and not isinstance(chosen, type) and binding_of(chosen) is None:
+            found[name] = chosen
+    return found
 
 
 def _graph_in(module: types.ModuleType) -> StateGraph[Any] | CompiledGraph[Any]:
