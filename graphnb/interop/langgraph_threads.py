@@ -446,11 +446,7 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
         ]
         started = "__start__" in seen and seen.get("__start__") != before.get("__start__")
         nxt = [key.removeprefix("branch:to:") for key in channels if key.startswith("branch:to:")]
-        joins: dict[str, list[str]] = {}
-        for key, value in channels.items():
-            if key.startswith("join:") and isinstance(value, list) and value:
-                target = key.rsplit(":", 1)[-1]
-                joins[target] = sorted(str(source) for source in value)
+        joins = _joins(checkpoint, channels, seen, nxt)
         sends = [
             (
                 str(send["node"]),
@@ -513,6 +509,37 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
         kept[checkpoint_id] = row
         rows.append(row)
     return rows
+
+
+def _joins(
+    checkpoint: Mapping[str, Any],
+    channels: Mapping[str, Any],
+    seen: Mapping[str, Any],
+    nxt: list[str],
+) -> dict[str, list[str]]:
+    """Join progress of a checkpoint; a join complete and not yet run goes to ``nxt``.
+
+    LangGraph keeps a join (``add_edge([a, b], c)``) as a ``join:a+b:c`` channel holding
+    the sources that arrived (a set, or a list once decoded). Only sources that have run
+    by this checkpoint count: LangGraph may store the set as it was later (its channel
+    object is shared with the run that goes on). A complete join whose target has not
+    read it yet is a pending run of the target: graphnb's next node.
+    """
+    versions = checkpoint.get("channel_versions", {}) or {}
+    joins: dict[str, list[str]] = {}
+    for key, value in channels.items():
+        if not key.startswith("join:") or not isinstance(value, list | set | tuple | frozenset):
+            continue
+        target = key.rsplit(":", 1)[-1]
+        sources = set(key[len("join:") : -len(target) - 1].split("+"))
+        arrived = sorted(str(source) for source in value if str(source) in seen)
+        if not arrived:
+            continue
+        if set(arrived) != sources:
+            joins[target] = arrived
+        elif (seen.get(target) or {}).get(key) != versions.get(key) and target not in nxt:
+            nxt.append(target)
+    return joins
 
 
 def _timestamp(text: Any, default: float) -> float:

@@ -321,3 +321,45 @@ def test_pending_sends_of_a_map_reduce_thread_run_on_graphnb(tmp_path):
     expected = langgraph.invoke(None, config)
     assert dict(graphnb.invoke(None, thread_id="t")) == expected
     assert expected["jokes"] == ["a cat walks into a bar", "a ox walks into a bar"]
+
+
+class Steps(TypedDict):
+    steps: Annotated[list[str], operator.add]
+
+
+def _step(name: str) -> Any:
+    def node(state: Steps) -> dict[str, Any]:
+        return {"steps": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def joined() -> StateGraph:
+    graph = StateGraph(Steps)
+    for name in ("a", "b", "b2", "merge"):
+        graph.add_node(name, _step(name))
+    graph.add_edge(START, "a")
+    graph.add_edge(START, "b")
+    graph.add_edge("b", "b2")
+    graph.add_edge(["a", "b2"], "merge")
+    graph.add_edge("merge", END)
+    return graph
+
+
+@pytest.mark.parametrize("stop", ["merge", "b2"])
+def test_a_thread_paused_before_or_inside_a_join_keeps_its_pending_node(stop):
+    # Paused before the join's target, the complete join is the thread's next node (it was
+    # lost: the resumed run ended without `merge`); paused inside it, its progress carries.
+    langgraph_saver = SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
+    on_langgraph = joined().compile(checkpointer=langgraph_saver, interrupt_before=[stop])
+    config = {"configurable": {"thread_id": "t"}}
+    on_langgraph.invoke({"steps": []}, config)
+    on_graphnb = from_langgraph(joined()).compile(checkpointer=MemorySaver())
+    import_langgraph_threads(langgraph_saver, on_graphnb.checkpointer, graph=on_graphnb)
+
+    assert on_graphnb.get_state("t").next == on_langgraph.get_state(config).next == (stop,)
+    history = [s.next for s in reversed(on_graphnb.get_state_history("t"))]
+    assert history == [("a", "b"), ("b2",), (stop,)][: len(history)]
+    expected = on_langgraph.invoke(None, config)["steps"]
+    assert on_graphnb.invoke(None, thread_id="t")["steps"] == expected == ["a", "b", "b2", "merge"]
