@@ -6,7 +6,7 @@ objects print the same for different contents):
 
 - JSON-like values (``None``, booleans, numbers, text, bytes, lists, tuples, dicts with
   keys of any types, in their order, sets in any order), dates and times, ``Decimal``,
-  ``UUID``, paths and enums by their exact contents, each tagged with its type, so
+  ``UUID``, paths, pydantic URLs and enums by their exact contents, each tagged with its type, so
   ``1``, ``1.0``, ``True`` and ``"1"`` are four keys;
 - pydantic models and dataclasses by their class and their fields' values;
 - NumPy arrays by dtype, shape and raw bytes (object arrays item by item), NumPy
@@ -121,7 +121,7 @@ def _feed(h: Any, value: Any, depth: int, path: str) -> None:
             else value.isoformat()
         )
         h.update(_sized(b"D", _type_name(value) + b"\x00" + _text(text)))
-    elif isinstance(value, (decimal.Decimal, uuid.UUID, pathlib.PurePath)):
+    elif isinstance(value, (decimal.Decimal, uuid.UUID, pathlib.PurePath)) or _is_url(value):
         h.update(_sized(b"x", _type_name(value) + b"\x00" + _text(str(value))))
     elif kind.__module__.partition(".")[0] == "numpy":
         _feed_numpy(h, value, depth, path)
@@ -143,6 +143,14 @@ def _feed(h: Any, value: Any, depth: int, path: str) -> None:
         _feed_mapping(h, b"d", fields, depth, path, attributes=True)
     else:
         raise Unkeyable(f"a {kind.__module__}.{kind.__qualname__}", path)
+
+
+def _is_url(value: Any) -> bool:
+    """Whether ``value`` is a pydantic URL, whose text is all of it."""
+    module = type(value).__module__
+    return module.startswith(("pydantic.networks", "pydantic_core")) and hasattr(
+        value, "unicode_string"
+    )
 
 
 def _plain(value: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import numpy as np
 import pandas as pd
 import pytest
-from pydantic import ConfigDict
+from pydantic import AnyUrl, ConfigDict, SecretStr
 
 from graphnb import (
     END,
@@ -86,6 +86,7 @@ def test_digests_tell_apart_what_reprs_and_equality_confuse() -> None:
         (pd.DataFrame({"a": [1]}), pd.DataFrame({"b": [1]})),
         (np.array(["a", None], dtype=object), np.array(["a", "None"], dtype=object)),
         (10**5000, 10**5000 + 1),  # no str(): Python refuses 5,000-digit ints
+        (AnyUrl("https://a.example/x"), AnyUrl("https://a.example/y")),
     ]
     for left, right in pairs:
         assert digest(left) != digest(right), (left, right)
@@ -122,6 +123,8 @@ def test_an_object_with_no_exact_encoding_is_refused_naming_cache_node_and_field
     assert len(calls) == 1
     with pytest.raises(Unkeyable):
         digest(object())
+    with pytest.raises(Unkeyable):  # its text is stars: every secret would share a key
+        digest(SecretStr("hunter2"))
 
 
 # -- item 2: a key names the function it caches ------------------------------------------
