@@ -67,9 +67,23 @@ class Imported:
     unmapped: list[Unmapped] = field(default_factory=list)
     compile_options: dict[str, Any] = field(default_factory=dict)
 
-    def compile(self, **options: Any) -> Any:
+    def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile the graph with the imported options (``options`` win)."""
         return self.graph.compile(**{**self.compile_options, **options})
+
+
+class _CompiledLangGraph(StateGraph[Any]):
+    """A graph imported from a compiled LangGraph graph: ``compile()`` keeps its options.
+
+    ``from_langgraph(app).compile()`` then stops where ``app`` stops (``interrupt_before``
+    ...) and keeps threads as ``app`` does; an option passed to ``compile`` wins.
+    """
+
+    compile_options: dict[str, Any]
+
+    def compile(self, **options: Any) -> CompiledGraph[Any]:
+        """Compile with the options the LangGraph graph was compiled with (``options`` win)."""
+        return super().compile(**{**self.compile_options, **options})
 
 
 def is_langgraph(obj: Any) -> bool:
@@ -84,6 +98,10 @@ def is_langgraph(obj: Any) -> bool:
 
 def from_langgraph(graph: Any) -> StateGraph[Any]:
     """Turn a LangGraph ``StateGraph`` (or compiled graph) into a graphnb ``StateGraph``.
+
+    Read from a compiled graph, its ``compile()`` keeps what that graph was compiled with
+    (``interrupt_before``/``interrupt_after``, an ``InMemorySaver`` as a ``MemorySaver``);
+    options passed to ``compile`` win.
 
     Raises:
         UnmappedFeatureError: listing every LangGraph feature graphnb cannot map; use
@@ -102,6 +120,14 @@ def import_langgraph(graph: Any) -> Imported:
     Raises:
         TypeError: ``graph`` is not a LangGraph state graph.
     """
+    return _import(graph, top=True)
+
+
+def _import(graph: Any, *, top: bool) -> Imported:
+    """Read ``graph``; a compiled one read at the ``top`` keeps its compile options.
+
+    A subgraph's are left out: graphnb runs a child on its parent's checkpointer.
+    """
     try:
         from langgraph.graph.state import CompiledStateGraph
         from langgraph.graph.state import StateGraph as LGStateGraph
@@ -119,7 +145,8 @@ def import_langgraph(graph: Any) -> Imported:
     state = graphnb_state(builder.state_schema, unmapped)
     _check_schemas(builder, unmapped)
     _check_channels(builder, unmapped)
-    result: StateGraph[Any] = StateGraph(state, name=name)
+    keep_options = top and compiled is not None
+    result = (_CompiledLangGraph if keep_options else StateGraph)(state, name=name)
     _reducer_start_values(result, builder)
     cached = compiled is None or compiled.cache is not None
     for node_name, node in builder.nodes.items():
@@ -143,6 +170,8 @@ def import_langgraph(graph: Any) -> Imported:
         if node_name not in leaving and not node.ends:
             result.add_edge(node_name, END)
     options = _compile_options(compiled, unmapped) if compiled is not None else {}
+    if isinstance(result, _CompiledLangGraph):
+        result.compile_options = options
     return Imported(result, unmapped, options)
 
 
@@ -255,7 +284,7 @@ def _node_callable(
                 )
             )
             return None
-        child = import_langgraph(runnable)
+        child = _import(runnable, top=False)
         unmapped.extend(
             Unmapped(item.feature, f"{item.where} in subgraph {name!r}", item.reason)
             for item in child.unmapped
@@ -335,7 +364,10 @@ def _node_options(
             )
             unmapped.append(Unmapped("cache key_func", where, reason))
         else:
-            options["cache"] = CachePolicy(ttl=cache.ttl)
+            try:
+                options["cache"] = CachePolicy(ttl=cache.ttl)
+            except ValueError as error:  # ttl <= 0: LangGraph takes it, graphnb refuses it
+                unmapped.append(Unmapped("CachePolicy", where, str(error)))
     if node.metadata:
         if _is_json(node.metadata):
             options["metadata"] = node.metadata
@@ -364,14 +396,18 @@ def _retry_policy(chosen: Any, where: str, unmapped: list[Unmapped]) -> Any:
     # retry a ValueError, a RuntimeError or an OSError, where graphnb's own default would.
     if not isinstance(retry_on, type) and not callable(retry_on):
         retry_on = tuple(retry_on)
-    return RetryPolicy(
-        max_attempts=policy.max_attempts,
-        initial_interval=policy.initial_interval,
-        backoff_factor=policy.backoff_factor,
-        max_interval=policy.max_interval,
-        jitter=policy.jitter,
-        retry_on=retry_on,
-    )
+    try:
+        return RetryPolicy(
+            max_attempts=policy.max_attempts,
+            initial_interval=policy.initial_interval,
+            backoff_factor=policy.backoff_factor,
+            max_interval=policy.max_interval,
+            jitter=policy.jitter,
+            retry_on=retry_on,
+        )
+    except ValueError as error:  # max_attempts=0 ...: LangGraph takes it, graphnb refuses it
+        unmapped.append(Unmapped("RetryPolicy", where, str(error)))
+        return None
 
 
 def _is_json(value: Any) -> bool:

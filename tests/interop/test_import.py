@@ -139,6 +139,20 @@ def test_in_memory_saver_and_static_interrupts_become_compile_options():
     assert app.get_state("t").next == ("check",)
 
 
+def test_from_langgraph_of_a_compiled_graph_compiles_with_its_options():
+    # The mapping table says "the same compile options": from_langgraph(app).compile() used
+    # to drop interrupt_before and the checkpointer without a word.
+    compiled = loop().compile(checkpointer=InMemorySaver(), interrupt_before=["check"])
+    app = from_langgraph(compiled).compile()
+    assert isinstance(app.checkpointer, MemorySaver)
+    assert app.interrupt_before == {"check"}
+    app.invoke({"n": 0}, thread_id="t")
+    assert app.get_state("t").next == ("check",)
+    plain = from_langgraph(compiled).compile(checkpointer=None, interrupt_before=())
+    assert plain.checkpointer is None, "an option passed to compile wins"
+    assert from_langgraph(loop()).compile().checkpointer is None
+
+
 # -- what is not mapped: every feature named, with its reason ------------------------
 
 
@@ -221,6 +235,25 @@ def test_node_options_graphnb_cannot_keep_are_reported_with_the_reason():
         ("node metadata", "node 'bump'"),
         ("idle_timeout", "node 'wait'"),
     ]
+
+
+def test_policies_graphnb_refuses_are_named_like_every_other_refusal():
+    # LangGraph takes max_attempts=0 and ttl=0; graphnb's policies refuse them. The import
+    # used to raise a bare ValueError naming neither the node nor the import.
+    from langgraph.cache.memory import InMemoryCache
+
+    graph = one_node(retry_policy=RetryPolicy(max_attempts=0), cache_policy=CachePolicy(ttl=0))
+    with pytest.raises(UnmappedFeatureError) as caught:
+        from_langgraph(graph.compile(cache=InMemoryCache()))
+    found = [item.feature for item in caught.value.unmapped if item.where == "node 'bump'"]
+    assert found == ["RetryPolicy", "CachePolicy"]
+    message = str(caught.value)
+    assert "max_attempts" in message
+    assert "got 0" in message
+    assert "ttl" in message
+    imported = import_langgraph(one_node(cache_policy=CachePolicy(ttl=-5)))
+    assert [item.feature for item in imported.unmapped] == ["CachePolicy"]
+    assert imported.graph.spec.nodes[0].cache is None
 
 
 def test_deferred_node_is_reported():
