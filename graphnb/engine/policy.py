@@ -14,9 +14,10 @@ run loop does not know about policies at all, so a graph without any pays nothin
   outside in Python: it runs on a helper thread, which is left to finish on its own, and
   its result is discarded.
 - **cache**: the result is kept under a key made of the node's name, the function it
-  runs (:func:`~graphnb.engine.cachekey.function_identity`), the policy's ``version``
-  and an exact digest of the values of its input fields (never their ``repr``, see
-  :mod:`graphnb.engine.cachekey`); a later call with the same key within ``ttl`` seconds
+  runs (:func:`~graphnb.engine.cachekey.function_identity`), the policy's ``version``,
+  the state's type and an exact digest of the values of its input fields (never their
+  ``repr``, see :mod:`graphnb.engine.cachekey`), and the run's context data for a node
+  that takes the run context; a later call with the same key within ``ttl`` seconds
   returns a copy of it without running the node, streamed as
   :class:`~graphnb.CacheHit`. It is kept in memory (``store="memory"``, one cache per
   compiled graph) or in the database of the saver the run uses (``store="saver"``:
@@ -615,16 +616,19 @@ def cache_key(
     *,
     identity: str = "",
     fields: tuple[str, ...] | None = None,
+    data: Mapping[str, Any] | None = None,
 ) -> str:
     """The key of a node's result: its name and function, the policy's version, its input.
 
     Args:
         node: the node's name.
         policy: its cache policy (its ``version`` is part of the key).
-        state: the state the node is given.
+        state: the state the node is given; its type is part of the key too.
         identity: what the node's function computes (see
             :func:`~graphnb.engine.cachekey.function_identity`).
         fields: the field names keyed (from :func:`cache_fields`); ``None``: every field.
+        data: the run's context data, for a node that takes the run context (it may read
+            it): plain values by their digest, other objects (a client) by their type.
 
     Raises:
         GraphSetupError: a field's value has no exact encoding (see
@@ -636,12 +640,14 @@ def cache_key(
         values = {name: getattr(state, name) for name in type(state).model_fields}
     else:
         values = dict(state)
-    names = sorted(values) if fields is None else sorted(fields)
+    kind = type(state)
     hasher = hashlib.sha256()
-    for part in (node, identity, policy.version):
+    for part in (node, identity, policy.version, f"{kind.__module__}:{kind.__qualname__}"):
         hasher.update(part.encode("utf-8", "surrogatepass") + b"\x00")
-    for name in names:
-        hasher.update(name.encode("utf-8", "surrogatepass") + b"\x00")
+    if data:
+        hasher.update(b"context\x00" + _data_digest(data))
+    for name in sorted(values if fields is None else fields, key=digest):
+        hasher.update(digest(name))
         if name not in values:
             hasher.update(_ABSENT)
             continue
@@ -661,6 +667,18 @@ def cache_key(
                 "deeply; leave it out with CachePolicy(fields=[...])"
             ) from None
     return hasher.hexdigest()[:32]
+
+
+def _data_digest(data: Mapping[str, Any]) -> bytes:
+    """The run's context data as a key part: objects with no exact encoding by type."""
+    parts = []
+    for key, value in data.items():
+        try:
+            found = digest(value)
+        except (Unkeyable, RecursionError):
+            found = digest(f"{type(value).__module__}:{type(value).__qualname__}")
+        parts.append(digest(key) + found)
+    return hashlib.sha256(b"".join(sorted(parts))).digest()
 
 
 def with_policies(
@@ -697,7 +715,8 @@ def with_policies(
         """The cache this call reads and fills, and its key; ``None``: no caching."""
         if cache is None or (not cache.keep_answered and has_answers()):
             return None, ""
-        key = cache_key(name, cache, state, identity=identity, fields=keyed)
+        data = context.data if wants_context else None
+        key = cache_key(name, cache, state, identity=identity, fields=keyed, data=data)
         if isinstance(store, SaverCache):
             return store.on(context._saver), key
         return store, key

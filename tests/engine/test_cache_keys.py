@@ -295,3 +295,39 @@ def test_keep_answered_reuses_an_answered_result_when_asked() -> None:
     assert app.invoke({"question": "name?"}, thread_id="bob")["answer"] == "Alice"
     assert graph.spec.nodes[0].cache.model_dump(exclude_defaults=True) == {"keep_answered": True}
     assert CachePolicy.from_spec(graph.spec.nodes[0].cache) == policy
+
+
+def test_a_node_reading_the_run_context_is_keyed_by_its_data() -> None:
+    def price(state: dict[str, Any], context: Any) -> dict[str, Any]:
+        return {"currency": context.data["currency"]}
+
+    app = _one(price, CachePolicy()).compile()
+    assert app.invoke({"amount": 1}, context={"currency": "EUR"})["currency"] == "EUR"
+    assert app.invoke({"amount": 1}, context={"currency": "USD"})["currency"] == "USD"
+    client = object()  # no exact encoding: counts by its type
+    events = list(app.stream({"amount": 1}, context={"currency": "USD", "client": client}))
+    assert not [e for e in events if isinstance(e, CacheHit)], "another context is another key"
+    events = list(app.stream({"amount": 1}, context={"currency": "USD", "client": object()}))
+    assert [e.node for e in events if isinstance(e, CacheHit)] == ["work"]
+
+
+class Euros(GraphState):
+    amount: int = 0
+    price: str = ""
+
+
+class Dollars(GraphState):
+    amount: int = 0
+    price: str = ""
+
+
+def test_two_state_types_with_the_same_values_are_two_keys() -> None:
+    shared = MemoryCache()
+
+    def price(state: Any) -> dict[str, Any]:
+        return {"price": type(state).__name__}
+
+    euros = _one(price, CachePolicy(), Euros).compile(cache=shared)
+    dollars = _one(price, CachePolicy(), Dollars).compile(cache=shared)
+    assert euros.invoke({"amount": 1}).price == "Euros"
+    assert dollars.invoke({"amount": 1}).price == "Dollars"
