@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import reprlib
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,9 @@ from .errors import GraphRuntimeError
 from .records import Interrupt
 
 __all__ = ["Command", "GraphInterrupt", "given_answers", "interrupt", "interrupt_unanswered"]
+
+_REPR = reprlib.Repr()  # an interrupt's message: a value nested thousands deep has no full repr
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 6, 200, 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +51,7 @@ class GraphInterrupt(BaseException):
 
     def __init__(self, interrupt: Interrupt) -> None:
         self.interrupt = interrupt
-        super().__init__(f"interrupt in `{interrupt.node}`: {interrupt.value!r}")
+        super().__init__(f"interrupt in `{interrupt.node}`: {_REPR.repr(interrupt.value)}")
 
 
 @dataclass(slots=True)

@@ -585,7 +585,9 @@ def _jsonable_interrupt(interrupt: Interrupt, thread_id: str) -> dict[str, Any]:
 
     try:
         value = to_jsonable_python(interrupt.value)
-    except (PydanticSerializationError, TypeError, ValueError) as error:
+    except (PydanticSerializationError, TypeError, ValueError, RecursionError) as error:
+        if isinstance(error, RecursionError) or "depth exceeded" in str(error):
+            error = ValueError("it is nested too deeply")
         raise UnstorableValueError(
             f"the value `{interrupt.node}` passed to interrupt() cannot be stored as JSON "
             f"({error})",

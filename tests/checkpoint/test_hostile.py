@@ -483,3 +483,20 @@ def test_a_state_value_nested_thousands_deep_names_its_field(saver: BaseSaver) -
         app.invoke({"topic": "x"}, thread_id="deep")
     assert caught.value.field == "tree"
     assert "field 'tree' holds list [[[[[...]]]]], nested too deeply" in str(caught.value)
+
+
+def test_an_interrupt_value_nested_thousands_deep_is_refused_plainly(saver: BaseSaver) -> None:
+    from graphnb.checkpoint import interrupt
+
+    deep: list[Any] = []
+    inner = deep
+    for _ in range(3_000):
+        inner.append([])
+        inner = inner[0]
+    graph = StateGraph(dict).add_node("ask", lambda state: {"answer": interrupt(deep)})
+    app = graph.add_edge(START, "ask").add_edge("ask", END).compile(checkpointer=saver)
+    with pytest.raises(UnstorableValueError) as caught:
+        app.invoke({"topic": "x"}, thread_id="deep")
+    assert str(caught.value) == (
+        "the value `ask` passed to interrupt() cannot be stored as JSON (it is nested too deeply)"
+    )
