@@ -70,6 +70,7 @@ __all__ = ["Builder"]
 log = logging.getLogger("graphnb.widget")
 _BINDING = operator.attrgetter("binding")
 _SUBGRAPH = operator.attrgetter("subgraph")
+_RETRY = operator.attrgetter("retry")
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 """Where the built front end lives (``widget.js``, ``widget.css``)."""
@@ -513,6 +514,21 @@ class Builder(anywidget.AnyWidget):
             _, why = ns.try_lookup(spec.state.binding, scope)
             if why is not None:
                 found.append(ProblemInfo(code="unresolved", message=why, nodes=[]))
+        if any(map(_RETRY, spec.nodes)):
+            for node in spec.nodes:
+                unnamed = (
+                    [b for b in (node.retry.retry_on or []) if is_unnamed(b)] if node.retry else []
+                )
+                found.extend(
+                    ProblemInfo(
+                        code="unresolved",
+                        message=f"the retry policy of `{node.id}` retries on {binding}, a lambda "
+                        "or a closure that was given in code and cannot be named here; define "
+                        "the predicate as a module-level function and name it",
+                        nodes=[node.id],
+                    )
+                    for binding in unnamed
+                )
         if any(map(_SUBGRAPH, spec.nodes)):
             kept = bind_children(spec, scope, self._children)[2]
             found.extend(subgraph_problems(spec, scope, skip=kept))

@@ -84,3 +84,13 @@ def test_an_export_refuses_the_lambda_naming_node_and_policy() -> None:
         re.match(r"the retry policy of node 'work': it retries on <unnamed .*<lambda>>", p)
         for p in problems
     ), problems
+
+
+def test_the_builder_of_a_saved_spec_shows_the_unnamed_predicate_as_a_problem() -> None:
+    graph, _ = _graph()
+    given = Builder(graph, namespace={})
+    assert given.problems == [], "given in code, the lambda runs"
+    saved = Builder(GraphSpec.from_json(graph.spec.to_json()), namespace={})
+    retry = [p for p in saved.problems if "retry policy" in p["message"]]
+    assert [p["nodes"] for p in retry] == [["work"]]
+    assert retry[0]["message"].startswith("the retry policy of `work` retries on <unnamed ")
