@@ -35,6 +35,7 @@ import enum
 import functools
 import hashlib
 import inspect
+import json
 import pathlib
 import struct
 import types
@@ -100,6 +101,10 @@ def _feed(h: Any, value: Any, depth: int, path: str) -> None:
     elif kind in (bytes, bytearray):
         h.update(_sized(b"b" if kind is bytes else b"B", bytes(value)))
     elif kind in (list, tuple):
+        scalars = _scalars_text(value)
+        if scalars is not None:  # the common flat list (an embedding): one JSON text
+            h.update(_sized(b"j" if kind is list else b"k", scalars))
+            return
         h.update(_sized(b"l" if kind is list else b"t", struct.pack("<Q", len(value))))
         for index, item in enumerate(value):
             _feed(h, item, depth + 1, f"{path}[{index}]")
@@ -143,6 +148,32 @@ def _feed(h: Any, value: Any, depth: int, path: str) -> None:
         _feed_mapping(h, b"d", fields, depth, path, attributes=True)
     else:
         raise Unkeyable(f"a {kind.__module__}.{kind.__qualname__}", path)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _scalars_text(items: list[Any] | tuple[Any, ...]) -> bytes | None:
+    """A flat sequence of plain scalars as one exact text, else ``None``.
+
+    Floats alone (an embedding) as their IEEE bytes, ints alone that fit 64 bits likewise,
+    anything else as JSON, which writes ``1``, ``1.0``, ``true`` and ``"1"`` apart, floats
+    as their shortest round-tripping text (NaN and infinities by name, not quoted), and
+    (``ensure_ascii``) every character as an escape, lone surrogates included.
+    """
+    if len(items) < 8:
+        return None
+    kinds = set(map(type, items))
+    if kinds == {float}:
+        return b"d" + struct.pack(f"<{len(items)}d", *items)
+    try:
+        if kinds == {int}:
+            return b"q" + struct.pack(f"<{len(items)}q", *items)
+        if kinds <= _SCALARS:
+            return b"J" + json.dumps(items, ensure_ascii=True).encode("ascii")
+    except (struct.error, ValueError):  # ints past 64 bits, or past Python's text limit
+        return None
+    return None
 
 
 def _is_url(value: Any) -> bool:

@@ -87,6 +87,18 @@ def test_digests_tell_apart_what_reprs_and_equality_confuse() -> None:
         (np.array(["a", None], dtype=object), np.array(["a", "None"], dtype=object)),
         (10**5000, 10**5000 + 1),  # no str(): Python refuses 5,000-digit ints
         (AnyUrl("https://a.example/x"), AnyUrl("https://a.example/y")),
+        # flat lists of scalars (an embedding) take a faster path, as exact
+        ([1] * 8, [1.0] * 8),
+        ([1] * 8, [True] * 8),
+        (["1"] * 8, [1] * 8),
+        ([float("nan")] * 8, ["NaN"] * 8),
+        ([0.0] * 8, [-0.0] * 8),
+        (["\ud800"] * 8, ["\\ud800"] * 8),
+        ([None] * 8, ["null"] * 8),
+        ([1] * 8, (1,) * 8),
+        ([2**70] * 8, [2**70 + 1] * 8),
+        ([1, 2.0] * 4, [1.0, 2] * 4),
+        ([0.1] * 1536, [0.1] * 1535 + [0.1000000001]),
     ]
     for left, right in pairs:
         assert digest(left) != digest(right), (left, right)
