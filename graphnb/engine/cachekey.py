@@ -357,10 +357,14 @@ def _module_name(module: str) -> str:
 
 
 def _plain_attributes(obj: Any) -> tuple[tuple[str, Any], ...]:
-    attributes = getattr(obj, "__dict__", None)
-    if not isinstance(attributes, dict):
-        return ()
-    return tuple(sorted((str(k), v) for k, v in attributes.items() if isinstance(v, _IMMUTABLE)))
+    """An object's immutable attribute values, from its ``__dict__`` and its slots."""
+    found = dict(vars(obj)) if isinstance(getattr(obj, "__dict__", None), dict) else {}
+    for kind in type(obj).__mro__:
+        slots = kind.__dict__.get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            if slot not in ("__dict__", "__weakref__") and hasattr(obj, slot):
+                found.setdefault(slot, getattr(obj, slot))
+    return tuple(sorted((str(k), v) for k, v in found.items() if isinstance(v, _IMMUTABLE)))
 
 
 def _captured(h: Any, values: Any) -> None:

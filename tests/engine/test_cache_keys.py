@@ -198,6 +198,18 @@ def test_a_function_s_identity_is_stable_and_tells_apart_what_it_computes() -> N
     assert function_identity(Pricer("USD")) != function_identity(Pricer("EUR"))
     assert function_identity(Pricer("USD")) == function_identity(Pricer("USD"))
 
+    class Slotted:
+        __slots__ = ("currency",)
+
+        def __init__(self, currency: str) -> None:
+            self.currency = currency
+
+        def __call__(self, state: Any) -> Any:
+            return self.currency
+
+    assert function_identity(Slotted("USD")) != function_identity(Slotted("EUR"))
+    assert function_identity(Slotted("USD").__call__) != function_identity(Slotted("EUR").__call__)
+
 
 # -- item 3: the fields keyed are checked; aliases key their field -----------------------
 
