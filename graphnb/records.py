@@ -17,6 +17,7 @@ after it re-applied through the reducers.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .checkpoint_meta import CheckpointMeta
 
 __all__ = [
+    "CHILD_PATTERN",
     "INPUT",
     "UPDATE",
     "CheckpointMeta",
@@ -34,6 +36,9 @@ __all__ = [
     "Position",
     "StateSnapshot",
     "StoredCheckpoint",
+    "check_own_thread",
+    "child_thread",
+    "is_child_thread",
 ]
 
 S = TypeVar("S")
@@ -55,6 +60,52 @@ CheckpointSource: TypeAlias = Literal["seed", "input", "loop", "update", "interr
 - ``error``: a node (or a router) raised; ``meta.error`` says which and what, and the
   failed step runs again when the thread is resumed (input ``None``).
 """
+
+CHILD_PATTERN = re.compile(r"\|([^|]+)@([0-9a-f]{32})")
+"""One level of a subgraph's thread id: ``|node@`` and the 32 hex digits of a checkpoint."""
+
+
+def child_thread(thread_id: str, key: str, base: str) -> str:
+    """The thread a subgraph node's child runs on: ``parent|node@base``.
+
+    ``key`` is the subgraph node (a Send instance's ``node[n]``), ``base`` the id of the
+    parent's checkpoint the step in flight started from (see :mod:`graphnb.engine.subgraph`).
+    """
+    return f"{thread_id}|{key}@{base}"
+
+
+def is_child_thread(thread_id: str) -> bool:
+    """Whether ``thread_id`` has the shape of a subgraph's own thread.
+
+    The one rule of what a top-level thread is: listings (``list_threads``,
+    ``threads_info``, the widget's threads panel, ``graphnb threads``) leave such threads
+    out, ``delete_thread(parent)`` deletes them with their parent, and
+    :func:`check_own_thread` refuses the shape for a thread a user starts.
+    """
+    return "|" in thread_id and CHILD_PATTERN.search(thread_id) is not None
+
+
+def check_own_thread(thread_id: str, what: str = "a thread id") -> None:
+    """Refuse, for a thread a user names, the shape graphnb keeps for subgraphs' threads.
+
+    Such a thread would be hidden from every listing and deleted with the thread its id
+    begins with.
+
+    Raises:
+        ThreadRequiredError: naming the id and the reserved shape.
+    """
+    if is_child_thread(thread_id):
+        from .checkpoint_errors import ThreadRequiredError
+
+        found = CHILD_PATTERN.search(thread_id)
+        assert found is not None
+        raise ThreadRequiredError(
+            f"{what} {thread_id!r:.160} has the shape graphnb keeps for subgraphs' own "
+            f"threads ('parent|node@' and 32 hex digits: {found.group(0)!r:.60}); such a "
+            "thread would be hidden from the thread listings and deleted with its 'parent': "
+            "choose another id (without '|', say)"
+        )
+
 
 InterruptWhen: TypeAlias = Literal["before", "after", "during"]
 """Where a run stopped: ``before``/``after`` a node named in ``interrupt_before``/

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..console import database_errors, json_text, open_saver, shown
+from ..records import is_child_thread
 from .run import (
     EXIT_FAILED,
     EXIT_LOAD,
@@ -105,7 +106,9 @@ def _list(args: argparse.Namespace) -> int:
         ids = []
     else:
         with saver:
-            ids = saver.threads()
+            # the threads list_threads() and the widget show: subgraphs' own threads are
+            # listed with their parent's (graphnb threads --db URL PARENT|NODE@ID shows one)
+            ids = [t for t in saver.threads() if not is_child_thread(t)]
     if args.json:
         print(json_text(ids))
     else:

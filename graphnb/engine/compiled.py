@@ -180,9 +180,12 @@ class CompiledGraph(Generic[S]):
         check_thread_type(thread_id)
         into: tuple[tuple[str, str | None], ...] = ()
         if "|" in thread_id:  # a subgraph's thread: time travel into the child
+            from ..records import check_own_thread
             from .subgraph import split_thread
 
             thread_id, checkpoint_id, into = split_thread(self, thread_id, checkpoint_id)
+            if not into:  # not a child of this graph's subgraph nodes: the user's own id
+                check_own_thread(thread_id)
         return RunOptions(
             thread_id,
             checkpoint_id,
@@ -342,7 +345,7 @@ class CompiledGraph(Generic[S]):
 
     def list_threads(self) -> list[str]:
         """The ids of the checkpointer's threads, sorted (subgraphs' own threads left out)."""
-        from .subgraph import is_child_thread
+        from ..records import is_child_thread
 
         return [t for t in self.threads.saver.threads() if not is_child_thread(t)]
 

@@ -35,7 +35,7 @@ from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFound
 from ..draft import START
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
-from ..records import INPUT, Interrupt, Position
+from ..records import INPUT, Interrupt, Position, child_thread
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync
@@ -454,6 +454,8 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
     threads = run.store = options.store or graph.threads
     where = (options.thread_id, options.checkpoint_id)
     position = yield Call(threads.load, threads.aload, where)
+    if options.into:
+        yield from _check_into(graph, threads, position, options)
     writer = trace_writer(
         run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
     )
@@ -507,6 +509,59 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
         if stops:
             yield _stopped(run, writer, stops)
             return
+
+
+def _check_into(
+    graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
+    position: Position | None,
+    options: RunOptions,
+) -> Generator[Call, Any, None]:
+    """Refuse a time travel into a subgraph whose checkpoint is not there, writing nothing.
+
+    Level by level, the child thread the run would resume must be the one named and hold
+    the checkpoint asked for; else the subgraph node would fail mid-run and the parent's
+    thread would record that failure (and lose its pending interrupt).
+
+    Raises:
+        ThreadNotFoundError: naming the child thread and the checkpoint.
+    """
+    thread_id = options.thread_id
+    start = options.checkpoint_id
+    for key, checkpoint_id in options.into:
+        named = child_thread(thread_id, key, start or "")
+        node = graph.nodes.get(parse_key(key))
+        subgraph = node.subgraph if node is not None else None
+        runs = position is not None and (
+            key in position.meta.next
+            or any(e and str(e[0]) == parse_key(key) for e in position.meta.sends)
+        )
+        if subgraph is None or position is None or not runs:
+            raise ThreadNotFoundError(
+                f"thread {named!r} is not a subgraph's thread of this graph: "
+                + (
+                    f"{graph.name!r} has no subgraph node {key!r}"
+                    if subgraph is None
+                    else f"checkpoint {start!r} of thread {thread_id!r} does not run {key!r} next"
+                ),
+                thread_id=named,
+                checkpoint_id=checkpoint_id,
+            )
+        base = yield from step_base(threads, position)
+        if base != start:
+            raise ThreadNotFoundError(
+                f"thread {named!r} is not a subgraph's thread of this graph: the step of "
+                f"checkpoint {start!r} of thread {thread_id!r} started at {base!r}",
+                thread_id=named,
+                checkpoint_id=checkpoint_id,
+            )
+        threads = subgraph.store(threads.saver)
+        position = yield Call(threads.load, threads.aload, (named, checkpoint_id))
+        if position is None:
+            raise ThreadNotFoundError(
+                f"thread {named!r} has no checkpoint", thread_id=named, checkpoint_id=None
+            )
+        graph, thread_id, start = subgraph.child, named, position.row.checkpoint_id
 
 
 def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator[Call, Any, str]:

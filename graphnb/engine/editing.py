@@ -87,10 +87,14 @@ def update_state(
     checkpoint_id: str | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.update_state`."""
+    from ..records import check_own_thread
     from .subgraph import graph_of
 
     # A subgraph's thread is edited in the child's model, as it is read and run.
+    root = graph
     graph, threads = graph_of(graph, thread_id)
+    if graph is root:  # not a child of this graph's subgraph nodes: the user's own id
+        check_own_thread(thread_id)
     if as_node is not None and as_node not in graph.nodes:
         nodes = ", ".join(f"`{name}`" for name in graph.nodes)
         raise GraphSetupError(
@@ -169,8 +173,11 @@ def seed_thread(
     start_at: str | Sequence[str] | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.seed_thread`."""
-    from .subgraph import graph_of
+    from ..records import check_own_thread
+    from .subgraph import check_thread_type, graph_of
 
+    check_thread_type(thread_id)
+    check_own_thread(thread_id)  # a subgraph's thread is made by its parent's run
     graph, threads = graph_of(graph, thread_id)
     names = [start_at] if isinstance(start_at, str) else list(start_at or ())
     unknown = [name for name in names if name not in graph.nodes]

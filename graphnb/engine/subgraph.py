@@ -37,12 +37,11 @@ a thread of its own, next to the parent's in the same saver (see :func:`child_th
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..human import Command, GraphInterrupt
-from ..records import Interrupt
+from ..records import CHILD_PATTERN, Interrupt, child_thread, is_child_thread
 from .events import Event, Interrupted, StepFinished
 from .send import instance_key, parse_key
 
@@ -66,18 +65,6 @@ __all__ = [
     "split_thread",
 ]
 
-_CHILD = re.compile(r"\|([^|]+)@([0-9a-f]{32})")
-
-
-def child_thread(thread_id: str, key: str, base: str) -> str:
-    """The thread a subgraph node's child runs on, for the step started at ``base``."""
-    return f"{thread_id}|{key}@{base}"
-
-
-def is_child_thread(thread_id: str) -> bool:
-    """Whether ``thread_id`` names a subgraph's thread (see :func:`child_thread`)."""
-    return "|" in thread_id and _CHILD.search(thread_id) is not None
-
 
 def split_thread(
     graph: CompiledGraph[Any], thread_id: str, checkpoint_id: str | None
@@ -89,7 +76,7 @@ def split_thread(
     ``C``. Any other thread id comes back as it was.
     """
     root, _, rest = thread_id.partition("|")
-    parts = _CHILD.findall("|" + rest) if rest else []
+    parts = CHILD_PATTERN.findall("|" + rest) if rest else []
     if not parts or "".join(f"|{k}@{b}" for k, b in parts) != "|" + rest:
         return thread_id, checkpoint_id, ()
     node = graph.nodes.get(parse_key(parts[0][0]))

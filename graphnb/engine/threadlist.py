@@ -69,7 +69,7 @@ def list_threads_info(
     """
     if limit is not None and (type(limit) is not int or limit < 1):
         raise ValueError(f"threads(limit=...) must be a positive int or None, got {limit!r}")
-    from .subgraph import is_child_thread
+    from ..records import is_child_thread
 
     infos: list[ThreadInfo] = []
     while True:

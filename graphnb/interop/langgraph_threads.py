@@ -289,6 +289,7 @@ def import_langgraph_threads(
         ThreadNotFoundError: a thread asked for is not in ``source``.
     """
     from ..checkpoint import ThreadNotFoundError, as_saver
+    from ..records import check_own_thread
 
     schema = _schema_of(graph)
     reader = langgraph_checkpointer(source)
@@ -299,6 +300,8 @@ def import_langgraph_threads(
             reader.close()
     wanted = list(dict.fromkeys(thread_ids)) if thread_ids is not None else sorted(found)
     for thread_id in wanted:
+        # before anything is written: such a thread would vanish from graphnb's listings
+        check_own_thread(thread_id, "the LangGraph thread id")
         if thread_id not in found:
             raise ThreadNotFoundError(
                 f"the LangGraph checkpointer has no thread {thread_id!r}", thread_id=thread_id

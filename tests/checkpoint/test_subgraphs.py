@@ -276,3 +276,80 @@ def test_update_state_on_a_childs_thread_edits_it_in_the_childs_model(saver: Bas
     # as_node names a node of the child, whose edges give the next nodes
     fork = app.update_state(inner.thread_id, {"hits": 7}, as_node="search")
     assert app.get_state(inner.thread_id, fork).next == ("ask",)
+
+
+def test_time_travel_into_a_child_with_a_foreign_checkpoint_writes_nothing(
+    saver: BaseSaver,
+) -> None:
+    # Issue 29, item 6: the parent's thread turned failed and lost its pending interrupt.
+    from graphnb.checkpoint import ResumeError, ThreadNotFoundError, ThreadRequiredError
+
+    runs = Runs()
+    app = parent_graph(runs, child_graph(runs)).compile(checkpointer=saver)
+    app.invoke({}, thread_id="b")
+    app.invoke({}, thread_id="other")
+    child = app.get_state("b", subgraphs=True).subgraphs["research"].thread_id
+    foreign = app.get_state("other").checkpoint_id
+    before = {t: len(saver.history(t)) for t in saver.threads()}
+    forged = child.replace("@", "@" + "0" * 32)[: len(child)]  # a step base b never had
+    for thread, checkpoint in [
+        (child, foreign),  # another thread's checkpoint
+        (child, "f" * 32),  # no checkpoint at all
+        (forged, None),  # a child thread b's history never named
+        (f"{child}|nowhere@{'e' * 32}", None),  # a level the child graph does not have
+    ]:
+        with pytest.raises(ThreadNotFoundError, match=r"has no checkpoint|not a subgraph"):
+            app.invoke(None, thread_id=thread, checkpoint_id=checkpoint)
+        with pytest.raises(ThreadNotFoundError):
+            asyncio.run(app.ainvoke(None, thread_id=thread, checkpoint_id=checkpoint))
+    # a node that is no subgraph: not a child's thread, and not an id a user may take
+    with pytest.raises(ThreadRequiredError, match="subgraphs' own threads"):
+        app.invoke(None, thread_id=f"b|write@{child.rpartition('@')[2]}")
+    assert {t: len(saver.history(t)) for t in saver.threads()} == before
+    assert [(i.thread_id, i.status) for i in app.threads_info()] == [
+        ("other", "interrupted"),
+        ("b", "interrupted"),
+    ]
+    result = app.invoke(Command(resume="yes"), thread_id="b")  # no ResumeError
+    assert result["notes"][-1] == "write"
+    with pytest.raises(ResumeError):
+        app.invoke(Command(resume="again"), thread_id="b")
+
+
+def test_a_users_thread_id_in_the_shape_of_a_childs_is_refused_everywhere(
+    saver: BaseSaver,
+) -> None:
+    # Issue 29, item 7: such a thread vanished from the listings, and deleting its
+    # "parent" deleted it.
+    import uuid
+
+    from graphnb.checkpoint import ThreadRequiredError
+
+    runs = Runs()
+    app = parent_graph(runs, child_graph(runs)).compile(checkpointer=saver)
+    app.invoke({}, thread_id="acme")
+    taken = f"acme|alice@{uuid.uuid4().hex}"
+    also = f"x|y@{uuid.uuid4().hex}|z"
+    for thread in (taken, also):
+        for attempt in (
+            lambda thread=thread: app.invoke({}, thread_id=thread),
+            lambda thread=thread: list(app.stream({}, thread_id=thread)),
+            lambda thread=thread: asyncio.run(app.ainvoke({}, thread_id=thread)),
+            lambda thread=thread: app.seed_thread(thread, {"notes": ["hi"]}),
+            lambda thread=thread: app.update_state(thread, {"notes": ["hi"]}),
+            lambda thread=thread: app.batch([{}], thread_ids=[thread]),
+        ):
+            with pytest.raises(ThreadRequiredError, match="subgraphs' own threads"):
+                attempt()  # type: ignore[no-untyped-call]
+    assert saver.threads() == sorted(saver.threads())
+    assert [t for t in saver.threads() if not t.startswith("acme|research@")] == ["acme"]
+    # an id with '|' but not the reserved shape is the user's own, listed as any other
+    app.invoke({}, thread_id="acme|alice")
+    assert app.list_threads() == ["acme", "acme|alice"]
+    assert sorted(i.thread_id for i in app.threads_info()) == ["acme", "acme|alice"]
+    # a child's own thread is still seeded by nobody, but updated and read as before
+    child = app.get_state("acme", subgraphs=True).subgraphs["research"].thread_id
+    with pytest.raises(ThreadRequiredError):
+        app.seed_thread(child, {"notes": []})
+    app.update_state(child, {"notes": ["edited"]})
+    assert app.get_state(child).values["notes"][-1] == "edited"

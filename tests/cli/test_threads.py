@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -288,3 +289,27 @@ def test_threads_prune_keeps_the_newest_and_the_state(chat: Path) -> None:
     bad = graphnb("threads", "prune", "--db", DB, "--older-than", "soon", cwd=chat)
     assert bad.returncode != 0
     assert "--older-than takes seconds" in bad.stderr
+
+
+def test_threads_lists_what_list_threads_lists_without_subgraphs_threads(tmp_path: Path) -> None:
+    # Issue 29, item 7: the command listed subgraphs' own threads, which the Python API
+    # and the widget leave out.
+    from graphnb import END, START, StateGraph
+
+    def note(state: dict[str, Any]) -> dict[str, Any]:
+        return {"n": state.get("n", 0) + 1}
+
+    child = StateGraph(dict, name="child").add_node("note", note)
+    child.add_edge(START, "note").add_edge("note", END)
+    parent = StateGraph(dict, name="parent").add_node("inner", child)
+    parent.add_edge(START, "inner").add_edge("inner", END)
+    app = parent.compile(checkpointer=f"sqlite:///{tmp_path / 'threads.db'}")
+    app.invoke({}, thread_id="t")
+    (kept,) = [t for t in app.checkpointer.threads() if t != "t"]
+    app.checkpointer.close()
+    listed = graphnb("threads", "--db", DB, "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == app.list_threads() == ["t"]
+    shown = graphnb("threads", "--db", DB, kept, cwd=tmp_path)  # named, it still shows
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"thread {kept}: ")

@@ -237,3 +237,32 @@ def test_a_langgraph_source_without_threads_says_nothing_was_imported(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert "--from sqlite:///empty.db holds no LangGraph threads: nothing imported" in done.stderr
+
+
+def test_a_thread_id_in_the_shape_of_a_subgraphs_is_refused_and_nothing_written(tmp_path):
+    # Issue 29, item 7: such a thread vanished from the listings once imported.
+    import uuid
+
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    (tmp_path / "flow.py").write_text(FLOW, encoding="utf-8")
+    flow: dict[str, Any] = runpy.run_path(str(tmp_path / "flow.py"))
+    conn = sqlite3.connect(tmp_path / "lg.db", check_same_thread=False)
+    compiled = flow["builder"]().compile(checkpointer=SqliteSaver(conn))
+    taken = f"acme|alice@{uuid.uuid4().hex}"
+    for thread in ("acme", taken):
+        compiled.invoke(
+            {"messages": [HumanMessage("time?", id="h1")]}, {"configurable": {"thread_id": thread}}
+        )
+    conn.close()
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    done = graphnb(
+        "threads", "import", "--from", f"sqlite:///{tmp_path / 'lg.db'}", "--db", db, cwd=tmp_path
+    )
+    assert done.returncode == 1, done.stderr  # as the other refusals of a source's thread
+    assert done.stderr.startswith("error: ")
+    assert taken in done.stderr
+    assert "subgraphs' own threads" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert graphnb("threads", "--db", db, cwd=tmp_path).stdout == ""
