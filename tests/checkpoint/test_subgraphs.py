@@ -340,7 +340,7 @@ def test_a_users_thread_id_in_the_shape_of_a_childs_is_refused_everywhere(
             lambda thread=thread: app.batch([{}], thread_ids=[thread]),
         ):
             with pytest.raises(ThreadRequiredError, match="subgraphs' own threads"):
-                attempt()  # type: ignore[no-untyped-call]
+                attempt()
     assert saver.threads() == sorted(saver.threads())
     assert [t for t in saver.threads() if not t.startswith("acme|research@")] == ["acme"]
     # an id with '|' but not the reserved shape is the user's own, listed as any other
