@@ -34,7 +34,7 @@ from .engine.policy import (
     saver_caches,
     with_policies,
 )
-from .engine.subgraph import Subgraph
+from .engine.subgraph import Subgraph, mapping_problems
 from .errors import GraphSetupError, GraphValidationError
 from .reducers import Reducer, add, append, merge, replace
 from .schema import StateSchema
@@ -217,18 +217,45 @@ class StateGraph(Generic[S]):
         self._subgraphs[node] = (child, None, None)
         self._spec.version = 2
 
+    def _subgraph_problems(self) -> list[str]:
+        """The problems of the subgraph nodes, their children validated, not compiled.
+
+        Compiling a child here would compile it again for every level above it (each
+        level validates, then compiles): thirteen nested levels took seconds.
+        """
+        problems: list[str] = []
+        for name, (child, inputs, outputs) in self._subgraphs.items():
+            label = child._spec.name if isinstance(child, StateGraph) else child.name
+            if isinstance(child, StateGraph):
+                found = child.validate()
+                if found:
+                    problems.extend(f"subgraph `{name}` ({label!r}): {p}" for p in found)
+                    continue
+            problems.extend(
+                mapping_problems(
+                    name,
+                    self.schema,
+                    self._spec.name,
+                    child.schema,
+                    label,
+                    inputs=inputs,
+                    outputs=outputs,
+                )
+            )
+        return problems
+
     def _subgraph_nodes(self) -> tuple[dict[str, Subgraph], list[str]]:
-        """Each subgraph node bound to its compiled child, and the problems found."""
+        """Each subgraph node bound to its child, compiled once, and the problems found."""
         made: dict[str, Subgraph] = {}
         problems: list[str] = []
         for name, (child, inputs, outputs) in self._subgraphs.items():
             if isinstance(child, StateGraph):
-                found = child.validate()
-                if found:
+                try:
+                    child = child.compile()  # which validates it, and its children once
+                except GraphValidationError as error:
                     label = child._spec.name
-                    problems.extend(f"subgraph `{name}` ({label!r}): {p}" for p in found)
+                    problems.extend(f"subgraph `{name}` ({label!r}): {p}" for p in error.problems)
                     continue
-                child = child.compile()
             bound = Subgraph(
                 name, child, self.schema, self._spec.name, inputs=inputs, outputs=outputs
             )
@@ -436,13 +463,16 @@ class StateGraph(Generic[S]):
 
     def validate(self) -> list[str]:
         """Every problem of the graph as it stands, one sentence each (empty when fine)."""
+        return self._validate(self._subgraph_problems)
+
+    def _validate(self, subgraph_problems: Callable[[], list[str]]) -> list[str]:
         problems = list(self._problems)
         problems.extend(p.message for p in check_spec(self._spec))
         for name, fn in self._callables.items():
             if fn is None and name not in self._miscalled and name not in self._subgraphs:
                 problems.append(f"`{name}` has no callable.")
         if self._subgraphs:
-            problems.extend(self._subgraph_nodes()[1])
+            problems.extend(subgraph_problems())
         for name, (_, _, policy) in self._policies.items():
             if policy is not None:
                 problems.extend(cache_fields(name, policy, self.schema)[1])
@@ -501,7 +531,15 @@ class StateGraph(Generic[S]):
         interrupt_after: Sequence[str] | str,
         cache: NodeCache | None,
     ) -> CompiledGraph[S]:
-        problems = self.validate()
+        # Each child is compiled once, here; its problems are the graph's problems.
+        made: dict[str, Subgraph] = {}
+
+        def children() -> list[str]:
+            found, problems = self._subgraph_nodes()
+            made.update(found)
+            return problems
+
+        problems = self._validate(children)
         if problems:
             raise GraphValidationError(problems, graph=self._spec.name)
         spec = self._spec.copy()  # made a GraphSpec when the compiled graph is asked
@@ -522,7 +560,7 @@ class StateGraph(Generic[S]):
             name: fn for name, fn in self._callables.items() if fn is not None
         }
         if self._subgraphs:
-            callables.update(self._subgraph_nodes()[0])
+            callables.update(made)
             callables = {name: callables[name] for name in self._callables}  # node order
         if self._policies:
             store: NodeCache = cache if cache is not None else MemoryCache()

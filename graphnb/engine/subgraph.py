@@ -62,6 +62,7 @@ __all__ = [
     "field_names",
     "graph_of",
     "is_child_thread",
+    "mapping_problems",
     "split_thread",
 ]
 
@@ -171,6 +172,41 @@ def field_names(schema: StateSchema[Any]) -> frozenset[str] | None:
     return frozenset(schema.fields)
 
 
+def mapping_problems(
+    node: str,
+    parent: StateSchema[Any],
+    parent_name: str,
+    child_schema: StateSchema[Any],
+    child: str,
+    *,
+    inputs: Mapping[str, str] | None,
+    outputs: Mapping[str, str] | None,
+) -> list[str]:
+    """Mapped fields that one of the two states does not have, one sentence each.
+
+    Read from the two state schemas only, so a graph is checked without compiling its
+    children.
+    """
+    found = []
+    mine, theirs = field_names(parent), field_names(child_schema)
+    for option, pairs, sources, targets, source_graph, target_graph in (
+        ("inputs", inputs, mine, theirs, parent_name, child),
+        ("outputs", outputs, theirs, mine, child, parent_name),
+    ):
+        for source, target in (pairs or {}).items():
+            for name, names, graph in (
+                (source, sources, source_graph),
+                (target, targets, target_graph),
+            ):
+                if names is not None and name not in names:
+                    found.append(
+                        f"subgraph node `{node}` maps {option} {source!r} -> "
+                        f"{target!r}, but graph {graph!r} has no field {name!r} "
+                        f"(parent {parent_name!r}, child {child!r})."
+                    )
+    return found
+
+
 class Subgraph:
     """A child graph bound to a parent node, with the fields passed in and out."""
 
@@ -205,25 +241,15 @@ class Subgraph:
 
     def problems(self) -> list[str]:
         """Mapped fields that one of the two states does not have, one sentence each."""
-        found = []
-        mine, theirs = field_names(self.parent), field_names(self.child.schema)
-        child = self.child.name
-        for option, pairs, sources, targets, source_graph, target_graph in (
-            ("inputs", self.inputs, mine, theirs, self.parent_name, child),
-            ("outputs", self.outputs, theirs, mine, child, self.parent_name),
-        ):
-            for source, target in (pairs or {}).items():
-                for name, names, graph in (
-                    (source, sources, source_graph),
-                    (target, targets, target_graph),
-                ):
-                    if names is not None and name not in names:
-                        found.append(
-                            f"subgraph node `{self.node}` maps {option} {source!r} -> "
-                            f"{target!r}, but graph {graph!r} has no field {name!r} "
-                            f"(parent {self.parent_name!r}, child {child!r})."
-                        )
-        return found
+        return mapping_problems(
+            self.node,
+            self.parent,
+            self.parent_name,
+            self.child.schema,
+            self.child.name,
+            inputs=self.inputs,
+            outputs=self.outputs,
+        )
 
     def _pairs(self, mapping: dict[str, str] | None, mine: Any, theirs: Any) -> dict[str, str]:
         if mapping is not None:

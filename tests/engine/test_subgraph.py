@@ -310,3 +310,43 @@ def test_parallel_steps_inside_more_parallel_nodes_than_pool_threads_finish(nest
     result = _finishes(lambda: app.invoke({}))
     expected = [n for i in range(2 * _DEFAULT_WORKERS) for n in (2 * i, i * i)]
     assert sorted(result["out"]) == sorted(expected)
+
+
+class Depth(TypedDict, total=False):
+    n: int
+
+
+def _count(state: Depth) -> dict[str, Any]:
+    return {"n": state.get("n", 0) + 1}
+
+
+def test_deeply_nested_subgraphs_compile_each_child_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 29, item 8: each level validated, then compiled, its child (which did the
+    # same below it): thirteen levels took over 20 s.
+    compiled: list[str] = []
+    real = StateGraph._compile
+
+    def counted(self: StateGraph[Any], **options: Any) -> Any:
+        compiled.append(self._spec.name)
+        return real(self, **options)
+
+    monkeypatch.setattr(StateGraph, "_compile", counted)
+    levels = 16
+    graph = StateGraph(Depth, name="level0").add_node("count", _count)
+    graph.add_edge(START, "count").add_edge("count", END)
+    for level in range(1, levels):
+        outer = StateGraph(Depth, name=f"level{level}").add_node("inner", graph)
+        outer.add_node("count", _count).add_edge(START, "inner")
+        graph = outer.add_edge("inner", "count").add_edge("count", END)
+    assert graph.validate() == []
+    assert compiled == []  # validating compiles nothing
+    app = graph.compile()
+    assert sorted(compiled) == sorted(f"level{i}" for i in range(levels))  # once each
+    assert app.invoke({}) == {"n": levels}
+    # a problem deep down is still named with the path to it
+    bottom = StateGraph(Depth, name="broken").add_node("count", _count)
+    broken = StateGraph(Depth, name="top").add_node("inner", bottom).add_edge(START, "inner")
+    broken.add_edge("inner", END)
+    with pytest.raises(GraphValidationError, match=r"subgraph `inner` \('broken'\)") as caught:
+        broken.compile()
+    assert broken.validate() == caught.value.problems
