@@ -7,7 +7,7 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["references"]
+__all__ = ["code_names", "references", "wrapper_of"]
 
 
 def references(fn: Any) -> Iterator[tuple[str, str]]:
@@ -59,3 +59,22 @@ def _names(code: types.CodeType) -> list[str]:
         if isinstance(const, types.CodeType):
             names.extend(_names(const))
     return list(dict.fromkeys(names))
+
+
+def code_names(fn: Any) -> set[str]:
+    """The global and attribute names ``fn``'s own code reads (nested code included)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return set(_names(code)) if code is not None else set()
+
+
+def wrapper_of(wrapper: Any, fn: Any) -> None:
+    """Mark ``wrapper`` (made with ``functools.wraps(fn)``) as unnameable by a binding.
+
+    ``functools.wraps`` gives it ``fn``'s module and qualified name, through which a
+    binding would name ``fn`` itself, and a graph rebuilt from its spec (the builder's)
+    would call ``fn`` unwrapped; a ``<...>`` part makes the binding ``None``, so the
+    builder keeps the wrapper itself. ``__wrapped__`` goes too: graphnb reads the
+    wrapper's own signature, not ``fn``'s.
+    """
+    wrapper.__qualname__ = f"{fn.__qualname__}.<from langgraph>"
+    wrapper.__dict__.pop("__wrapped__", None)

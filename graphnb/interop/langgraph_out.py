@@ -181,14 +181,24 @@ def _graph_builder(
         if fn is None:
             resolver.problems.append(ExportProblem(who, "it has no callable"))
             continue
+        # An imported LangGraph node runs wrapped (its shim, its Command): write the node.
+        fn = getattr(fn, "__langgraph_node__", fn)
         _check_callable(fn, who, resolver.problems)
         nodes[node.id] = resolver.reference(fn, who)
         options[node.id] = _node_options(node, fn, resolver, namespace, who)
-    routers = {}
+    routers: dict[str, str | None] = {}
     for source, router in parts.routers.items():
         who = f"router of {prefix}{source!r}"
         if router is None:
             resolver.problems.append(ExportProblem(who, "it has no callable"))
+            continue
+        if getattr(router, "__langgraph_command__", False):
+            # The node's own Command routes it on LangGraph; its routes are its destinations.
+            ends = [e.target for e in spec.edges if e.kind == "conditional" and e.source == source]
+            options.setdefault(source, []).append(
+                f"destinations={python_literal(tuple(t for t in ends if t != END))}"
+            )
+            routers[source] = _COMMAND_ROUTES
             continue
         router = getattr(router, "__langgraph_router__", router)
         _check_callable(router, who, resolver.problems)
@@ -200,6 +210,10 @@ def _graph_builder(
         _builder(spec, state or "dict", nodes, options, routers, state_graph, markers, name)
     )
     return name
+
+
+# In `routers`: the node's routes are where its Command goes (no router of its own).
+_COMMAND_ROUTES = "<command>"
 
 
 def _node_options(
@@ -419,7 +433,8 @@ def _builder(
             lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
         elif edge.kind == "conditional" and edge.source not in routed:
             routed.add(edge.source)
-            lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
+            if routers.get(edge.source) != _COMMAND_ROUTES:
+                lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
     lines.append(f"    return {local}\n")
     return "\n".join(lines)
 

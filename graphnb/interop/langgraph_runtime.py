@@ -29,6 +29,7 @@ from typing import Any
 
 from ..engine.context import RunContext
 from ..human import given_answers, interrupt_unanswered
+from .code import wrapper_of
 
 __all__ = ["SUPPORTED", "LangGraphVersionError", "check_version", "shimmed"]
 
@@ -102,7 +103,7 @@ def shimmed(fn: Callable[..., Any], name: str, injected: Mapping[str, Any]) -> C
                 var_child_runnable_config.reset(token)
 
         anode.__langgraph_node__ = fn  # type: ignore[attr-defined]
-        _drop_signature(anode)
+        wrapper_of(anode, fn)
         return anode
 
     @functools.wraps(fn)
@@ -118,14 +119,8 @@ def shimmed(fn: Callable[..., Any], name: str, injected: Mapping[str, Any]) -> C
             var_child_runnable_config.reset(token)
 
     node.__langgraph_node__ = fn  # type: ignore[attr-defined]
-    _drop_signature(node)
+    wrapper_of(node, fn)
     return node
-
-
-def _drop_signature(wrapper: Any) -> None:
-    # functools.wraps sets __wrapped__, through which inspect.signature would show fn's
-    # parameters; graphnb must see the wrapper's own (state, context).
-    del wrapper.__wrapped__
 
 
 def _config(context: RunContext) -> dict[str, Any]:

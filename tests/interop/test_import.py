@@ -260,14 +260,46 @@ def test_deferred_node_is_reported():
     assert unmapped_of(one_node(defer=True)) == [("defer", "node 'bump'")]
 
 
-def test_command_returning_node_is_reported():
-    def go(state: Counter) -> Command[Literal["bump"]]:
-        return Command(goto="bump")
+def handoff() -> LGStateGraph:
+    def go(state: Counter) -> Command[Literal["bump", "__end__"]]:
+        if state["n"] >= 3:
+            return Command(goto=END, update={"items": [-1]})
+        return Command(goto="bump", update={"items": [state["n"]]})
 
     graph = one_node()
     graph.add_node("go", go)
     graph.add_edge("bump", "go")
-    assert ("Command", "node 'go'") in unmapped_of(graph)
+    return graph
+
+
+def test_a_node_returning_command_writes_its_update_and_goes_where_it_says():
+    imported = from_langgraph(handoff())
+    routes = sorted(
+        (edge.source, edge.target) for edge in imported.spec.edges if edge.kind == "conditional"
+    )
+    assert routes == [("go", END), ("go", "bump")]  # its destinations, drawn as routes
+    expected = handoff().compile().invoke({"n": 0})
+    assert imported.compile().invoke({"n": 0}) == expected
+    assert expected["items"] == [0, 1, 1, 2, 2, -1]
+    updates = list(handoff().compile().stream({"n": 0}, stream_mode="updates"))
+    assert list(imported.compile().stream({"n": 0}, mode="updates")) == updates
+
+
+def test_a_command_to_the_parent_graph_and_a_command_beside_a_router_are_reported():
+    def up(state: Counter) -> Command:
+        return Command(graph=Command.PARENT, goto="bump")
+
+    child = LGStateGraph(Counter)
+    child.add_node("up", up)
+    child.add_edge(START, "up")
+    graph = one_node()
+    graph.add_node("child", child.compile(), destinations=("bump",))
+    graph.add_edge("bump", "child")
+    assert ("Command.PARENT", "node 'child'") in unmapped_of(graph)
+
+    routed = handoff()
+    routed.add_conditional_edges("go", lambda state: END, [END])
+    assert ("Command and conditional edges", "node 'go'") in unmapped_of(routed)
 
 
 def test_a_path_map_keyed_by_booleans_routes_by_the_routers_answer():

@@ -11,7 +11,7 @@ pytest.importorskip("langgraph")
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
-from langgraph.types import RetryPolicy
+from langgraph.types import Command, RetryPolicy
 
 from graphnb.interop import UnmappedFeatureError
 from graphnb.widget import Builder
@@ -85,3 +85,22 @@ def test_a_messages_state_agent_sends_the_chat_view_its_messages_with_tool_calls
         ("clock", {"tz": "UTC"}, "c1")
     ]
     assert (sent[2]["tool_call_id"], sent[2]["name"]) == ("c1", "clock")
+
+
+def handing_over(state: Notes) -> Command[Literal["research", "__end__"]]:
+    if len(state["notes"]) >= 2:
+        return Command(goto=END)
+    return Command(goto="research", update={"notes": ["handed over"]})
+
+
+def test_builder_draws_a_command_nodes_destinations_and_runs_it(comm):
+    graph = StateGraph(Notes)
+    graph.add_node("research", research)
+    graph.add_node("triage", handing_over)
+    graph.add_edge(START, "triage")
+    graph.add_edge("research", "triage")
+    builder = Builder(graph, namespace={})
+    assert builder.problems == []
+    drawn = sorted((e.source, e.target, e.kind) for e in builder.spec.edges if e.source == "triage")
+    assert drawn == [("triage", END, "conditional"), ("triage", "research", "conditional")]
+    assert builder.to_graph().compile().invoke({"notes": []})["notes"] == ["handed over", "facts"]

@@ -1395,9 +1395,9 @@ _VALUES_AT_INTERRUPT = (
     "state has no such field): the interrupt is the `updates` stream's last item and "
     "get_state().interrupts"
 )
-_COMMAND = (
-    "a node returning Command(goto=..., update=...) needs graphnb's engine to route by it; "
-    "until it does, the import refuses the graph naming Command"
+_NOTHING_WRITTEN = (
+    "graphnb streams a node that wrote nothing as the update {} and a state after every "
+    "step; LangGraph streams None and skips the state of a step that changed nothing"
 )
 _NODE_SCHEMA = (
     "a node reading a schema of its own (private keys outside the graph's state, or a "
@@ -1431,8 +1431,7 @@ DIFFERENCES: dict[str, Difference] = {
         },
     ),
     "node returning None": Difference(
-        "graphnb streams a node that wrote nothing as the update {} and a state after every "
-        "step; LangGraph streams None and skips the state of a step that changed nothing",
+        _NOTHING_WRITTEN,
         {
             "0:input/updates": [{"look": {}}, {"bump": {"n": 11}}],
             "0:input/values": [{"n": 1}, {"n": 1}, {"n": 11}],
@@ -1482,13 +1481,38 @@ DIFFERENCES: dict[str, Difference] = {
         "packet waiting for it (graphnb keeps the packets, and runs each)",
         {"0:input:state/next": ["joke"]},
     ),
-    "Command goto": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
-    "multi-agent handoffs": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
-    "Command with destinations": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
-    "Command goto Send": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
-    "Command to the parent graph": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
-    "Command goto and a static edge": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
-    "review then Command": Difference(_COMMAND, {"*": {"import": ["Command"]}}),
+    "Command goto Send": Difference(
+        _NOTHING_WRITTEN,
+        {
+            "0:input/updates": [
+                {"fan": {}},
+                {"joke": {"jokes": ["a"]}},
+                {"joke": {"jokes": ["b"]}},
+            ],
+            "0:input/values": [
+                {"jokes": [], "subjects": ["a", "b"]},
+                {"jokes": [], "subjects": ["a", "b"]},
+                {"jokes": ["a", "b"], "subjects": ["a", "b"]},
+            ],
+        },
+    ),
+    "Command to the parent graph": Difference(
+        "a child's Command(graph=Command.PARENT) needs graphnb's engine to route a child's "
+        "command in its parent; the import refuses it by name",
+        {"*": {"import": ["Command.PARENT"]}},
+    ),
+    "review then Command": Difference(
+        _VALUES_AT_INTERRUPT + "; and " + _NOTHING_WRITTEN,
+        {
+            "0:input/values": [{"answers": [], "question": "draft"}],
+            "1:resume/updates": [{"review": {}}, {"publish": {"answers": ["published"]}}],
+            "1:resume/values": [
+                {"answers": [], "question": "draft"},
+                {"answers": [], "question": "draft"},
+                {"answers": ["published"], "question": "draft"},
+            ],
+        },
+    ),
     "interrupt() and resume": Difference(
         _VALUES_AT_INTERRUPT,
         {
