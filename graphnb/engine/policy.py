@@ -606,9 +606,6 @@ def cache_fields(
     return tuple(dict.fromkeys(names)), problems
 
 
-_ABSENT = b"\x00absent"  # a key missing from a dict state, told apart from None
-
-
 def cache_key(
     node: str,
     policy: CachePolicy,
@@ -642,17 +639,16 @@ def cache_key(
         values = dict(state)
     kind = type(state)
     hasher = hashlib.sha256()
-    for part in (node, identity, policy.version, f"{kind.__module__}:{kind.__qualname__}"):
-        hasher.update(part.encode("utf-8", "surrogatepass") + b"\x00")
+    hasher.update(digest((node, identity, policy.version, kind.__module__, kind.__qualname__)))
     if data:
-        hasher.update(b"context\x00" + _data_digest(data))
+        hasher.update(b"c" + _data_digest(data))
     for name in sorted(values if fields is None else fields, key=digest):
-        hasher.update(digest(name))
+        hasher.update(b"f" + digest(name))
         if name not in values:
-            hasher.update(_ABSENT)
+            hasher.update(b"-")  # a key missing from a dict state, told apart from None
             continue
         try:
-            hasher.update(digest(values[name]))
+            hasher.update(b"=" + digest(values[name]))
         except Unkeyable as error:
             where = f"{name}{error.path}"
             raise GraphSetupError(

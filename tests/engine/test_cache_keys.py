@@ -355,3 +355,12 @@ def test_two_state_types_with_the_same_values_are_two_keys() -> None:
     dollars = _one(price, CachePolicy(), Dollars).compile(cache=shared)
     assert euros.invoke({"amount": 1}).price == "Euros"
     assert dollars.invoke({"amount": 1}).price == "Dollars"
+
+
+def test_a_missing_key_and_a_none_value_are_two_keys() -> None:
+    def seen(state: dict[str, Any]) -> dict[str, Any]:
+        return {"out": "x" in state}
+
+    app = _one(seen, CachePolicy(fields=("x",))).compile()
+    assert app.invoke({"y": 1})["out"] is False
+    assert app.invoke({"x": None})["out"] is True
