@@ -498,14 +498,8 @@ def _add_branches(
     unmapped: list[Unmapped],
 ) -> None:
     if len(branches) > 1:
-        unmapped.append(
-            Unmapped(
-                "several conditional edges",
-                f"from {source!r}",
-                f"graphnb has one router per node; {sorted(branches)} were kept as "
-                "the first one only",
-            )
-        )
+        _add_combined_branches(graph, source, branches, builder, unmapped)
+        return
     branch_name, branch = sorted(branches.items())[0]
     path = branch.path
     fn = getattr(path, "func", None) or getattr(path, "afunc", None)
@@ -549,6 +543,67 @@ def _add_branches(
     targets = routes.values() if isinstance(routes, dict) else routes
     sends = [target for target in dict.fromkeys(targets) if target != END]
     graph.add_conditional_edges(source, _sending(fn), routes, sends=sends)
+
+
+def _add_combined_branches(
+    graph: StateGraph[Any],
+    source: str,
+    branches: Mapping[str, Any],
+    builder: Any,
+    unmapped: list[Unmapped],
+) -> None:
+    """Several conditional edges from one node as graphnb's one router.
+
+    The router asks each LangGraph router in turn, maps each answer through that
+    router's path map and goes to all of them, as LangGraph follows every branch.
+    """
+    from ..engine.node import routes_from_annotation
+
+    parts: list[tuple[Callable[..., Any], dict[Any, str] | None]] = []
+    targets: list[str] = []
+    for branch_name, branch in sorted(branches.items()):
+        path = branch.path
+        fn = getattr(path, "func", None) or getattr(path, "afunc", None)
+        where = f"router {branch_name!r} from {source!r}"
+        if fn is None:
+            reason = "only plain functions map to graphnb routers"
+            unmapped.append(Unmapped(type(path).__name__, where, reason))
+            return
+        _check_code(fn, where, unmapped)
+        ends = dict(branch.ends) if branch.ends is not None else None
+        parts.append((fn, ends))
+        targets.extend(
+            ends.values()
+            if ends is not None
+            else routes_from_annotation(fn) or [*builder.nodes, END]
+        )
+    routes = list(dict.fromkeys(str(target) for target in targets))
+    sending = any(("langgraph.types", "Send") in set(references(fn)) for fn, _ in parts)
+    router = _sending(_every_branch(parts)) if sending else _every_branch(parts)
+    sends = [route for route in routes if route != END] if sending else []
+    graph.add_conditional_edges(source, router, routes, sends=sends)
+
+
+def _every_branch(parts: list[tuple[Callable[..., Any], dict[Any, str] | None]]) -> Any:
+    def router(state: Any) -> list[Any]:
+        chosen: list[Any] = []
+        for fn, ends in parts:
+            answer = fn(state)
+            for item in answer if isinstance(answer, list | tuple) else [answer]:
+                chosen.append(
+                    ends.get(item, item) if ends is not None and not _is_send(item) else item
+                )
+        return chosen
+
+    first = parts[0][0]
+    router.__name__ = first.__name__
+    router.__module__ = first.__module__
+    router.__qualname__ = f"{first.__qualname__}.<every branch>"  # no binding: keep it
+    return router
+
+
+def _is_send(item: Any) -> bool:
+    return hasattr(item, "node") and hasattr(item, "arg")
 
 
 def _boolean_labels(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -482,10 +482,31 @@ def test_private_input_schema_and_output_schema_are_reported():
     assert unmapped_of(graph) == [("output schema", "Out")]
 
 
-def test_several_branches_from_one_node_are_reported():
-    graph = loop()
-    graph.add_conditional_edges("check", lambda state: END, [END])
-    assert ("several conditional edges", "from 'check'") in unmapped_of(graph)
+def test_several_branches_from_one_node_are_followed_all():
+    def fan(state: Counter) -> list[Send]:
+        return [Send("collect", {"n": 10}), Send("collect", {"n": 20})]
+
+    def first(state: Counter) -> str:
+        return "one" if state["n"] == 0 else "stop"
+
+    def other(state: Counter) -> str:
+        return "check"
+
+    def built() -> LGStateGraph:
+        graph = LGStateGraph(Counter)
+        graph.add_node("start", lambda state: {})
+        graph.add_node("collect", lambda state: {"items": [state["n"]]})
+        graph.add_node("check", check)
+        graph.add_edge(START, "start")
+        graph.add_conditional_edges("start", first, {"one": "collect", "stop": END})
+        graph.add_conditional_edges("start", other, ["check"])
+        graph.add_conditional_edges("start", fan, ["collect"])
+        return graph
+
+    imported = from_langgraph(built())
+    expected = built().compile().invoke({"n": 0})
+    assert sorted(imported.compile().invoke({"n": 0})["items"]) == sorted(expected["items"])
+    assert sorted(expected["items"]) == [-1, 0, 10, 20]
 
 
 def test_other_checkpointers_and_store_are_reported(tmp_path):

@@ -1447,11 +1447,6 @@ DIFFERENCES: dict[str, Difference] = {
             "0:input:invoke": {"n": 6},
         },
     ),
-    "two routers from one node": Difference(
-        "graphnb has one router per node (a router may return several routes): two "
-        "add_conditional_edges from one node are refused by name",
-        {"*": {"import": ["several conditional edges"]}},
-    ),
     "deferred node": Difference(
         "graphnb has no deferred nodes (a join waits for named sources instead); the "
         "import refuses defer=True by name",
