@@ -24,6 +24,7 @@ import copy
 import dataclasses
 import datetime
 import json
+import reprlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -79,6 +80,14 @@ class Refused:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Undecodable:
+    """What a damaged payload decodes to: it is not what its type says (no risk, no data)."""
+
+    type_name: str
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ImportedThread:
     """One thread copied: its id and how many checkpoints it holds now."""
 
@@ -92,7 +101,11 @@ class _Refuse(Exception):
 
 
 def decode_payload(type_: str, data: bytes | None) -> Any:
-    """A LangGraph ``(type, bytes)`` payload as plain data; :class:`Refused` if unsafe."""
+    """A LangGraph ``(type, bytes)`` payload as plain data.
+
+    :class:`Refused` if decoding it would construct or unpickle; :class:`Undecodable` if
+    it is damaged (not the msgpack or JSON it says, nested too deep, a date out of range).
+    """
     try:
         if type_ in ("null", "empty") or data is None:
             return None
@@ -107,8 +120,10 @@ def decode_payload(type_: str, data: bytes | None) -> Any:
         raise _Refuse(type_)
     except _Refuse as refused:
         return Refused(refused.type_name)
-    except (ValueError, TypeError) as error:  # msgpack's and json's errors derive from these
-        return Refused(f"{type_} ({error})")
+    except (ValueError, TypeError, OverflowError) as error:  # msgpack's and json's too
+        return Undecodable(type_, str(error) or type(error).__name__)
+    except RecursionError:
+        return Undecodable(type_, "it is nested too deep to read")
 
 
 def _ext_hook(code: int, data: bytes) -> Any:
@@ -127,12 +142,19 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return dict(args)
     if code == _POS_ARGS and key == _SEND and isinstance(args, list | tuple) and len(args) >= 2:
         return {"node": args[0], "arg": args[1]}
-    if code == _POS_ARGS and key == ("datetime", "date") and isinstance(args, list | tuple):
-        return datetime.date(*(int(a) for a in args))
-    if code == _POS_ARGS and key == ("datetime", "timedelta") and isinstance(args, list | tuple):
-        return datetime.timedelta(*(int(a) for a in args))
-    if code == _METHOD and key == ("datetime", "datetime") and isinstance(args, str):
-        return datetime.datetime.fromisoformat(args)
+    try:
+        if code == _POS_ARGS and key == ("datetime", "date") and isinstance(args, list | tuple):
+            return datetime.date(*(int(a) for a in args))
+        if (
+            code == _POS_ARGS
+            and key == ("datetime", "timedelta")
+            and isinstance(args, list | tuple)
+        ):
+            return datetime.timedelta(*(int(a) for a in args))
+        if code == _METHOD and key == ("datetime", "datetime") and isinstance(args, str):
+            return datetime.datetime.fromisoformat(args)
+    except (ValueError, TypeError, OverflowError) as error:  # out of range, not numbers
+        raise ValueError(f"a {shown} of {reprlib.repr(args)}: {error}") from None
     if code == _SINGLE_ARG and key in _SINGLE_AS_DATA:
         return list(args) if isinstance(args, list | tuple) else str(args)
     raise _Refuse(shown)
@@ -321,7 +343,7 @@ def _write(
     from ..checkpoint import Threads
 
     threads = Threads(target, schema)
-    planned = [(thread_id, _rows(threads, thread_id, found[thread_id])) for thread_id in wanted]
+    planned = [(thread_id, _read(threads, thread_id, found[thread_id])) for thread_id in wanted]
     for thread_id, _ in planned:
         if target.load(thread_id) is not None:
             raise CheckpointLoadError(
@@ -343,6 +365,30 @@ def _write(
     return done
 
 
+def _read(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoint]:
+    """:func:`_rows`, a damaged row it did not foresee named by its thread, not a traceback."""
+    from ..errors import GraphnbError
+
+    try:
+        return _rows(threads, thread_id, items)
+    except GraphnbError:
+        raise
+    except (
+        AttributeError,
+        KeyError,
+        TypeError,
+        ValueError,
+        OverflowError,
+        RecursionError,
+    ) as error:
+        raise CheckpointLoadError(
+            f"LangGraph thread {thread_id!r} is damaged: {type(error).__name__}: "
+            f"{' '.join(str(error).split())[:200]}; nothing was imported",
+            thread_id=thread_id,
+            checkpoint_id=None,
+        ) from error
+
+
 def _schema_of(graph: Any) -> Any:
     from ..graph import StateGraph
     from .langgraph_in import import_langgraph, is_langgraph
@@ -361,22 +407,106 @@ def _schema_of(graph: Any) -> Any:
 
 
 def _tuples(reader: Any) -> dict[str, list[Any]]:
-    """Every root-namespace checkpoint tuple by thread, oldest first."""
+    """Every root-namespace checkpoint tuple by thread, oldest first.
+
+    Raises:
+        CheckpointLoadError: LangGraph's reader failed on a damaged row (metadata that is
+            not JSON, or nested too deep to parse), naming it when it can be found.
+    """
     found: dict[str, list[Any]] = {}
-    for item in reader.list(None):
-        configurable = item.config["configurable"]
-        if configurable.get("checkpoint_ns", ""):
-            continue  # a subgraph's own checkpoints: graphnb does not checkpoint children
-        found.setdefault(str(configurable["thread_id"]), []).append(item)
+    try:
+        for item in reader.list(None):
+            configurable = item.config["configurable"]
+            if configurable.get("checkpoint_ns", ""):
+                continue  # a subgraph's own checkpoints: graphnb does not checkpoint children
+            found.setdefault(str(configurable["thread_id"]), []).append(item)
+    except (ValueError, TypeError, RecursionError) as error:  # JSONDecodeError is a ValueError
+        raise _unreadable(reader, error) from None
     for items in found.values():
         items.sort(key=lambda item: str(item.config["configurable"]["checkpoint_id"]))
     return found
+
+
+def _unreadable(reader: Any, error: BaseException) -> CheckpointLoadError:
+    """The error for a row LangGraph's reader failed on, naming it where it can be found.
+
+    LangGraph parses a SQLite row's metadata itself, so the row is found by reading the
+    metadata column again; other readers' failures are named by their error alone.
+    """
+    reason = "it is nested too deep to read" if isinstance(error, RecursionError) else error
+    conn = getattr(reader, "conn", None)
+    if conn is not None and not hasattr(conn, "pgconn"):  # a sqlite3 connection
+        rows = conn.execute("SELECT thread_id, checkpoint_id, metadata FROM checkpoints")
+        for thread_id, checkpoint_id, metadata in rows:
+            try:
+                json.loads(metadata) if metadata is not None else None
+            except (ValueError, TypeError, RecursionError):
+                return CheckpointLoadError(
+                    f"checkpoint {checkpoint_id!r} of LangGraph thread {thread_id!r} is "
+                    f"damaged: its metadata is not JSON ({reason}); nothing was imported",
+                    thread_id=str(thread_id),
+                    checkpoint_id=str(checkpoint_id),
+                )
+    return CheckpointLoadError(
+        f"the LangGraph checkpointer holds a damaged checkpoint ({type(error).__name__}: "
+        f"{reason}); nothing was imported",
+        thread_id=None,
+        checkpoint_id=None,
+    )
+
+
+def _damaged(thread_id: str, checkpoint_id: str, what: str) -> CheckpointLoadError:
+    return CheckpointLoadError(
+        f"checkpoint {checkpoint_id!r} of LangGraph thread {thread_id!r} is damaged: {what}; "
+        "nothing was imported",
+        thread_id=thread_id,
+        checkpoint_id=checkpoint_id,
+    )
+
+
+def _shape(thread_id: str, checkpoint_id: str, checkpoint: Any, metadata: Any) -> int:
+    """Check the parts of a checkpoint :func:`_rows` reads; returns LangGraph's step.
+
+    Raises:
+        CheckpointLoadError: a part is not what LangGraph writes (a mapping, a step that
+            is an integer), naming the checkpoint and the part.
+    """
+
+    def refuse(what: str) -> CheckpointLoadError:
+        return _damaged(thread_id, checkpoint_id, what)
+
+    def kind(value: Any) -> str:
+        return f"the {type(value).__name__} {reprlib.repr(value)}"
+
+    if not isinstance(metadata, Mapping):
+        raise refuse(f"its metadata is {kind(metadata)}, not a JSON object")
+    if not isinstance(checkpoint, Mapping):
+        raise refuse(f"its checkpoint is {kind(checkpoint)}, not a mapping")
+    for part in ("channel_values", "channel_versions", "versions_seen"):
+        value = checkpoint.get(part)
+        if value is not None and not isinstance(value, Mapping):
+            raise refuse(f"its checkpoint's {part} is {kind(value)}, not a mapping")
+    for node, versions in (checkpoint.get("versions_seen") or {}).items():
+        if versions is not None and not isinstance(versions, Mapping):
+            raise refuse(f"its versions_seen of {node!r} is {kind(versions)}, not a mapping")
+    step = metadata.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int):
+        raise refuse(f"its metadata's step is {kind(step)}, not an integer")
+    return step
 
 
 def _check(value: Any, thread_id: str, checkpoint_id: str, part: str) -> None:
     stack = [value]
     while stack:
         item = stack.pop()
+        if isinstance(item, Undecodable):
+            raise CheckpointLoadError(
+                f"checkpoint {checkpoint_id!r} of LangGraph thread {thread_id!r} is damaged: "
+                f"its {part} is not readable {item.type_name} ({item.reason}); nothing was "
+                "imported",
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            )
         if isinstance(item, Refused):
             raise RefusedPayloadError(
                 f"checkpoint {checkpoint_id!r} of LangGraph thread {thread_id!r} holds a "
@@ -413,6 +543,7 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
         _check(checkpoint, thread_id, checkpoint_id, "checkpoint")
         _check(list(item.pending_writes or ()), thread_id, checkpoint_id, "pending writes")
         metadata = item.metadata or {}
+        step = _shape(thread_id, checkpoint_id, checkpoint, metadata)
         seen = checkpoint.get("versions_seen", {}) or {}
         seen_before[checkpoint_id] = seen
         while parent in skipped:
@@ -490,7 +621,7 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
                     )
                 ]
         row = writer.row(
-            step=int(metadata.get("step", 0)) - offsets[checkpoint_id],
+            step=step - offsets[checkpoint_id],
             source=source,
             ran=ran,
             writes=writes,

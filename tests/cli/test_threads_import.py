@@ -265,4 +265,89 @@ def test_a_thread_id_in_the_shape_of_a_subgraphs_is_refused_and_nothing_written(
     assert taken in done.stderr
     assert "subgraphs' own threads" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- damaged LangGraph files: one error line naming the checkpoint, nothing written ------
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _checkpoint_json(checkpoint_id: str, channel_values: Any) -> bytes:
+    checkpoint = {
+        "v": 4,
+        "id": checkpoint_id,
+        "ts": "2026-01-01T00:00:00+00:00",
+        "channel_values": channel_values,
+        "channel_versions": {},
+        "versions_seen": {},
+    }
+    return json.dumps(checkpoint).encode()
+
+
+def _overflowing_timedelta(data: bytes) -> bytes:
+    """The real msgpack checkpoint with a timedelta LangGraph would write, but too large."""
+    import msgpack
+
+    checkpoint = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    days = msgpack.packb(["datetime", "timedelta", [10**12, 0, 0]])
+    checkpoint["channel_values"]["messages"] = msgpack.ExtType(1, days)
+    return msgpack.packb(checkpoint)  # type: ignore[no-any-return]
+
+
+DAMAGE = {
+    "metadata not JSON": ("metadata = ?", lambda cid, data: b"{not json", "metadata"),
+    "metadata a list": ("metadata = ?", lambda cid, data: b"[1, 2]", "metadata"),
+    "metadata nested 100,000 deep": ("metadata = ?", lambda cid, data: DEEP.encode(), "metadata"),
+    "step not a number": (
+        "metadata = ?",
+        lambda cid, data: b'{"source": "loop", "step": "abc"}',
+        "step",
+    ),
+    "step NaN": ("metadata = ?", lambda cid, data: b'{"source": "loop", "step": NaN}', "step"),
+    "checkpoint an int": ("type = 'json', checkpoint = ?", lambda cid, data: b"5", "checkpoint"),
+    "channel values a list": (
+        "type = 'json', checkpoint = ?",
+        lambda cid, data: _checkpoint_json(cid, [1, 2]),
+        "channel_values",
+    ),
+    "checkpoint nested 100,000 deep": (
+        "type = 'json', checkpoint = ?",
+        lambda cid, data: _checkpoint_json(cid, {"messages": "@"}).replace(b'"@"', DEEP.encode()),
+        "deep",
+    ),
+    "timedelta overflow": (
+        "checkpoint = ?",
+        lambda cid, data: _overflowing_timedelta(data),
+        "timedelta",
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_langgraph_row_is_one_error_line_and_nothing_is_written(
+    damage, langgraph_db, tmp_path
+):
+    assignment, make, said = DAMAGE[damage]
+    with sqlite3.connect(langgraph_db) as conn:
+        checkpoint_id, data = conn.execute(
+            "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'u' "
+            "AND CAST(metadata AS TEXT) LIKE '%\"loop\"%' ORDER BY checkpoint_id DESC"
+        ).fetchone()
+        conn.execute(
+            f"UPDATE checkpoints SET {assignment} WHERE checkpoint_id = ?",
+            (make(checkpoint_id, data), checkpoint_id),
+        )
+    db = f"sqlite:///{tmp_path / 'graphnb.db'}"
+    done = graphnb(
+        "threads", "import", "--from", f"sqlite:///{langgraph_db}", "--db", db, cwd=tmp_path
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: "), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "thread 'u'" in done.stderr
+    assert repr(checkpoint_id) in done.stderr
+    assert said in done.stderr
+    assert "nothing was imported" in done.stderr
+    assert done.stdout == ""
     assert graphnb("threads", "--db", db, cwd=tmp_path).stdout == ""
