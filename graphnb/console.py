@@ -45,6 +45,7 @@ __all__ = [
     "compile_for",
     "database_errors",
     "json_text",
+    "parse_json",
     "redacted",
     "reporting",
     "run_loaded",
@@ -120,13 +121,7 @@ def _parse_input(args: argparse.Namespace) -> Any:
             ) from None
     if text is None:
         return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CommandError(
-            f"{where} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
-            EXIT_USAGE,
-        ) from None
+    value = parse_json(text, where)
     if not isinstance(value, dict):
         raise CommandError(
             f"{where} must be a JSON object of state fields, got {type(value).__name__}",
@@ -142,14 +137,36 @@ def _parse_answer(args: argparse.Namespace) -> Any:
         raise CommandError(
             "--resume needs --thread ID: the thread whose interrupt it answers", EXIT_USAGE
         )
+    hint = " (a text answer is quoted: --resume '\"yes\"')"
+    return Command(resume=parse_json(args.resume, "--resume", hint=hint))
+
+
+def parse_json(text: str, where: str, *, line: bool = False, hint: str = "") -> Any:
+    """``text`` read as JSON; what cannot be read is a :class:`CommandError` (exit 2).
+
+    Besides invalid JSON, Python's reader refuses JSON nested deeper than its recursion
+    limit (``RecursionError``) and integers of more digits than
+    ``sys.get_int_max_str_digits()`` (a ``ValueError``): both are bad input too, said in
+    one line naming ``where`` the text came from.
+
+    Args:
+        text: the JSON text.
+        where: what it is, as the message names it (``--input``, ``in.jsonl line 3``).
+        line: ``text`` is one line: a position is its column only.
+        hint: added to the message of invalid JSON.
+    """
     try:
-        return Command(resume=json.loads(args.resume))
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise CommandError(
-            f"--resume is not valid JSON: {error.msg} at line {error.lineno} column "
-            f"{error.colno} (a text answer is quoted: --resume '\"yes\"')",
-            EXIT_USAGE,
-        ) from None
+        at = f"column {error.colno}" if line else f"line {error.lineno} column {error.colno}"
+        reason = f"is not valid JSON: {error.msg} at {at}{hint}"
+    except RecursionError:
+        depth = sys.getrecursionlimit()
+        reason = f"is JSON nested too deep to read (Python's limit is {depth} levels)"
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        limit = sys.get_int_max_str_digits()
+        reason = f"holds a number of more than {limit} digits, too long to read"
+    raise CommandError(f"{where} {reason}", EXIT_USAGE)
 
 
 def reporting(action: Callable[[], int], *, db: str | None = None) -> int:

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..console import json_text, shown
+from ..console import json_text, parse_json, shown
 from .output import cannot_write, same_file
 from .run import (
     EXIT_FAILED,
@@ -79,14 +79,7 @@ def read_inputs(path: str) -> list[tuple[int, dict[str, Any]]]:
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise CommandError(
-                f"{shown(path)} line {number} is not valid JSON: {error.msg} at column "
-                f"{error.colno}",
-                EXIT_USAGE,
-            ) from None
+        value = parse_json(text, f"{shown(path)} line {number}", line=True)
         if not isinstance(value, dict):
             raise CommandError(
                 f"{shown(path)} line {number} must be a JSON object of state fields, got "

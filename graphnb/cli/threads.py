@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..console import database_errors, json_text, open_saver, shown
+from ..console import database_errors, json_text, open_saver, parse_json, shown
 from ..records import is_child_thread
 from .run import (
     EXIT_FAILED,
@@ -190,10 +190,7 @@ def _seed(args: argparse.Namespace) -> int:
 
     if args.thread is None or args.graph is None:
         raise CommandError("--seed needs a THREAD and --graph FILE[:GRAPH]", EXIT_USAGE)
-    try:
-        values = json.loads(args.seed)
-    except json.JSONDecodeError as error:
-        raise CommandError(f"--seed is not valid JSON: {error.msg}", EXIT_USAGE) from None
+    values = parse_json(args.seed, "--seed")
     if not isinstance(values, dict):
         raise CommandError("--seed must be a JSON object of state fields", EXIT_USAGE)
     _, graph = load_target(args.graph)

@@ -507,3 +507,37 @@ def test_prune_refuses_an_age_that_is_not_a_finite_number(
     err = capsys.readouterr().err
     assert "--older-than" in err
     assert repr(age) in err
+
+
+# -- issue 29 item 12: JSON Python's reader refuses is bad input, not a traceback ----------
+
+DEEP = "[" * 100_000 + "]" * 100_000
+LONG = "1" * 5_000
+
+UNREADABLE = {"nested 100,000 deep": (DEEP, "nested too deep"), "5,000 digits": (LONG, "digits")}
+
+
+@pytest.mark.parametrize("value", UNREADABLE.values(), ids=UNREADABLE.keys())
+@pytest.mark.parametrize("option", ["--input", "--resume", "--input-file", "--seed", "batch"])
+def test_json_too_deep_or_too_long_to_read_is_a_usage_error_naming_where(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, option: str, value: tuple[str, str]
+) -> None:
+    text, said = value
+    document = '{"messages": ' + text + "}"
+    if option == "batch":
+        (tmp_path / "in.jsonl").write_text('{"messages": []}\n' + document + "\n", "utf-8")
+        args, where = ["batch", "chat.py", "--input", "in.jsonl"], "in.jsonl line 2"
+    elif option == "--input-file":
+        (tmp_path / "in.json").write_text(document, encoding="utf-8")
+        args, where = ["run", "chat.py", "--input-file", "in.json"], "in.json"
+    elif option == "--resume":
+        args, where = ["run", "chat.py", "--thread", "t", "--db", DB, "--resume", text], option
+    elif option == "--seed":
+        args = ["threads", "t", "--db", DB, "--graph", "chat.py", "--seed", document]
+        where = option
+    else:
+        args, where = ["run", "chat.py", option, document], option
+    code, out, err = cli(capsys, *args)
+    assert code == 2, err
+    assert_one_error_line(err, f"error: {where} ", said)
+    assert out == ""
