@@ -114,10 +114,15 @@ def _progress_display(total: int) -> _OnProgress:
 def _rebuild(recipe: _Recipe) -> CompiledGraph[Any]:
     from .graph import StateGraph
 
+    checkpointer: Any = recipe.checkpointer
+    if checkpointer is not None and recipe.checkpointer_options:
+        from .checkpoint.url import saver_from_url
+
+        checkpointer = saver_from_url(checkpointer, **dict(recipe.checkpointer_options))
     return StateGraph.from_spec(recipe.spec_json).compile(
         recursion_limit=recipe.recursion_limit,
         max_concurrency=recipe.max_concurrency,
-        checkpointer=recipe.checkpointer,
+        checkpointer=checkpointer,
         interrupt_before=list(recipe.interrupt_before),
         interrupt_after=list(recipe.interrupt_after),
     )

@@ -268,6 +268,15 @@ class BaseSaver(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections; the saver reconnects if used again."""
 
+    def reopen_args(self) -> tuple[str, dict[str, Any]] | None:
+        """The URL and options that open this saver's database again, in another process.
+
+        ``saver_from_url(url, **options)`` makes a saver on the same tables with the same
+        settings: what a batch's workers do (see :mod:`graphnb.engine.batch`). ``None``
+        for a saver whose threads live in this process.
+        """
+        return None
+
     # -- async twins -------------------------------------------------------------------
 
     async def aput(self, row: StoredCheckpoint) -> None:

@@ -69,6 +69,7 @@ class MySQLSaver(SqlSaver):
         parts = urlsplit(url)
         if parts.scheme.split("+")[0] not in ("mysql", "mariadb"):
             raise SaverSetupError(f"MySQLSaver needs a mysql:// URL, got {url!r}")
+        self.url = url
         self._options: dict[str, Any] = {
             "host": parts.hostname or "127.0.0.1",
             "port": parts.port or 3306,
@@ -83,6 +84,10 @@ class MySQLSaver(SqlSaver):
 
     def __repr__(self) -> str:
         return f"MySQLSaver(table_prefix={self.table_prefix!r})"
+
+    def reopen_args(self) -> tuple[str, dict[str, Any]] | None:
+        """The URL and every option."""
+        return self.url, self._reopen_options()
 
     def _opened(self, cursor: Any) -> None:
         cursor.execute("SELECT @@max_allowed_packet")

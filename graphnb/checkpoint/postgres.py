@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from ..checkpoint_errors import SaverSetupError
@@ -22,9 +23,28 @@ from .base import Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, lock_digest
 from .sql import Plan, SqlSaver, Statement, drive, execute
 
-__all__ = ["PostgresSaver"]
+__all__ = ["CONNECTION_DEFAULTS", "PostgresSaver"]
 
 T = TypeVar("T")
+
+CONNECTION_DEFAULTS: Mapping[str, int] = MappingProxyType(
+    {
+        "connect_timeout": 10,
+        "keepalives": 1,
+        "keepalives_idle": 30,
+        "keepalives_interval": 10,
+        "keepalives_count": 3,
+        "tcp_user_timeout": 60_000,
+    }
+)
+"""libpq parameters every connection of a :class:`PostgresSaver` gets unless told otherwise.
+
+Without them, a connection whose network silently drops packets (a NAT or firewall
+forgetting it, a cable pulled) waits for an answer forever: libpq sets no timeout. With
+them, a connection that cannot reach the server fails in about a minute: the kernel
+probes an idle one after 30 s (then every 10 s, 3 times), gives up on data unacknowledged
+for 60 s (``tcp_user_timeout``, milliseconds), and a connect waits at most 10 s.
+"""
 
 
 def _psycopg() -> Any:
@@ -84,6 +104,15 @@ class PostgresSaver(SqlSaver):
             or ``"fail"`` at once; both fail with
             :class:`~graphnb.checkpoint.CheckpointConflictError`.
         lock_timeout: seconds a run waits for its thread.
+        connection_options: libpq connection parameters over graphnb's defaults
+            (:data:`CONNECTION_DEFAULTS`: a 10 s ``connect_timeout``, TCP keepalives
+            probing an idle connection after 30 s, and a 60 s ``tcp_user_timeout``), so
+            a network that silently drops packets fails the run within about a minute
+            instead of hanging it. A parameter the URL sets wins over the defaults; one
+            given here wins over both; ``None`` as a value leaves libpq's own default.
+        statement_timeout: seconds after which the server cancels any statement of these
+            connections (``None``, the default: no limit); the wait for a thread's lock is
+            bounded by ``lock_timeout`` instead.
     """
 
     json_type = "JSON"
@@ -100,10 +129,32 @@ class PostgresSaver(SqlSaver):
         pool_size: int = 1,
         on_busy_thread: OnBusy = "wait",
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        connection_options: Mapping[str, str | int | float | None] | None = None,
+        statement_timeout: float | None = None,
     ) -> None:
         if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
             raise ValueError(f"pool_size must be an integer >= 1, got {pool_size!r}")
+        if statement_timeout is not None and (
+            not isinstance(statement_timeout, (int, float))
+            or isinstance(statement_timeout, bool)
+            or not 0 < statement_timeout < float("inf")
+        ):
+            raise ValueError(
+                f"statement_timeout must be a positive number of seconds or None, "
+                f"got {statement_timeout!r}"
+            )
+        if connection_options is not None and not (
+            isinstance(connection_options, Mapping)
+            and all(isinstance(key, str) for key in connection_options)
+        ):
+            raise ValueError(
+                "connection_options must map libpq parameter names to values, got "
+                f"{connection_options!r:.80}"
+            )
         self.url = url
+        self.connection_options = dict(connection_options or {})
+        self.statement_timeout = statement_timeout
+        self._conninfo = ""
         self.pool_size = pool_size
         self._pool: Any = None
         self._pool_pid = 0
@@ -119,8 +170,50 @@ class PostgresSaver(SqlSaver):
     def __repr__(self) -> str:
         return f"PostgresSaver(table_prefix={self.table_prefix!r})"
 
+    def reopen_args(self) -> tuple[str, dict[str, Any]] | None:
+        """The URL and every option."""
+        options = {
+            **self._reopen_options(),
+            "pool_size": self.pool_size,
+            "statement_timeout": self.statement_timeout,
+        }
+        if self.connection_options:
+            options["connection_options"] = dict(self.connection_options)
+        url = self.url
+        if "://" not in url:  # a key=value connection string: as a URL of its parameters
+            from urllib.parse import urlencode
+
+            url = "postgresql://?" + urlencode(_psycopg().conninfo.conninfo_to_dict(url))
+        return url, options
+
+    def conninfo(self) -> str:
+        """The connection string every connection of this saver opens with.
+
+        The URL with :data:`CONNECTION_DEFAULTS` where it sets nothing, then
+        ``connection_options``, then ``statement_timeout`` as a server option.
+
+        Raises:
+            SaverSetupError: the URL cannot be read as a libpq connection string.
+        """
+        if not self._conninfo:
+            conninfo = _psycopg().conninfo
+            try:
+                given = conninfo.conninfo_to_dict(self.url)
+            except _psycopg().ProgrammingError as error:
+                raise SaverSetupError(f"PostgresSaver cannot read its URL: {error}") from None
+            params: dict[str, Any] = {
+                key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given
+            }
+            params.update(self.connection_options)
+            if self.statement_timeout is not None:
+                milliseconds = max(1, round(self.statement_timeout * 1000))
+                options = params.get("options", given.get("options")) or ""
+                params["options"] = f"{options} -c statement_timeout={milliseconds}".strip()
+            self._conninfo = conninfo.make_conninfo(self.url, **params)
+        return self._conninfo
+
     def _connect(self) -> Any:
-        conn = _psycopg().connect(self.url, autocommit=True)
+        conn = _psycopg().connect(self.conninfo(), autocommit=True)
         _raw_json(conn)
         return conn
 
@@ -173,7 +266,7 @@ class PostgresSaver(SqlSaver):
                 ) from None
             # A forked child's pool would share the parent's sockets: it makes its own.
             pool = ConnectionPool(
-                self.url,
+                self.conninfo(),
                 min_size=1,
                 max_size=self.pool_size,
                 kwargs={"autocommit": True},
@@ -203,7 +296,12 @@ class PostgresSaver(SqlSaver):
                 cursor.execute("SELECT pg_try_advisory_lock(%s)", (key,))
                 return bool(cursor.fetchone()[0])
             timeout = f"{max(1, round(self.lock_timeout * 1000))}ms"
-            cursor.execute("SELECT set_config('lock_timeout', %s, false)", (timeout,))
+            # lock_timeout bounds the wait; a statement_timeout would cut it short
+            cursor.execute(
+                "SELECT set_config('lock_timeout', %s, false), "
+                "set_config('statement_timeout', '0', false)",
+                (timeout,),
+            )
             try:
                 cursor.execute("SELECT pg_advisory_lock(%s)", (key,))
             except _psycopg().errors.LockNotAvailable:
@@ -265,7 +363,7 @@ class PostgresSaver(SqlSaver):
             if conn is not None and not conn.closed:
                 return conn
             self._drop_gone_loops()
-            conn = await _psycopg().AsyncConnection.connect(self.url, autocommit=True)
+            conn = await _psycopg().AsyncConnection.connect(self.conninfo(), autocommit=True)
             _raw_json(conn)
             try:
                 async with conn.cursor() as cursor:

@@ -148,6 +148,14 @@ class SqlSaver(BaseSaver):
         self._lock_conns: list[Any] = []
         self._lock_pid = 0
 
+    def _reopen_options(self) -> dict[str, Any]:
+        """The options every SQL saver takes, as :meth:`reopen_args` hands them on."""
+        return {
+            "table_prefix": self.table_prefix,
+            "on_busy_thread": self.on_busy_thread,
+            "lock_timeout": self.lock_timeout,
+        }
+
     # -- dialect -----------------------------------------------------------------------
 
     @abstractmethod

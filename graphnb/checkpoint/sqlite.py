@@ -94,6 +94,17 @@ class SqliteSaver(SqlSaver):
     def __repr__(self) -> str:
         return f"SqliteSaver({self.path!r})"
 
+    def reopen_args(self) -> tuple[str, dict[str, Any]] | None:
+        """The file (absolute) and every option; ``None`` for ``:memory:``."""
+        if self.path == ":memory:":
+            return None
+        options = {
+            **self._reopen_options(),
+            "synchronous": self.synchronous,
+            "timeout": self.timeout,
+        }
+        return f"sqlite:///{self._file}", options
+
     def _connect(self) -> Any:
         try:
             conn = sqlite3.connect(

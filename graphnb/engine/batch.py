@@ -4,9 +4,11 @@ On a thread pool of this process the compiled graph itself runs each input. On a
 :class:`concurrent.futures.Executor` (a Dask ``Client.get_executor()``, a process pool, a
 Ray executor) the graph travels as a :class:`Recipe`: its spec as JSON (every node and
 router named by an importable ``module:qualname`` binding), its compile options and its
-checkpointer's URL. A worker rebuilds the graph from the recipe once per process and
-runs the inputs it is given; nothing is pickled but the recipe, the inputs and the
-results, so a lambda or a closure cannot travel and is refused before anything is sent.
+checkpointer's URL with every option of the saver (``table_prefix`` ...). A worker
+rebuilds the graph from the recipe once per process and runs the inputs it is given;
+nothing is pickled but the recipe, the inputs and the results, so a lambda or a closure
+cannot travel and is refused before anything is sent. A node's retry, timeout and cache
+policies travel in the spec, a subgraph node as its child's spec.
 
 With ``thread_ids``, each input runs on its own thread and a rerun with the same ids
 resumes the unfinished inputs only: a finished thread returns its last state without
@@ -97,6 +99,9 @@ class Recipe:
     interrupt_before: tuple[str, ...] = ()
     interrupt_after: tuple[str, ...] = ()
     node_bindings: tuple[tuple[str, str], ...] = field(default=())
+    # the saver's options besides its URL (table_prefix ...), as (name, value) pairs; a
+    # value may be a dict (PostgreSQL's connection_options), so they are not hashed
+    checkpointer_options: tuple[tuple[str, Any], ...] = field(default=(), hash=False)
 
 
 Builder = Callable[[Recipe], "CompiledGraph[Any]"]
@@ -122,23 +127,70 @@ def recipe_of(graph: CompiledGraph[Any]) -> Recipe:
             open (a saver object without a URL, or ``memory://``).
     """
     spec = graph.spec
-    bindings: list[tuple[str, str]] = []
-    for node in spec.nodes:
-        fn = graph.nodes[node.id].fn if node.id in graph.nodes else None
-        bindings.append((node.id, _travelling_binding(node.id, node.binding, fn, "node")))
-    for source, binding in spec.routers.items():
-        router = graph.routers.get(source)
-        _travelling_binding(source, binding, router.fn if router else None, "router of")
-    url = _checkpointer_url(graph)
+    bindings = _travelling_bindings(graph, "")
+    url, options = _checkpointer_url(graph)
     return Recipe(
         spec_json=spec.to_json(indent=None),
         checkpointer=url,
+        checkpointer_options=options,
         recursion_limit=graph.recursion_limit,
         max_concurrency=graph.max_concurrency,
         interrupt_before=tuple(sorted(graph.interrupt_before)),
         interrupt_after=tuple(sorted(graph.interrupt_after)),
         node_bindings=tuple(bindings),
     )
+
+
+def _travelling_bindings(graph: CompiledGraph[Any], path: str) -> list[tuple[str, str]]:
+    """Every node's and router's binding, a subgraph node's child's too (named by path).
+
+    A subgraph travels inside the spec (the child's spec is the node's ``subgraph``) and
+    is compiled again on the worker, so its own nodes must be importable there.
+    """
+    bindings: list[tuple[str, str]] = []
+    for node in graph.spec.nodes:
+        name = f"{path}{node.id}"
+        found = graph.nodes.get(node.id)
+        subgraph = found.subgraph if found is not None else None
+        if subgraph is not None:
+            _check_child_options(name, subgraph.child)
+            bindings.extend(_travelling_bindings(subgraph.child, f"{name}/"))
+            continue
+        fn = found.fn if found is not None else None
+        bindings.append((name, _travelling_binding(name, node.binding, fn, "node")))
+    for source, binding in graph.spec.routers.items():
+        router = graph.routers.get(source)
+        name = f"{path}{source}"
+        _travelling_binding(name, binding, router.fn if router else None, "router of")
+    return bindings
+
+
+def _check_child_options(name: str, child: CompiledGraph[Any]) -> None:
+    """Refuse a compiled child whose compile options its spec does not carry.
+
+    A worker compiles the child from its spec with the defaults; a child compiled with
+    its own ``interrupt_before`` (say) would run differently there.
+    """
+    from .compiled import DEFAULT_RECURSION_LIMIT
+
+    given = [
+        option
+        for option, value, default in (
+            ("interrupt_before", child.interrupt_before, frozenset()),
+            ("interrupt_after", child.interrupt_after, frozenset()),
+            ("recursion_limit", child.recursion_limit, DEFAULT_RECURSION_LIMIT),
+            ("max_concurrency", child.max_concurrency, None),
+        )
+        if value != default
+    ]
+    if given:
+        raise BatchSetupError(
+            f"subgraph node {name!r} cannot travel to workers: its child graph "
+            f"{child.name!r} was compiled with {', '.join(given)}, which workers (compiling "
+            "it from its spec) would not know; add the StateGraph itself as the node, or "
+            "run the batch on a thread pool",
+            node=name,
+        )
 
 
 def _travelling_binding(name: str, binding: str | None, fn: Any, what: str) -> str:
@@ -168,19 +220,33 @@ def _travelling_binding(name: str, binding: str | None, fn: Any, what: str) -> s
         found = resolve(binding)
     except BindingError as error:
         raise BatchSetupError(f"{what} {name!r}: {error}", node=name) from error
-    if fn is not None and found is not fn and getattr(fn, "__wrapped__", None) is not found:
+    # A node with a retry, timeout or cache runs its function wrapped (graphnb_node
+    # names it); the worker wraps it the same way, from the spec's policies.
+    runs = getattr(fn, "graphnb_node", fn)
+    if runs is not None and found is not runs and getattr(runs, "__wrapped__", None) is not found:
         raise BatchSetupError(
             f"{what} {name!r} cannot travel to workers: its binding {binding!r} names "
-            f"{found!r}, not the callable the graph runs ({fn!r})",
+            f"{found!r}, not the callable the graph runs ({runs!r})",
             node=name,
         )
     return binding
 
 
-def _checkpointer_url(graph: CompiledGraph[Any]) -> str | None:
+def _checkpointer_url(graph: CompiledGraph[Any]) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
+    """The URL workers open the checkpointer from, and the saver's options.
+
+    Every option travels (``table_prefix``, timeouts ...): a worker opening the URL with
+    the defaults would write the threads into other tables. The savers of
+    :mod:`graphnb.checkpoint` say both through ``reopen_args()``.
+    """
     saver = graph.checkpointer
     if saver is None:
-        return None
+        return None, ()
+    reopen = getattr(saver, "reopen_args", None)
+    args = reopen() if callable(reopen) else None
+    if args is not None:
+        url, options = args
+        return url, tuple(sorted(options.items()))
     url = getattr(graph, "_checkpointer_url", None) or getattr(saver, "url", None)
     if url is None and getattr(saver, "path", None) not in (None, ":memory:"):
         url = f"sqlite:///{saver.path}"  # type: ignore[attr-defined]
@@ -190,7 +256,7 @@ def _checkpointer_url(graph: CompiledGraph[Any]) -> str | None:
             "compile with a database URL every worker can reach (postgresql://..., "
             "mysql://..., or sqlite:///file.db on a shared disk)"
         )
-    return url
+    return url, ()
 
 
 def build(recipe: Recipe) -> CompiledGraph[Any]:

@@ -47,3 +47,25 @@ def build_one(node: str) -> Any:
     """A graph of one of this module's nodes, by its name."""
     graph = StateGraph(dict).add_node(node, globals()[node])
     return graph.add_edge(START, node).add_edge(node, END).compile()
+
+
+def build_with_policies(checkpointer: str | Any = None) -> Any:
+    """The test graph with a retry, a timeout and a cache on its nodes."""
+    from graphnb import CachePolicy, RetryPolicy
+
+    graph = StateGraph(dict).add_node(
+        "double", double, retry=RetryPolicy(max_attempts=2, initial_interval=0.01), timeout=30.0
+    )
+    graph.add_node("add", slow_add, cache=CachePolicy(fields=("x",)))
+    graph.add_edge(START, "double").add_edge("double", "add").add_edge("add", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def build_nested(checkpointer: str | Any = None) -> Any:
+    """The test graph run as a subgraph node between two nodes of an outer graph."""
+    inner = StateGraph(dict, name="inner").add_node("double", double).add_node("add", slow_add)
+    inner.add_edge(START, "double").add_edge("double", "add").add_edge("add", END)
+    outer = StateGraph(dict, name="outer").add_node("inner", inner)
+    outer.add_node("last", slow_add, timeout=30.0)
+    outer.add_edge(START, "inner").add_edge("inner", "last").add_edge("last", END)
+    return outer.compile(checkpointer=checkpointer)
