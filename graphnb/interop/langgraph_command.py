@@ -111,8 +111,9 @@ follow_command.__langgraph_command__ = True  # type: ignore[attr-defined]  # exp
 
 
 def _takes_context(fn: Callable[..., Any]) -> bool:
+    # The shim's (state, context); a LangGraph node itself takes the state alone here.
     try:
-        return len(inspect.signature(fn).parameters) >= 2
+        return "context" in inspect.signature(fn).parameters
     except (TypeError, ValueError):  # pragma: no cover - builtins
         return False
 

@@ -10,11 +10,14 @@ listed by name with the reason (:class:`~graphnb.interop.Unmapped`), never dropp
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, get_type_hints
+
+from typing_extensions import is_typeddict  # typing's misses typing_extensions' TypedDict
 
 from ..engine.compiled import CompiledGraph
 from ..graph import StateGraph
@@ -145,7 +148,7 @@ def _import(graph: Any, *, top: bool) -> Imported:
         )
     unmapped: list[Unmapped] = []
     name = compiled.name if compiled is not None and compiled.name != "LangGraph" else "graph"
-    state = graphnb_state(builder.state_schema, unmapped)
+    state = _with_private_keys(graphnb_state(builder.state_schema, unmapped), builder)
     _check_schemas(builder, unmapped)
     _check_channels(builder, unmapped)
     keep_options = top and compiled is not None
@@ -315,15 +318,20 @@ def _node_callable(
     for option, (feature, reason) in _NODE_OPTIONS.items():
         if getattr(node, option, None):
             unmapped.append(Unmapped(feature, f"node {name!r}", reason))
+    reads: list[str] | None = None  # the keys of a node input schema of its own
     if node.input_schema is not None and node.input_schema is not builder.state_schema:
-        unmapped.append(
-            Unmapped(
-                "node input schema",
-                f"node {name!r}",
-                f"it reads {getattr(node.input_schema, '__name__', node.input_schema)}; "
-                "graphnb nodes read the graph's state",
+        if is_typeddict(node.input_schema) and is_typeddict(builder.state_schema):
+            reads = list(get_type_hints(node.input_schema))
+        else:
+            unmapped.append(
+                Unmapped(
+                    "node input schema",
+                    f"node {name!r}",
+                    f"it reads {getattr(node.input_schema, '__name__', node.input_schema)}; "
+                    "graphnb gives a node of a TypedDict graph the keys of its own TypedDict, "
+                    "not those of another kind of schema",
+                )
             )
-        )
     runnable = node.runnable
     if _is_subgraph(runnable):
         from langgraph.graph.state import CompiledStateGraph
@@ -375,11 +383,13 @@ def _node_callable(
         )
     called = set(references(fn)) & _SHIMMED
     _check_code(fn, f"node {name!r}", unmapped, shimmed=True)
+    if reads is not None:
+        fn = _reading(fn, reads)
     if called or accepts:
         from .langgraph_runtime import shimmed
 
         return shimmed(fn, name, {k: v for k, v in accepts.items() if k in _INJECTED})
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def _node_options(
@@ -604,6 +614,61 @@ def _every_branch(parts: list[tuple[Callable[..., Any], dict[Any, str] | None]])
 
 def _is_send(item: Any) -> bool:
     return hasattr(item, "node") and hasattr(item, "arg")
+
+
+def _with_private_keys(state: Any, builder: Any) -> Any:
+    """A TypedDict state, with the keys nodes keep outside it (LangGraph's private state).
+
+    LangGraph gives every key of every node's schema a channel: a node may write a key its
+    output schema declares and the graph's state does not, which a later node reads
+    through its own input schema. graphnb keeps such keys in the state: the same
+    TypedDict, with those keys added.
+    """
+    if not is_typeddict(state):
+        return state
+    hints = get_type_hints(state, include_extras=True)
+    extra: dict[str, Any] = {}
+    for schema in getattr(builder, "schemas", {}):
+        if schema is state or not is_typeddict(schema):
+            continue
+        for key, hint in get_type_hints(schema, include_extras=True).items():
+            if key not in hints:
+                extra.setdefault(key, hint)
+    if not extra:
+        return state
+    from typing_extensions import TypedDict
+
+    derived: Any = TypedDict(state.__name__, {**hints, **extra}, total=False)  # type: ignore[misc]
+    derived.__module__ = state.__module__
+    # no binding of its own (the builder keeps the type): the module holds only `state`
+    derived.__qualname__ = f"{state.__qualname__}.<with private keys>"
+    derived.__doc__ = state.__doc__
+    return derived
+
+
+def _reading(fn: Callable[..., Any], keys: list[str]) -> Callable[..., Any]:
+    """``fn`` given only the state's ``keys`` (its input schema), as LangGraph gives them."""
+
+    def narrow(state: Mapping[str, Any]) -> dict[str, Any]:
+        return {key: state[key] for key in keys if key in state}
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def aread(state: Any, **kwargs: Any) -> Any:
+            return await fn(narrow(state), **kwargs)
+
+        wrapper_of(aread, fn)
+        aread.__langgraph_node__ = fn  # type: ignore[attr-defined]
+        return aread
+
+    @functools.wraps(fn)
+    def read(state: Any, **kwargs: Any) -> Any:  # the shim passes LangGraph's injections
+        return fn(narrow(state), **kwargs)
+
+    wrapper_of(read, fn)
+    read.__langgraph_node__ = fn  # type: ignore[attr-defined]
+    return read
 
 
 def _boolean_labels(fn: Callable[..., Any]) -> Callable[..., Any]:

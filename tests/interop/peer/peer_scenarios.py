@@ -1399,11 +1399,6 @@ _NOTHING_WRITTEN = (
     "graphnb streams a node that wrote nothing as the update {} and a state after every "
     "step; LangGraph streams None and skips the state of a step that changed nothing"
 )
-_NODE_SCHEMA = (
-    "a node reading a schema of its own (private keys outside the graph's state, or a "
-    "narrower input) needs graphnb's engine to keep those keys; the import refuses it, "
-    "naming the node"
-)
 _CONTEXT = (
     "graphnb's invoke(context=...) takes a mapping (the shim hands it to a node as "
     "runtime.context); LangGraph's context is an instance of the graph's context_schema, "
@@ -1625,12 +1620,14 @@ DIFFERENCES: dict[str, Difference] = {
     "input and output schemas": Difference(
         "input and output schemas of a graph need graphnb's engine to filter a run's input "
         "and result; until then the import refuses them by name",
-        {"*": {"import": ["input schema", "node input schema", "output schema"]}},
+        {"*": {"import": ["input schema", "output schema"]}},
     ),
     "private state between nodes": Difference(
-        _NODE_SCHEMA, {"*": {"import": ["node input schema"]}}
+        "graphnb keeps a key nodes pass outside the graph's state as a state key (the "
+        "import adds it to the TypedDict), so invoke() returns it too; LangGraph's result "
+        "holds the state schema's keys only",
+        {"0:input:invoke": {"question": "q", "scratch": "q?", "answer": "q?q?"}},
     ),
-    "node input schema": Difference(_NODE_SCHEMA, {"*": {"import": ["node input schema"]}}),
     "context_schema and runtime": Difference(_CONTEXT, {"*": {"import": ["context_schema"]}}),
     "get_runtime in a node": Difference(_CONTEXT, {"*": {"import": ["context_schema"]}}),
     "custom chunk before interrupt()": Difference(
