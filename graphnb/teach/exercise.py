@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .noinput import no_keyboard
 from .requirements import (
     FinalState,
     HasEdges,
@@ -97,11 +98,15 @@ class Exercise:
         subject = Subject(graph)
         points: list[Point] = []
         met: list[bool] = []
-        for requirement in self.requirements:
-            found = self._check_one(requirement, subject)
-            points.extend(found)
-            met.append(all(point.passed for point in found))
-        result = CheckResult(self.title, tuple(points), tuple(met))
+        sizes: list[int] = []
+        with no_keyboard():
+            for requirement in self.requirements:
+                found = self._check_one(requirement, subject)
+                points.extend(found)
+                met.append(all(point.passed for point in found))
+                sizes.append(len(found))
+        asked = tuple(_description(requirement) for requirement in self.requirements)
+        result = CheckResult(self.title, tuple(points), tuple(met), tuple(sizes), asked)
         pin = getattr(graph, "pin_problems", None)
         if callable(pin):
             pin(result.problems())
@@ -122,3 +127,11 @@ class Exercise:
                     f"Could not check that it {requirement.description}: {describe_error(error)}.",
                 )
             ]
+
+
+def _description(requirement: Requirement) -> str:
+    """What ``requirement`` asks; a teacher's own requirement that cannot say is named."""
+    try:
+        return str(requirement.description)
+    except Exception:
+        return type(requirement).__name__

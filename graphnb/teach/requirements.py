@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..errors import GraphRecursionError
 from ..spec import END, START, GraphSpec
 from .result import Point
 from .subject import Subject, as_map, describe_error
@@ -266,7 +267,8 @@ class HasField:
                 else "it streams, and should not"
             )
         if wrong:
-            return [Point(self.description, False, f"Field `{self.name}`: " + "; ".join(wrong))]
+            message = f"Field `{self.name}`: " + "; ".join(wrong) + "."
+            return [Point(self.description, False, message)]
         return [Point(self.description, True)]
 
 
@@ -274,7 +276,22 @@ def _run_text(input: Any) -> str:
     return f"Run on {input!r}"
 
 
-def _failure(input: Any, error: BaseException) -> tuple[str, tuple[str, ...]]:
+def _play(app: Any, input: Any) -> tuple[list[Any], BaseException | None]:
+    """Run ``app`` on ``input`` in a fresh thread: its events, and the error that ended it."""
+    events: list[Any] = []
+    try:
+        for event in app.stream(input, thread_id=f"teach-{next(_threads)}"):
+            events.append(event)
+    except Exception as error:
+        return events, error
+    return events, None
+
+
+def _failure(
+    input: Any, error: BaseException, events: Sequence[Any] = (), spec: GraphSpec | None = None
+) -> tuple[str, tuple[str, ...]]:
+    if isinstance(error, GraphRecursionError):
+        return _endless(input, error, events, spec)
     node = getattr(error, "node", None)
     where = f" in node `{node}`" if isinstance(node, str) else ""
     cause = error.__cause__ if error.__cause__ is not None else error
@@ -283,9 +300,112 @@ def _failure(input: Any, error: BaseException) -> tuple[str, tuple[str, ...]]:
     )
 
 
+def _loop(steps: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The steps that repeat at the end of a run that hit its limit (shortest period)."""
+    for period in range(1, len(steps) // 2 + 1):
+        if steps[-period:] == steps[-2 * period : -period]:
+            cycle = steps[-period:]
+            # Start the loop where the run first entered it, as a learner reads the graph.
+            for first in range(len(steps) - period + 1):
+                if steps[first : first + period] == cycle:
+                    return steps[first : first + period]
+    return []
+
+
+def _endless(
+    input: Any, error: GraphRecursionError, events: Sequence[Any], spec: GraphSpec | None
+) -> tuple[str, tuple[str, ...]]:
+    """Say that the run went round a loop that never ended, which loop, and where it exits.
+
+    The engine's own advice (raise the recursion limit) suits a graph meant to loop long;
+    a learner's graph that hits the limit almost always has a way out that is never taken.
+    """
+    steps = [e.nodes for e in events if getattr(e, "kind", "") == "step_finished" and e.step >= 0]
+    cycle = _loop(steps)
+    nodes = tuple(dict.fromkeys(n for step in cycle for n in step))
+    if not nodes:
+        return (
+            f"{_run_text(input)}, the run never ended: it took {error.limit} steps (the "
+            "recursion limit) without reaching END. Give the loop a way out that is taken",
+            (),
+        )
+    shown = " → ".join(" + ".join(f"`{n}`" for n in step) for step in (*cycle, cycle[0]))
+    rounds = max(1, len(steps) // len(cycle))
+    inside = set(nodes)
+    exits = sorted(
+        {
+            edge.source
+            for edge in (spec.edges if spec is not None else [])
+            if edge.source in inside and edge.target not in inside and edge.kind == "conditional"
+        }
+    )
+    if exits:
+        where = (
+            "the condition after "
+            + ", ".join(f"`{n}`" for n in exits)
+            + " never chose the way out: check when it should leave the loop"
+            + " (and that the state it reads changes on each round)"
+        )
+    else:
+        where = "no edge leads out of it: add a condition that leaves the loop, or an edge to END"
+    return (
+        f"{_run_text(input)}, the loop {shown} never ends: the run went round it {rounds} "
+        f"times ({error.limit} steps, the recursion limit) without reaching END; {where}",
+        tuple(exits) or nodes,
+    )
+
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _impostor(value: Any) -> type | None:
+    """The first type in ``value`` that is not exactly a built-in one (None: all plain).
+
+    A subclass of ``int`` or ``list`` can define ``__eq__`` to agree with anything, and
+    Python asks the subclass first, so a check compares only exact built-in types.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return None
+    if kind in (list, tuple, set, frozenset):
+        items: Any = value
+    elif kind is dict:
+        items = [*value.keys(), *value.values()]
+    else:
+        return kind
+    for item in items:
+        found = _impostor(item)
+        if found is not None:
+            return found
+    return None
+
+
+def _differs(name: str, actual: Any, expected: Any) -> str | None:
+    """Why ``actual`` is not ``expected`` (exact types, plain values), or None if it is."""
+    if _impostor(expected) is None:
+        odd = _impostor(actual)
+        if odd is not None:
+            return (
+                f"`{name}` ended as a `{odd.__qualname__}` value, not plain data: return "
+                f"built-in values (expected {expected!r})"
+            )
+        same = bool(actual == expected)  # built-in types only: their own equality
+    else:
+        # A teacher's object (a dataclass, an enum member): of exactly its type, so the
+        # teacher's class answers ``==`` (a subclass on the right would be asked first).
+        same = type(actual) is type(expected) and bool(expected == actual)
+    if same:
+        return None
+    return f"`{name}` ended as {actual!r}, expected {expected!r}"
+
+
 @dataclass(frozen=True, slots=True)
 class FinalState:
-    """Run on ``input``, the final state has these field values (other fields are free)."""
+    """Run on ``input``, the final state has these field values (other fields are free).
+
+    Values are compared as plain data of exactly the expected types: a value of a
+    subclass (an ``int`` that says it equals everything) does not pass for the real one.
+    """
 
     input: Any
     expected: Mapping[str, Any]
@@ -298,11 +418,12 @@ class FinalState:
         app = subject.compiled()
         if app is None:
             return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
-        try:
-            state = as_map(app.invoke(self.input, thread_id=f"teach-{next(_threads)}"))
-        except Exception as error:
-            message, nodes = _failure(self.input, error)
+        events, error = _play(app, self.input)
+        if error is not None:
+            message, nodes = _failure(self.input, error, events, subject.spec)
             return [Point(self.description, False, message + ".", nodes)]
+        ends = [e for e in events if getattr(e, "kind", "") == "step_finished"]
+        state = as_map(ends[-1].state) if ends else {}
         # A field may be named by its name or its alias, whichever keys the state's map.
         fields = subject.spec.state.fields if subject.spec is not None else []
         other = {f.name: f.alias for f in fields if f.alias}
@@ -312,10 +433,11 @@ class FinalState:
             key = name if name in state else other.get(name, name)
             if key not in state:
                 wrong.append(f"there is no field `{name}`")
-            elif state[key] != value:
-                wrong.append(f"`{name}` ended as {state[key]!r}, expected {value!r}")
+            elif (why := _differs(name, state[key], value)) is not None:
+                wrong.append(why)
         if wrong:
-            return [Point(self.description, False, f"{_run_text(self.input)}, " + "; ".join(wrong))]
+            message = f"{_run_text(self.input)}, " + "; ".join(wrong) + "."
+            return [Point(self.description, False, message)]
         return [Point(self.description, True)]
 
 
@@ -334,10 +456,9 @@ class Streams:
         app = subject.compiled()
         if app is None:
             return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
-        try:
-            events = list(app.stream(self.input, thread_id=f"teach-{next(_threads)}"))
-        except Exception as error:
-            message, nodes = _failure(self.input, error)
+        events, error = _play(app, self.input)
+        if error is not None:
+            message, nodes = _failure(self.input, error, events, subject.spec)
             return [Point(self.description, False, message + ".", nodes)]
         chunks = [e for e in events if getattr(e, "kind", "") == "chunk" and e.field == self.name]
         if chunks:
@@ -367,10 +488,9 @@ class Interrupts:
         app = subject.compiled()
         if app is None:
             return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
-        try:
-            events = list(app.stream(self.input, thread_id=f"teach-{next(_threads)}"))
-        except Exception as error:
-            message, nodes = _failure(self.input, error)
+        events, error = _play(app, self.input)
+        if error is not None:
+            message, nodes = _failure(self.input, error, events, subject.spec)
             return [Point(self.description, False, message + ".", nodes)]
         stopped = [
             stop.node

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -41,6 +42,11 @@ class CheckResult:
     The summary counts requirements, so one requirement that misses two things (two dead
     ends) still counts once: "3 of 6" before and "all 6" after. Empty: count points.
     """
+    sizes: tuple[int, ...] = ()
+    """Per requirement, how many of ``points`` it gave (in order), so a view can show one
+    line per requirement and never tick a point of a requirement that was missed."""
+    asked: tuple[str, ...] = ()
+    """Per requirement, what it asks (its description), shown for a requirement met."""
 
     def _counts(self) -> tuple[int, int]:
         """How many requirements (or points) passed, out of how many."""
@@ -88,26 +94,51 @@ class CheckResult:
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
         printer.text(str(self))  # type: ignore[attr-defined]
 
+    def _groups(self) -> list[tuple[str, bool, tuple[Point, ...]]]:
+        """Per requirement: what it asks, whether it was met, and its points."""
+        if not (self.met and len(self.sizes) == len(self.met) == len(self.asked)):
+            return [(p.requirement, p.passed, (p,)) for p in self.points]
+        groups, start = [], 0
+        for asked, met, size in zip(self.asked, self.met, self.sizes, strict=True):
+            groups.append((asked, met, self.points[start : start + size]))
+            start += size
+        return groups
+
     def _repr_html_(self) -> str:
         done, total = self._counts()
         if self.passed:
-            colour, head = "#1a7f37", f"&#10004; {escape(self.title)}: all {total} checks passed."
+            colour, head = "#1a7f37", f"&#10004; {_html(self.title)}: all {total} checks passed."
         else:
             colour = "#b35900"
-            head = f"{escape(self.title)}: {done} of {total} checks passed."
+            head = f"{_html(self.title)}: {done} of {total} checks passed."
+        # One line per requirement met, one per point missed: a tick stands only for a
+        # requirement the summary counts as passed (a requirement with one point missed
+        # and one met is not half ticked).
         items, shown = [], set()
-        for p in self.points:
-            if not p.passed and p.message in shown:
-                continue  # one cause (a graph that is not there) is said once
-            shown.add(p.message)
-            colour_, mark = ("#1a7f37", "&#10004;") if p.passed else ("#b35900", "&#10008;")
-            text = escape(p.requirement if p.passed else p.message)
-            items.append(
-                f'<li style="margin:2px 0"><span style="color:{colour_}">{mark}</span> {text}</li>'
-            )
+        for asked, met, points in self._groups():
+            if met:
+                items.append(_item("#1a7f37", "&#10004;", asked))
+                continue
+            for p in points:
+                if p.passed or p.message in shown:
+                    continue  # one cause (a graph that is not there) is said once
+                shown.add(p.message)
+                items.append(_item("#b35900", "&#10008;", p.message))
         return (
             f'<div class="graphnb-check-result" style="border-left:4px solid {colour};'
             f'padding:4px 10px;font-family:sans-serif;font-size:13px">'
             f'<div style="color:{colour};font-weight:600">{head}</div>'
             f'<ul style="list-style:none;padding-left:4px;margin:4px 0">{"".join(items)}</ul></div>'
         )
+
+
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def _html(text: str) -> str:
+    """``text`` escaped for HTML, its `backticked` names shown as code, as the text reads."""
+    return _CODE.sub(r"<code>\1</code>", escape(text))
+
+
+def _item(colour: str, mark: str, text: str) -> str:
+    return f'<li style="margin:2px 0"><span style="color:{colour}">{mark}</span> {_html(text)}</li>'

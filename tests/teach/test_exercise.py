@@ -251,3 +251,188 @@ def test_final_state_finds_a_field_by_its_name_when_it_has_an_alias() -> None:
     assert Exercise("Steps").final_state({}, {"currentStep": "done"}).check(graph).passed
     wrong = Exercise("Steps").final_state({}, {"current_step": "ready"}).check(graph)
     assert "`current_step` ended as 'done', expected 'ready'" in str(wrong)
+
+
+class _AgreesWithAll(int):
+    """A learner's int that says it equals anything (and differs from nothing)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = int.__hash__
+
+
+class _AgreeingList(list):  # type: ignore[type-arg]
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+
+class _AgreeingStr(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = str.__hash__
+
+
+def test_final_state_does_not_take_a_subclass_that_agrees_with_everything() -> None:
+    # 0 stood in for 42 and the check said "all 1 checks passed": the subclass's __eq__
+    # is asked first. Values are compared as exact built-in types.
+    def cheat(state: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "answer": _AgreesWithAll(0),
+            "items": _AgreeingList(),
+            "nested": {"deep": [_AgreeingStr("no")]},
+        }
+
+    graph = StateGraph(dict).add_node("cheat", cheat).add_edge(START, "cheat")
+    graph.add_edge("cheat", END)
+    result = (
+        Exercise("Answer")
+        .final_state({}, {"answer": 42, "items": [1], "nested": {"deep": ["yes"]}})
+        .check(graph)
+    )
+    assert not result.passed
+    (point,) = result.failures
+    assert "`answer` ended as a `_AgreesWithAll` value, not plain data" in point.message
+    assert "`items` ended as a `_AgreeingList` value" in point.message
+    assert "`nested` ended as a `_AgreeingStr` value" in point.message
+    honest = StateGraph(dict).add_node("n", lambda s: {"answer": 42}).add_edge(START, "n")
+    assert Exercise("Answer").final_state({}, {"answer": 42}).check(honest.add_edge("n", END))
+
+
+def test_final_state_compares_a_teachers_object_by_its_exact_type() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Spot:
+        x: int
+
+    class Sly(Spot):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+    def run(value: Any) -> StateGraph[Any]:
+        graph = StateGraph(dict).add_node("n", lambda s: {"c": value}).add_edge(START, "n")
+        return graph.add_edge("n", END)
+
+    assert Exercise("C").final_state({}, {"c": Spot(1)}).check(run(Spot(1))).passed
+    assert not Exercise("C").final_state({}, {"c": Spot(1)}).check(run(Spot(2))).passed
+    assert not Exercise("C").final_state({}, {"c": Spot(1)}).check(run(Sly(2))).passed
+    assert not Exercise("C").final_state({}, {"c": 1}).check(run(Spot(1))).passed
+
+
+def test_a_graph_that_loops_for_ever_is_told_which_loop_and_where_it_should_end() -> None:
+    # It was told to "raise it with recursion_limit=...", which only makes it loop longer.
+    graph = (
+        StateGraph(dict)
+        .add_node("ask", lambda s: {"n": s.get("n", 0) + 1})
+        .add_node("judge", lambda s: {})
+        .add_edge(START, "ask")
+        .add_edge("ask", "judge")
+        .add_conditional_edges(
+            "judge", lambda s: "again" if s["n"] > -1 else "done", {"again": "ask", "done": END}
+        )
+    )
+    exercise = Exercise("Loop").final_state({"n": 0}, {"n": 3}).streams("n", {"n": 0})
+    result = exercise.check(graph)
+    for point in result.failures:
+        assert "recursion_limit=" not in point.message
+        assert "the loop `ask` → `judge` → `ask` never ends" in point.message, point.message
+        assert "the condition after `judge` never chose the way out" in point.message
+        assert point.nodes == ("judge",)
+        assert point.message.endswith(".")
+
+
+def test_every_missed_point_is_a_sentence_with_its_full_stop() -> None:
+    class Plain(GraphState):
+        topic: str = ""
+        notes: list[str] = []
+
+    graph = (
+        StateGraph(Plain)
+        .add_node("research", lambda s: {"notes": ["x"]})
+        .add_node("write", lambda s: {})
+        .add_edge(START, "research")
+        .add_edge("research", "write")
+        .add_edge("write", END)
+    )
+    failures = EXERCISE.check(graph).failures
+    assert len(failures) >= 4
+    for point in failures:
+        assert point.message.endswith("."), point.message
+
+
+def test_the_html_view_ticks_only_requirements_met_and_shows_names_as_code() -> None:
+    # "0 of 2 checks passed" came with a green tick on `greet` (one point of a requirement
+    # missed), and `greet` showed its backticks.
+    exercise = Exercise("Lesson").has_nodes("greet", "shout").has_field("log")
+    graph = StateGraph(dict).add_node("greet", lambda s: {}).add_edge(START, "greet")
+    html = exercise.check(graph.add_edge("greet", END))._repr_html_()
+    assert "0 of 2 checks passed." in html
+    assert "&#10004;" not in html
+    assert "`" not in html
+    assert "Add a node named <code>shout</code>" in html
+    half = Exercise("Lesson").has_nodes("greet").has_nodes("shout").check(graph)
+    html = half._repr_html_()
+    assert "1 of 2 checks passed." in html
+    assert html.count("&#10004;") == 1
+    assert "has the nodes <code>greet</code>" in html
+
+
+def test_input_in_a_learners_node_does_not_block_the_grader(tmp_path: Any) -> None:
+    # A node calling input() waited for ever on the grader's open stdin.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "grade.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            from graphnb import END, START, StateGraph
+            from graphnb.teach import Exercise
+
+            def ask(state):
+                return {"name": input("Your name? ")}
+
+            graph = StateGraph(dict).add_node("ask", ask).add_edge(START, "ask")
+            result = Exercise("Ask").final_state({}, {"name": "Ada"}).check(
+                graph.add_edge("ask", END)
+            )
+            print(result)
+            print(sys.stdin is sys.__stdin__, input.__module__)
+            """
+        )
+    )
+    # stdin is a pipe kept open and never written: input() there waits for ever.
+    grader = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        grader.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        grader.kill()
+        grader.communicate()
+        pytest.fail("the check waited for keyboard input")
+    out, err = grader.communicate()
+    done = subprocess.CompletedProcess(grader.args, grader.returncode, out, err)
+    assert done.returncode == 0, done.stderr
+    assert "the graph failed in node `ask`: InputDuringCheckError: input() was called" in (
+        done.stdout
+    )
+    assert "(it asked 'Your name?')" in done.stdout
+    assert done.stdout.splitlines()[-1] == "True builtins"  # both restored after the check
