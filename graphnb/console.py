@@ -250,7 +250,7 @@ def _stream(
             final = event.state
             continue
         if isinstance(event, Interrupted):
-            progress.write(_interrupted(event.interrupts, args.thread))
+            progress.write(_interrupted(event.interrupts, args.thread, args.db))
             final = compiled.get_state(args.thread).values
             continue
         if isinstance(event, NodeStarted):
@@ -281,10 +281,17 @@ def _stream(
     return final
 
 
-def _interrupted(interrupts: Sequence[Interrupt], thread_id: str) -> str:
-    """What the run stopped at, and the command line that goes on from there."""
+def _interrupted(interrupts: Sequence[Interrupt], thread_id: str, db: str | None = None) -> str:
+    """What the run stopped at, and the command line that goes on from there.
+
+    The command names the thread and, when the run was given one, the ``--db`` it is
+    kept in (password hidden): ``--thread`` alone is refused on a graph compiled without
+    a checkpointer, and a new process would not find the thread anywhere else.
+    """
     stops = ", ".join(f"{i.when} {shown(i.node)}" for i in interrupts)
     again = f"run again with --thread {shown(shlex.quote(thread_id))}"
+    if db is not None:
+        again += f" --db {shown(shlex.quote(redacted(db)))}"
     asked = [i for i in interrupts if i.when == "during"]
     if not asked:
         return f"interrupted ({stops}); {again} to resume\n"

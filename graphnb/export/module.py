@@ -3,14 +3,22 @@
 The module holds the state model, the node and router callables' source, the imports they
 need, a ``build_graph()`` function replaying the graph's construction (labels, positions
 and routes kept), ``graph = build_graph().compile()`` and a ``main()`` that runs it from
-the command line. Only graphnb's core is needed to run it: no notebook, no widget, no
-pickles.
+the command line. It is standalone from the notebook, not from graphnb: it imports
+graphnb's core (``pip install graphnb``, no extras) and nothing else of the session, no
+notebook, no widget, no pickles.
+
+A graph that can stop for a human (a node calling ``interrupt()``, or
+``interrupt_before``/``interrupt_after``) needs a thread to stop on: its module compiles
+with an in-memory checkpointer, and its command line keeps each run as a thread in a
+SQLite file beside the working directory unless ``--db`` names another place, so the
+command in its docstring runs and the command it prints to answer goes on.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import stat
 import uuid
@@ -57,6 +65,10 @@ class ExportedCode:
         main: ``graph = ...``, ``main()`` and the ``__main__`` guard.
         run_cli: the name ``main()`` calls to run the graph.
         example: an input for the docstring's example command.
+        interrupts: the graph can stop for a human (``interrupt()`` in a callable, or
+            ``interrupt_before``/``interrupt_after``), so it runs on a thread.
+        threads: for such a graph, the ``--db`` its command line uses when given none.
+        compile_line: ``graph = build_graph().compile(...)`` with the graph's options.
     """
 
     name: str
@@ -70,6 +82,9 @@ class ExportedCode:
     main: str
     run_cli: str
     example: dict[str, Any]
+    interrupts: bool = False
+    threads: str = ""
+    compile_line: str = ""
 
     def import_block(self, *, module: bool = True) -> str:
         """The import statements; without ``run_cli`` (only ``main()`` uses it) for notebooks."""
@@ -108,11 +123,21 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         else f"{key}={value!r}"
         for key, value in parts.compile_options.items()
     ]
+    interrupts = _can_interrupt(parts, resolver)
+    threads = ""
+    cli_options = ""
+    if interrupts:
+        # interrupt() needs a thread: in memory for a caller of graph.invoke, in a file
+        # for the command line, whose every run is a new process.
+        options.append('checkpointer="memory://"')
+        threads = f"sqlite:///{_file_stem(spec.name)}-threads.db"
+        cli_options = f", db={string_literal(threads)}"
+    compile_line = call_text(f"{graph_name} = {build_name}().compile", options)
     main = (
-        call_text(f"{graph_name} = {build_name}().compile", options) + "\n\n\n"
+        compile_line + "\n\n\n"
         f"def {main_name}(argv: list[str] | None = None) -> int:\n"
         f'    """Run the graph from the command line (``--help`` lists the options)."""\n'
-        f"    return {run_cli}({graph_name}, argv)\n\n\n"
+        f"    return {run_cli}({graph_name}, argv{cli_options})\n\n\n"
         f'if __name__ == "__main__":\n'
         f"    raise SystemExit({main_name}())\n"
     )
@@ -128,7 +153,33 @@ def export_code(obj: Any, *, namespace: Mapping[str, Any] | None = None) -> Expo
         main=main,
         run_cli=run_cli,
         example=example_input(spec),
+        interrupts=interrupts,
+        threads=threads,
+        compile_line=compile_line,
     )
+
+
+_INTERRUPT_CALL = re.compile(r"\binterrupt\s*\(")
+
+
+def _can_interrupt(parts: GraphParts, resolver: Resolver) -> bool:
+    """Whether a run may stop for a human: an ``interrupt(`` call or a compile option.
+
+    Read from the exported text, so a callable that imports ``interrupt`` inside its body
+    counts; a false alarm only makes runs keep a thread.
+    """
+    if parts.compile_options.get("interrupt_before") or parts.compile_options.get(
+        "interrupt_after"
+    ):
+        return True
+    if any(attribute == "interrupt" for _, attribute in resolver.imports.values()):
+        return True
+    return any(_INTERRUPT_CALL.search(d.text) for d in resolver.definitions)
+
+
+def _file_stem(name: str) -> str:
+    """A file name made of the graph's name (letters, digits, ``-`` and ``_``)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:60] or "graph"
 
 
 def _builder(
@@ -292,11 +343,25 @@ def _module_text(code: ExportedCode, filename: str | None) -> str:
     command = f"python {program} --input '{example}'"
     if "'" in example:
         command = f"python {program} --input-file input.json"
+    call = f"``{code.graph_name}.invoke({{...}})``"
+    human = ""
+    if code.interrupts:
+        call = f'``{code.graph_name}.invoke({{...}}, thread_id="...")``'
+        threads = docstring_text(code.threads, quote=False)
+        human = (
+            "The graph can stop for a human (interrupt): each run from the terminal is kept\n"
+            f"as a thread in {threads} (--db URL for another place), and a\n"
+            "run that stops prints the command that answers it and goes on\n"
+            "(--thread ID --db URL --resume JSON).\n\n"
+        )
     docstring = (
         f'"""The graph {docstring_text(repr(code.name))}, exported by graphnb.\n\n'
         "Run it from a terminal, with the input state as JSON:\n\n"
         f"    {command}\n\n"
-        f"or import it and call ``{code.graph_name}.invoke({{...}})``.\n"
+        f"or import it and call {call}.\n\n"
+        f"{human}"
+        "It needs graphnb's core (pip install graphnb, no extras) and what the code below\n"
+        "imports; nothing of the notebook or session it was exported from.\n"
         '"""\n'
     )
     blocks = [docstring]

@@ -83,15 +83,34 @@ def to_notebook(
             "## The graph\n\nThe nodes and edges as they were drawn, labels and positions kept."
         )
     )
-    cells.append(cell(f"{code.builder}\n\n{code.graph_name} = {code.build_name}().compile()"))
+    cells.append(cell(f"{code.builder}\n\n{code.compile_line}"))
     cells.append(markdown("## Diagram"))
     cells.append(cell(code.graph_name))
-    cells.append(
-        markdown("## Run\n\n`invoke` runs the graph to its end and returns the final state.")
-    )
-    run = cell(f"final = {code.graph_name}.invoke({arguments})\nfinal")
-    run.metadata["tags"] = [SKIP_ON_LOAD]  # loading the notebook for its graph runs nothing
-    cells.append(run)
+    if code.interrupts:
+        # interrupt() needs a thread: the run cell names one (the graph keeps it in
+        # memory), so the notebook runs top to bottom and stops where a human answers.
+        thread = '"run-1"'
+        cells.append(
+            markdown(
+                "## Run\n\nThe graph can stop for a human (a node calls `interrupt()`), so "
+                "it runs on a thread. `invoke` runs it to its end or to its first stop and "
+                "returns the state; the next cell shows what the run waits for. Answer with "
+                f"`{code.graph_name}.invoke(Command(resume=...), thread_id={thread})` "
+                "(`from graphnb import Command`)."
+            )
+        )
+        run = cell(f"final = {code.graph_name}.invoke({arguments}, thread_id={thread})\nfinal")
+        waiting = cell(f"{code.graph_name}.get_state({thread}).interrupts")
+        waiting.metadata["tags"] = [SKIP_ON_LOAD]
+        run.metadata["tags"] = [SKIP_ON_LOAD]
+        cells.extend([run, waiting])
+    else:
+        cells.append(
+            markdown("## Run\n\n`invoke` runs the graph to its end and returns the final state.")
+        )
+        run = cell(f"final = {code.graph_name}.invoke({arguments})\nfinal")
+        run.metadata["tags"] = [SKIP_ON_LOAD]  # loading the notebook for its graph runs nothing
+        cells.append(run)
     notebook = v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {
         "display_name": "Python 3",

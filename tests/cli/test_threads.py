@@ -180,7 +180,9 @@ def test_an_interrupted_run_says_so_and_resumes_without_input(chat: Path) -> Non
         file.write("paused = builder.compile(interrupt_before=['reply'])\n")
     first = graphnb("run", "chat.py:paused", "--thread", "p", "--db", DB, "-i", "{}", cwd=chat)
     assert first.returncode == 0, first.stderr
-    assert "interrupted (before reply); run again with --thread p to resume" in first.stderr
+    assert (
+        "interrupted (before reply); run again with --thread p --db sqlite:///threads.db to resume"
+    ) in first.stderr
     assert json.loads(first.stdout) == {"messages": [], "turns": 0}
     resumed = graphnb("run", "chat.py:paused", "--thread", "p", "--db", DB, "-q", cwd=chat)
     assert resumed.returncode == 0, resumed.stderr
@@ -222,7 +224,8 @@ def test_an_interrupt_shows_its_question_and_resume_answers_it(tmp_path: Path) -
     first = graphnb("run", "asking.py", "--thread", "q", "--db", DB, "-i", "{}", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert 'ask asks: {"question": "ship it?"}' in first.stderr
-    assert "run again with --thread q --resume JSON to answer" in first.stderr
+    hint = "run again with --thread q --db sqlite:///threads.db --resume JSON to answer"
+    assert hint in first.stderr
     again = graphnb("run", "asking.py", "--thread", "q", "--db", DB, "-q", cwd=tmp_path)
     assert json.loads(again.stdout) == {}, "without an answer the node asks again"
     answered = graphnb(

@@ -287,7 +287,11 @@ def test_exported_module_documents_how_to_run_it_and_has_help(tmp_path: Path) ->
 def test_compile_options_of_a_compiled_graph_are_kept(tmp_path: Path) -> None:
     compiled = looping_graph().compile(recursion_limit=7, interrupt_before=["speak"])
     text = to_module(compiled, ruff=False)
-    assert 'graph = build_graph().compile(recursion_limit=7, interrupt_before=["speak"])' in text
+    # interrupt_before needs a thread: the module keeps one in memory
+    assert (
+        "graph = build_graph().compile(\n"
+        '    recursion_limit=7, interrupt_before=["speak"], checkpointer="memory://"\n)'
+    ) in text
     module = load_module(write_module(compiled, tmp_path / "options.py"))
     assert module.graph.recursion_limit == 7
     assert module.graph.interrupt_before == frozenset({"speak"})
