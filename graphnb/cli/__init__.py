@@ -23,12 +23,18 @@ COMMANDS = ("demo", "run", "batch", "draw", "export", "threads", "lab")
 
 def parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser, and each subcommand's parser by name."""
     import graphnb  # the façade, for its version
 
     top = argparse.ArgumentParser(
         prog="graphnb", description="Build, run, draw and export typed-state graphs."
     )
     top.add_argument(
+        "-V",
         "--version",
         action="version",
         version=f"graphnb {graphnb.__version__} (Python {platform.python_version()})",
@@ -36,12 +42,22 @@ def parser() -> argparse.ArgumentParser:
     subparsers = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
-    return top
+    return top, dict(subparsers.choices)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
-    args = parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    top, commands = _parsers()
+    args, unknown = top.parse_known_args(words)
+    if unknown:
+        # argparse reports a subcommand's unknown option with the top-level usage, which
+        # does not list it: `run --inptu` is told with run's usage, which shows --input.
+        first = words.index(unknown[0]) if unknown[0] in words else len(words)
+        after = words.index(args.command) < first
+        (commands[args.command] if after else top).error(
+            f"unrecognized arguments: {' '.join(unknown)}"
+        )
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:

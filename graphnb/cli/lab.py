@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..console import shown
+
 __all__ = [
     "QUICKSTART",
     "configure_output_filter",
@@ -176,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
     if missing:
         print(
-            f"graphnb lab needs {', '.join(missing)}: install them with `{_install_hint()}`",
+            f"error: graphnb lab needs {', '.join(missing)}: install them with `{_install_hint()}`",
             file=sys.stderr,
         )
         return 1
@@ -184,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         notebook = _quickstart()
         if notebook is None:
             print(
-                f"no notebook given and {QUICKSTART} is not here; "
+                f"error: no notebook given and {QUICKSTART} is not here; "
                 "pass one: `graphnb lab my_graph.ipynb`",
                 file=sys.stderr,
             )
@@ -194,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         notebook = Path(args.notebook)
         if notebook.suffix != ".ipynb":
-            print(f"{notebook} is not a notebook (.ipynb)", file=sys.stderr)
+            print(f"error: {shown(notebook)} is not a notebook (.ipynb)", file=sys.stderr)
             return 2
         if not notebook.exists():
             new_notebook(notebook)

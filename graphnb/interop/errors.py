@@ -48,9 +48,9 @@ class UnmappedFeatureError(GraphSetupError):
 
 
 class LangGraphMissingError(GraphSetupError, ImportError):
-    """LangGraph is not installed."""
+    """LangGraph, or a package of the ``langgraph`` extra, is not installed."""
 
-    def __init__(self) -> None:
+    def __init__(self, package: str = "langgraph") -> None:
         super().__init__(
-            "LangGraph interop needs the langgraph package: pip install 'graphnb[langgraph]'"
+            f"LangGraph interop needs the {package} package: pip install 'graphnb[langgraph]'"
         )

@@ -209,9 +209,13 @@ def langgraph_checkpointer(source: Any) -> Any:
     Raises:
         ValueError: the URL names no LangGraph checkpointer graphnb can open (a SQLite
             file that does not exist, or holds no LangGraph tables).
-        LangGraphMissingError: LangGraph (or its SQLite/PostgreSQL checkpointer) is not
-            installed.
+        LangGraphMissingError: LangGraph (or its SQLite/PostgreSQL checkpointer, or
+            msgpack, which its payloads are read with) is not installed.
     """
+    try:
+        import msgpack  # noqa: F401  # the safe decoder reads LangGraph's payloads with it
+    except ImportError:
+        raise LangGraphMissingError("msgpack") from None
     if not isinstance(source, str):
         if not hasattr(source, "list") or not hasattr(source, "serde"):
             raise TypeError(
@@ -232,7 +236,7 @@ def langgraph_checkpointer(source: Any) -> Any:
             from langgraph.checkpoint.postgres import PostgresSaver
             from psycopg.rows import dict_row
         except ImportError:
-            raise LangGraphMissingError() from None
+            raise LangGraphMissingError("langgraph-checkpoint-postgres") from None
         pg = psycopg.connect(
             "postgresql://" + source.partition("://")[2], autocommit=True, row_factory=dict_row
         )
@@ -259,7 +263,7 @@ def _sqlite_reader(path: str) -> Any:
     try:
         from langgraph.checkpoint.sqlite import SqliteSaver
     except ImportError:
-        raise LangGraphMissingError() from None
+        raise LangGraphMissingError("langgraph-checkpoint-sqlite") from None
     where = path if path == ":memory:" else f"{Path(path).absolute().as_uri()}?mode=ro"
     conn = sqlite3.connect(where, uri=True, check_same_thread=False)
     try:
@@ -413,6 +417,8 @@ def _tuples(reader: Any) -> dict[str, list[Any]]:
         CheckpointLoadError: LangGraph's reader failed on a damaged row (metadata that is
             not JSON, or nested too deep to parse), naming it when it can be found.
     """
+    from ..errors import GraphnbError
+
     found: dict[str, list[Any]] = {}
     try:
         for item in reader.list(None):
@@ -420,6 +426,8 @@ def _tuples(reader: Any) -> dict[str, list[Any]]:
             if configurable.get("checkpoint_ns", ""):
                 continue  # a subgraph's own checkpoints: graphnb does not checkpoint children
             found.setdefault(str(configurable["thread_id"]), []).append(item)
+    except GraphnbError:  # a TypeError or ValueError too, but said already
+        raise
     except (ValueError, TypeError, RecursionError) as error:  # JSONDecodeError is a ValueError
         raise _unreadable(reader, error) from None
     for items in found.values():

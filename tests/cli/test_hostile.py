@@ -541,3 +541,40 @@ def test_json_too_deep_or_too_long_to_read_is_a_usage_error_naming_where(
     assert code == 2, err
     assert_one_error_line(err, f"error: {where} ", said)
     assert out == ""
+
+
+# -- issue 29 item 23: rough edges --------------------------------------------------------
+
+
+def test_dash_capital_v_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import graphnb
+
+    with pytest.raises(SystemExit) as exited:
+        main(["-V"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith(f"graphnb {graphnb.__version__} ")
+
+
+def test_a_misspelt_option_is_told_with_the_commands_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "chat.py", "--inptu", "{}"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: graphnb run "), err
+    assert "--input JSON" in err, "run's usage lists the option meant"
+    assert "graphnb run: error: unrecognized arguments: --inptu {}" in err
+    with pytest.raises(SystemExit):
+        main(["--inptu", "run", "chat.py"])
+    assert capsys.readouterr().err.startswith("usage: graphnb [-h]"), "before the command"
+
+
+def test_lab_on_a_file_that_is_no_notebook_is_an_error_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = cli(capsys, "lab", "notes.txt")
+    assert out == ""
+    assert code == 2
+    assert_one_error_line(err, "notes.txt is not a notebook (.ipynb)")
+    assert not Path("notes.txt").exists()

@@ -351,3 +351,49 @@ def test_a_damaged_langgraph_row_is_one_error_line_and_nothing_is_written(
     assert "nothing was imported" in done.stderr
     assert done.stdout == ""
     assert graphnb("threads", "--db", db, cwd=tmp_path).stdout == ""
+
+
+BLOCKED = """
+import sys
+
+
+class Missing:
+    # Acts as if the langgraph extra's package were not installed.
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == sys.argv[1] or name == sys.argv[1]:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Missing())
+from graphnb.cli import main
+
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("blocked", "named"),
+    [
+        ("msgpack", "msgpack"),
+        ("langgraph", "langgraph"),
+        ("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite"),
+    ],
+)
+def test_import_without_its_extra_is_one_error_line_saying_what_to_install(
+    blocked, named, langgraph_db, tmp_path
+):
+    done = subprocess.run(
+        [
+            sys.executable, "-c", BLOCKED, blocked, "threads", "import",
+            "--from", f"sqlite:///{langgraph_db}", "--db", "sqlite:///graphnb.db",
+        ],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: LangGraph interop needs the "), done.stderr
+    assert done.stderr.endswith(" package: pip install 'graphnb[langgraph]'\n")
+    assert named in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "graphnb.db").exists()
