@@ -604,10 +604,20 @@ class CompiledGraph(Generic[S]):
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
         run.subgraphs = subgraphs
-        for event in self._select_events(
+        events = self._select_events(
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
-        ):
+        )
+        if "values" not in modes:
+            for event in events:
+                yield from _select(event, modes, isinstance(mode, str))
+            return
+        state: Any = None
+        for event in events:
             yield from _select(event, modes, isinstance(mode, str))
+            if type(event) is StepFinished:
+                state = event.state
+            elif type(event) is Interrupted:
+                yield from _stopped_state(state, event, isinstance(mode, str))
 
     async def astream(
         self,
@@ -630,11 +640,20 @@ class CompiledGraph(Generic[S]):
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
         run.subgraphs = subgraphs
+        state: Any = None
+        values = "values" in modes
         async for event in self._select_aevents(
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
         ):
             for item in _select(event, modes, isinstance(mode, str)):
                 yield item
+            if not values:
+                continue
+            if type(event) is StepFinished:
+                state = event.state
+            elif type(event) is Interrupted:
+                for item in _stopped_state(state, event, isinstance(mode, str)):
+                    yield item
 
     def batch(
         self,
@@ -835,6 +854,25 @@ def _check_modes(mode: StreamMode | Sequence[StreamMode]) -> frozenset[str]:
             f"unknown stream mode(s) {unknown or list(modes)}; choose from {sorted(_MODES)}"
         )
     return modes
+
+
+def _stopped_state(state: Any, event: Interrupted, single: bool) -> list[Any]:
+    """The ``values`` item closing a run stopped by ``interrupt()``, as LangGraph's.
+
+    A mapping state (TypedDict, dict) is streamed once more with the pending interrupts
+    under ``"__interrupt__"``, so a loop over the values stream sees why the run stopped;
+    a typed state has no such field, and a static stop (``interrupt_before``/``_after``)
+    none either, as on LangGraph.
+    """
+    if not isinstance(state, Mapping) or not any(_asked(i) for i in event.interrupts):
+        return []
+    stopped = {**state, "__interrupt__": event.interrupts}
+    return [stopped if single else ("values", stopped)]
+
+
+def _asked(interrupt: Any) -> bool:
+    # an interrupt() call; a child's static stop is "during" its subgraph node, id "...:before"
+    return bool(interrupt.when == "during" and not interrupt.id.endswith((":before", ":after")))
 
 
 def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:

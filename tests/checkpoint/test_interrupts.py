@@ -212,3 +212,37 @@ def test_a_cancelled_async_call_leaves_the_postgres_saver_usable(
     finally:
         asyncio.run(saver.aclose())
         drop_tables(saver)
+
+
+def test_the_values_stream_of_a_run_stopped_by_interrupt_ends_with_the_interrupts() -> None:
+    # As LangGraph's: a mapping state is streamed once more with "__interrupt__"; a static
+    # stop adds nothing, nor does a typed state (it has no such field).
+    import asyncio
+    from typing import TypedDict
+
+    from graphnb import END, START, StateGraph
+    from graphnb import interrupt as ask_human
+    from graphnb.checkpoint import MemorySaver
+
+    class Form(TypedDict, total=False):
+        name: str
+
+    def ask(state: Form) -> dict[str, str]:
+        return {"name": ask_human("name?")}
+
+    graph = StateGraph(Form).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+    app = graph.compile(checkpointer=MemorySaver())
+    values = list(app.stream({"name": ""}, thread_id="t", mode="values"))
+    assert values[:-1] == [{"name": ""}]
+    assert [(i.node, i.value) for i in values[-1].pop("__interrupt__")] == [("ask", "name?")]
+    assert values[-1] == {"name": ""}
+
+    async def collect() -> list[object]:
+        return [item async for item in app.astream({"name": ""}, thread_id="a", mode=["values"])]
+
+    streamed = asyncio.run(collect())
+    assert [mode for mode, _ in streamed] == ["values", "values"]
+    assert "__interrupt__" in streamed[-1][1]
+
+    static = graph.compile(checkpointer=MemorySaver(), interrupt_before=["ask"])
+    assert list(static.stream({"name": ""}, thread_id="s", mode="values")) == [{"name": ""}]

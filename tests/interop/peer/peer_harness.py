@@ -219,6 +219,16 @@ def _update(update: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _values(values: Any) -> Any:
+    """A values item; the interrupts a stopped run's last one holds, as their values."""
+    if isinstance(values, Mapping) and "__interrupt__" in values:
+        return {
+            **plain({k: v for k, v in values.items() if k != "__interrupt__"}),
+            "__interrupt__": _interrupts(values["__interrupt__"]),
+        }
+    return plain(values)
+
+
 def _error(error: BaseException) -> str:
     from graphnb import NodeError
 
@@ -265,7 +275,13 @@ class LangGraphEngine:
                 stream_mode=["updates", "values", "custom"],
                 **self._kwargs(),
             ):
-                seen[mode].append(_update(item) if mode == "updates" else plain(item))
+                seen[mode].append(
+                    _update(item)
+                    if mode == "updates"
+                    else _values(item)
+                    if mode == "values"
+                    else plain(item)
+                )
         except Exception as error:
             seen["error"] = type(error).__name__
         return seen
@@ -355,7 +371,13 @@ class GraphnbEngine:
             for mode, item in self.graph.stream(
                 given, mode=["updates", "values", "custom"], **kwargs
             ):
-                seen[mode].append(_update(item) if mode == "updates" else plain(item))
+                seen[mode].append(
+                    _update(item)
+                    if mode == "updates"
+                    else _values(item)
+                    if mode == "values"
+                    else plain(item)
+                )
         except Exception as error:
             seen["error"] = _error(error)
         return seen
@@ -392,7 +414,13 @@ class GraphnbEngine:
                 thread_id=self.thread,
                 checkpoint_id=self.fork,
             ):
-                seen[mode].append(_update(item) if mode == "updates" else plain(item))
+                seen[mode].append(
+                    _update(item)
+                    if mode == "updates"
+                    else _values(item)
+                    if mode == "values"
+                    else plain(item)
+                )
         except Exception as error:
             seen["error"] = _error(error)
         return seen
