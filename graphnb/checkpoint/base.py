@@ -22,6 +22,8 @@ from .locks import DEFAULT_LOCK_TIMEOUT, LocalLocks, OnBusy, busy_error, check_l
 if TYPE_CHECKING:
     import asyncio
 
+    from .prune import PruneResult
+
 __all__ = ["BaseSaver", "Loaded"]
 
 T = TypeVar("T")
@@ -217,7 +219,7 @@ class BaseSaver(ABC):
         keep_last: int | None = None,
         thread_ids: Iterable[str] | None = None,
         batch_size: int = 500,
-    ) -> int:
+    ) -> PruneResult:
         """Remove old checkpoints; every kept one still loads exactly as before.
 
         A checkpoint goes when it is older than ``older_than`` (seconds or a timedelta)
@@ -234,7 +236,10 @@ class BaseSaver(ABC):
             batch_size: rows one delete statement removes at most.
 
         Returns:
-            How many checkpoints were removed.
+            How many checkpoints were removed: a
+            :class:`~graphnb.checkpoint.prune.PruneResult` (an ``int``) whose
+            ``kept_ancestors`` counts the old checkpoints kept because kept ones are
+            rebuilt from them, and whose ``str()`` says so.
 
         Raises:
             ValueError: neither ``older_than`` nor ``keep_last`` is given, or one is out

@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from ..records import StoredCheckpoint
     from .base import BaseSaver
 
-__all__ = ["DEFAULT_PRUNE_BATCH", "Rebuild", "plan_prune", "plan_rebuild", "prune"]
+__all__ = [
+    "DEFAULT_PRUNE_BATCH",
+    "PruneResult",
+    "Rebuild",
+    "plan_prune",
+    "plan_rebuild",
+    "prune",
+]
 
 Rebuild = Callable[["StoredCheckpoint"], dict[str, Any]]
 """The encoded state at a stored checkpoint: what its rebuilt snapshot holds."""
@@ -64,11 +71,67 @@ def plan_prune(
     Raises:
         ValueError: neither option is given, or one is out of range.
     """
+    return _plan_prune(rows, older_than=older_than, keep_last=keep_last, now=now)[0]
+
+
+def _plan_prune(
+    rows: Sequence[StoredCheckpoint],
+    *,
+    older_than: float | timedelta | None,
+    keep_last: int | None,
+    now: float | None,
+) -> tuple[list[int], int]:
+    """:func:`plan_prune`, and how many rows stay only because kept ones rebuild from them."""
     by_seq = {row.seq: row for row in rows}
+    kept = _kept(rows, older_than=older_than, keep_last=keep_last, now=now)
     needed: set[int] = set()
-    for seq in _kept(rows, older_than=older_than, keep_last=keep_last, now=now):
+    for seq in kept:
         needed.update(_chain(by_seq, seq))
-    return sorted(set(by_seq) - needed)
+    return sorted(set(by_seq) - needed), len(needed - kept)
+
+
+class PruneResult(int):
+    """How many checkpoints a prune removed (an ``int``), and what it kept and why.
+
+    Attributes:
+        kept_ancestors: checkpoints old enough to go that stayed because a kept
+            checkpoint is rebuilt from them (it stores what changed since an ancestor's
+            snapshot). Pruning through the graph's threads (``app.threads.prune(...)``,
+            ``graphnb threads prune --graph FILE``) rebuilds snapshots and removes them.
+    """
+
+    kept_ancestors: int
+
+    def __new__(cls, removed: int, kept_ancestors: int = 0) -> PruneResult:
+        """``removed`` as an int, with ``kept_ancestors``."""
+        result = super().__new__(cls, removed)
+        result.kept_ancestors = kept_ancestors
+        return result
+
+    def __repr__(self) -> str:
+        return f"PruneResult(removed={int(self)}, kept_ancestors={self.kept_ancestors})"
+
+    def __format__(self, spec: str) -> str:
+        # f"{removed} gone" and f"{removed:>5}" format the number, as for any int
+        return int(self).__format__(spec)
+
+    def __str__(self) -> str:
+        """One sentence: what went, what stayed and why, and how to remove it."""
+        return self.summary("app.threads.prune(...)")
+
+    def summary(self, how: str) -> str:
+        """What went, what stayed and why; ``how`` says how to prune through the graph."""
+        removed = int(self)
+        text = f"removed {removed} checkpoint{'s' if removed != 1 else ''}"
+        if self.kept_ancestors:
+            kept = self.kept_ancestors
+            text += (
+                f"; kept {kept} older checkpoint{'s' if kept != 1 else ''} that the kept ones "
+                "are rebuilt from (a checkpoint stores what changed since the last snapshot); "
+                "prune through the graph's state model to rebuild snapshots and remove "
+                f"{'them' if kept != 1 else 'it'} too: {how}"
+            )
+        return text
 
 
 @dataclass(frozen=True)
@@ -164,7 +227,7 @@ def prune(
     thread_ids: Iterable[str] | None = None,
     batch_size: int = DEFAULT_PRUNE_BATCH,
     rebuild: Rebuild | None = None,
-) -> int:
+) -> PruneResult:
     """Prune every thread of ``saver`` (or ``thread_ids``); see :meth:`BaseSaver.prune`.
 
     Args:
@@ -181,16 +244,17 @@ def prune(
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     _kept([], older_than=older_than, keep_last=keep_last, now=None)  # checks the options
     now = time.time()
-    removed = 0
+    removed = ancestors = 0
     for thread_id in list(saver.threads() if thread_ids is None else thread_ids):
         try:
             with saver.thread_lock(thread_id):
-                removed += _prune_thread(
+                gone, kept = _prune_thread(
                     saver, thread_id, older_than, keep_last, now, batch_size, rebuild
                 )
         except CheckpointConflictError:
             continue  # a run holds it and the saver does not wait: prune it next time
-    return removed
+        removed, ancestors = removed + gone, ancestors + kept
+    return PruneResult(removed, ancestors)
 
 
 def _prune_thread(
@@ -201,10 +265,12 @@ def _prune_thread(
     now: float,
     batch_size: int,
     rebuild: Rebuild | None,
-) -> int:
+) -> tuple[int, int]:
+    """Checkpoints removed, and those kept only because kept ones rebuild from them."""
     rows = saver.history(thread_id)
+    ancestors = 0
     if rebuild is None:
-        seqs = plan_prune(rows, older_than=older_than, keep_last=keep_last, now=now)
+        seqs, ancestors = _plan_prune(rows, older_than=older_than, keep_last=keep_last, now=now)
     else:
         plan = plan_rebuild(rows, older_than=older_than, keep_last=keep_last, now=now)
         by_seq = {row.seq: row for row in rows}
@@ -219,4 +285,4 @@ def _prune_thread(
     removed = 0
     for start in range(0, len(seqs), batch_size):
         removed += saver._delete_seqs(thread_id, seqs[start : start + batch_size])
-    return removed
+    return removed, ancestors

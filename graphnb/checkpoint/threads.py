@@ -28,10 +28,18 @@ from ..checkpoint_errors import (
     UnstorableValueError,
 )
 from ..errors import GraphSetupError
-from ..records import CheckpointMeta, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
+from ..records import (
+    CheckpointMeta,
+    Interrupt,
+    Loaded,
+    Position,
+    StateSnapshot,
+    StoredCheckpoint,
+    is_child_thread,
+)
 from ..schema import StateSchema, WriteError
 from .base import BaseSaver
-from .prune import DEFAULT_PRUNE_BATCH, prune
+from .prune import DEFAULT_PRUNE_BATCH, PruneResult, prune
 from .rows import to_json
 from .serde import (
     check_safe,
@@ -355,7 +363,7 @@ class Threads(Generic[S]):
         keep_last: int | None = None,
         thread_ids: Iterable[str] | None = None,
         batch_size: int = DEFAULT_PRUNE_BATCH,
-    ) -> int:
+    ) -> PruneResult:
         """Remove old checkpoints, rebuilding snapshots so only those asked for stay.
 
         As :meth:`BaseSaver.prune`, but a kept checkpoint whose ancestors go gets a
@@ -369,14 +377,25 @@ class Threads(Generic[S]):
             ValueError: neither ``older_than`` nor ``keep_last`` is given, or one is out
                 of range.
         """
-        return prune(
+        ids = list(self.saver.threads() if thread_ids is None else thread_ids)
+        # A subgraph's own thread holds its child's state model, not this one: it keeps
+        # the ancestors its kept checkpoints rebuild from rather than be rebuilt wrongly.
+        children = [t for t in ids if is_child_thread(t)]
+        options: dict[str, Any] = {
+            "older_than": older_than,
+            "keep_last": keep_last,
+            "batch_size": batch_size,
+        }
+        own = prune(
             self.saver,
-            older_than=older_than,
-            keep_last=keep_last,
-            thread_ids=thread_ids,
-            batch_size=batch_size,
+            thread_ids=[t for t in ids if not is_child_thread(t)],
             rebuild=self._state_at,
+            **options,
         )
+        if not children:
+            return own
+        theirs = prune(self.saver, thread_ids=children, **options)
+        return PruneResult(own + theirs, own.kept_ancestors + theirs.kept_ancestors)
 
     def _state_at(self, row: StoredCheckpoint) -> dict[str, Any]:
         position = self.load(row.thread_id, row.checkpoint_id)

@@ -10,8 +10,11 @@
 - ``graphnb threads prune --db URL --keep-last N --older-than AGE``: remove old
   checkpoints of every thread (``--thread ID``, repeatable: of those only), keeping the
   newest N of each and every checkpoint a kept one is rebuilt from; ``AGE`` is seconds or
-  a number with ``s``, ``m``, ``h`` or ``d``. A thread named ``prune`` still shows its
-  history when no pruning option is given.
+  a number with ``s``, ``m``, ``h`` or ``d``. A checkpoint stores what changed since the
+  last snapshot, so the older ones the kept ones are rebuilt from stay, and the command
+  says how many; with ``--graph FILE[:GRAPH]`` the graph's state model rebuilds snapshots
+  and only the checkpoints asked for stay. Without ``--keep-last`` or ``--older-than``
+  it is a usage error (a thread named ``prune`` is shown as any other).
 
 - ``graphnb threads import --from URL --db URL``: copy the threads of a LangGraph
   checkpointer (``sqlite:///lg.db`` or ``postgresql://...``; ``--thread ID``, repeatable:
@@ -59,6 +62,8 @@ def threads(args: argparse.Namespace) -> int:
     """Handle ``graphnb threads``."""
     if args.thread == "prune" and (args.keep_last is not None or args.older_than is not None):
         return reporting(lambda: _prune(args), db=args.db)
+    if args.thread == "prune" and args.seed is None:
+        return reporting(lambda: _prune_or_history(args), db=args.db)
     if args.thread == "import" and args.source is not None:
         return reporting(lambda: _import(args), db=args.db)
     if args.seed is not None:
@@ -235,22 +240,44 @@ def _age(text: str) -> float:
     return seconds
 
 
+def _prune_or_history(args: argparse.Namespace) -> int:
+    """``threads prune`` without a pruning option: a thread named so, or a usage error."""
+    saver = _saver(args.db)
+    if saver is not None:
+        with saver:
+            named = bool(saver.history("prune"))
+        if named:
+            return _history(args)
+    raise CommandError(
+        "graphnb threads prune needs --keep-last N, --older-than AGE or both (e.g. "
+        "graphnb threads prune --db URL --keep-last 10 --graph FILE)",
+        EXIT_USAGE,
+    )
+
+
 def _prune(args: argparse.Namespace) -> int:
+    from ..checkpoint.prune import PruneResult
+
     saver = _saver(args.db)
     if saver is None:
-        removed = 0
+        result = PruneResult(0)
     else:
         with saver:
-            removed = saver.prune(
-                older_than=args.older_than,
-                keep_last=args.keep_last,
-                thread_ids=args.only or None,
-                batch_size=args.batch_size,
-            )
+            options: dict[str, Any] = {
+                "older_than": args.older_than,
+                "keep_last": args.keep_last,
+                "thread_ids": args.only or None,
+                "batch_size": args.batch_size,
+            }
+            if args.graph is not None:  # its state model rebuilds snapshots: all can go
+                _, graph = load_target(args.graph)
+                result = compile_for(graph, saver).threads.prune(**options)
+            else:
+                result = saver.prune(**options)
     if args.json:
-        print(json_text({"removed": removed}))
+        print(json_text({"removed": int(result), "kept_ancestors": result.kept_ancestors}))
     else:
-        print(f"removed {removed} checkpoint{'s' if removed != 1 else ''}")
+        print(result.summary("pass --graph FILE[:GRAPH]"))
     return EXIT_OK
 
 
@@ -301,10 +328,21 @@ def register(subparsers: Any) -> None:
     """Add ``threads`` to the command line."""
     command = subparsers.add_parser(
         "threads",
-        help="list persisted threads, show a thread's history, seed a new thread, import "
-        "LangGraph threads",
-        description="Without THREAD: list the threads of --db. With THREAD: show its "
-        "checkpoints. With THREAD and --seed: seed a new thread before its first run.",
+        help="list persisted threads, show a thread's history, seed a new thread, prune old "
+        "checkpoints, import LangGraph threads",
+        description="\n".join(
+            [
+                "graphnb threads --db URL                      list the threads of --db",
+                "graphnb threads --db URL THREAD               show a thread's checkpoints",
+                "graphnb threads --db URL THREAD --seed JSON --graph FILE",
+                "                                              seed a new thread",
+                "graphnb threads prune --db URL --keep-last N [--older-than AGE] [--graph FILE]",
+                "                                              remove old checkpoints (with",
+                "                                              --graph, only those asked for stay)",
+                "graphnb threads import --from URL --db URL    copy LangGraph threads into --db",
+            ]
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument("thread", nargs="?", metavar="THREAD", help="a thread id")
     command.add_argument(
@@ -313,7 +351,8 @@ def register(subparsers: Any) -> None:
     command.add_argument(
         "--graph",
         metavar="FILE[:GRAPH]",
-        help="the graph the thread runs; needed to seed, and to show the current state",
+        help="the graph the thread runs; needed to seed, to show the current state, and "
+        "for prune to remove every checkpoint not asked for",
     )
     command.add_argument("--seed", metavar="JSON", help="initial values of a new thread")
     command.add_argument(

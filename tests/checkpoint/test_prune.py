@@ -160,3 +160,29 @@ def test_the_rebuild_plan_snapshots_the_oldest_kept_of_each_branch() -> None:
     assert (plan.snapshots, plan.rebase, plan.delete) == ([4, 5], {}, [0, 1, 2, 3])
     plan = plan_rebuild(rows, older_than=2.5, now=5)  # 3, 4, 5 stay; 5 is rebuilt from 3
     assert (plan.snapshots, plan.rebase, plan.delete) == ([3, 4], {3: [5]}, [0, 1, 2])
+
+
+def test_a_prune_that_keeps_a_delta_chain_says_what_it_kept_and_why(saver: BaseSaver) -> None:
+    # Issue 29, item 18: keep_last=2 on a chain without a snapshot removed nothing and
+    # said "0" without the reason.
+    from graphnb.checkpoint.prune import PruneResult
+
+    app = looping(saver)
+    app.invoke({"n": 0, "stop": 9, "log": []}, thread_id="t")  # 11 checkpoints, 1 snapshot
+    before = len(app.get_state_history("t"))
+    state = app.get_state("t").values
+    result = saver.prune(keep_last=2)
+    assert isinstance(result, PruneResult)
+    assert (result, result.kept_ancestors) == (0, before - 2)
+    assert repr(result) == f"PruneResult(removed=0, kept_ancestors={before - 2})"
+    assert str(result) == (
+        f"removed 0 checkpoints; kept {before - 2} older checkpoints that the kept ones are "
+        "rebuilt from (a checkpoint stores what changed since the last snapshot); prune "
+        "through the graph's state model to rebuild snapshots and remove them too: "
+        "app.threads.prune(...)"
+    )
+    rebuilt = app.threads.prune(keep_last=2)  # what the message says to do
+    assert (rebuilt, rebuilt.kept_ancestors) == (before - 2, 0)
+    assert str(rebuilt) == f"removed {before - 2} checkpoints"
+    assert len(app.get_state_history("t")) == 2
+    assert app.get_state("t").values == state

@@ -316,3 +316,40 @@ def test_threads_lists_what_list_threads_lists_without_subgraphs_threads(tmp_pat
     shown = graphnb("threads", "--db", DB, kept, cwd=tmp_path)  # named, it still shows
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith(f"thread {kept}: ")
+
+
+def test_threads_prune_says_what_it_kept_and_prunes_all_with_the_graph(chat: Path) -> None:
+    # Issue 29, item 18: "removed 0 checkpoints" without the reason; "prune" without an
+    # option was read as a thread's name; --help did not list prune or import.
+    fill = (
+        "import chat; app = chat.builder.compile(checkpointer='sqlite:///threads.db')\n"
+        "for _ in range(5): app.invoke({}, thread_id='t')\napp.checkpointer.close()"
+    )
+    subprocess.run([sys.executable, "-c", fill], cwd=chat, check=True, timeout=120)
+    kept = graphnb("threads", "prune", "--db", DB, "--keep-last", "2", cwd=chat)
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stdout == (
+        "removed 0 checkpoints; kept 8 older checkpoints that the kept ones are rebuilt from "
+        "(a checkpoint stores what changed since the last snapshot); prune through the "
+        "graph's state model to rebuild snapshots and remove them too: pass "
+        "--graph FILE[:GRAPH]\n"
+    )
+    pruned = graphnb(
+        "threads", "prune", "--db", DB, "--keep-last", "2", "--graph", "chat.py", "--json",
+        cwd=chat,
+    )  # fmt: skip
+    assert pruned.returncode == 0, pruned.stderr
+    assert json.loads(pruned.stdout) == {"removed": 8, "kept_ancestors": 0}
+    shown = json.loads(
+        graphnb("threads", "--db", DB, "t", "--json", "--graph", "chat.py", cwd=chat).stdout
+    )
+    assert len(shown["checkpoints"]) == 2
+    assert shown["state"]["turns"] == 5
+    bare = graphnb("threads", "prune", "--db", DB, cwd=chat)
+    assert bare.returncode == 2
+    assert bare.stderr.startswith(
+        "error: graphnb threads prune needs --keep-last N, --older-than AGE"
+    )
+    helped = graphnb("threads", "--help", cwd=chat)
+    assert "graphnb threads prune --db URL" in helped.stdout
+    assert "graphnb threads import --from URL" in helped.stdout
