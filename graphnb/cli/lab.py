@@ -4,8 +4,9 @@ Without a notebook it opens the quickstart (``notebooks/01_quickstart.ipynb``). 
 that does not exist yet is created with one cell that shows an empty builder, whose
 drawing is saved next to it.
 
-The quickstart is opened as a working copy: the teaching notebooks are copied once into
-``~/graphnb-notebooks`` (see :data:`WORKDIR`; an existing copy is kept, with your edits)
+The quickstart is opened as a working copy: the teaching notebooks, the modules they
+import and the course are copied once into ``~/graphnb-notebooks`` (see
+:func:`workdir`; an existing copy is kept, with your edits)
 so running them never touches a checkout. JupyterLab's own URL (the one it prints, and
 opens when there is a display) lands on the notebook itself, not on the Launcher. A
 notebook opened by path that git filters through nbstripout (the teaching notebooks, see
@@ -32,6 +33,7 @@ __all__ = [
     "QUICKSTART",
     "configure_output_filter",
     "has_display",
+    "installed_kernel",
     "lab_command",
     "new_notebook",
     "register",
@@ -51,21 +53,91 @@ def workdir() -> Path:
     return Path(os.environ.get(WORKDIR_ENV) or Path.home() / "graphnb-notebooks")
 
 
+_NOT_COPIED = {"__pycache__", ".ipynb_checkpoints", ".git"}
+"""Folders of a checkout's notebooks that are caches, not what the notebooks need."""
+
+
 def working_copy(quickstart: Path) -> Path:
     """Copy the teaching notebooks beside ``quickstart`` to :func:`workdir` (once each).
 
-    Notebooks already there are kept as they are: they hold the learner's work.
+    Everything the notebooks use comes along: the notebooks, the modules they import
+    (``batch_flow.py`` of notebook 08) and the course in ``course/``, folders included;
+    hidden files, caches and thread databases (``*.db``) stay behind. Files already
+    there are kept as they are: they hold the learner's work. Each notebook copied names
+    the kernel installed here exactly as JupyterLab does (see :func:`installed_kernel`),
+    so it does not open as modified.
 
     Returns:
         The working copy of the quickstart.
     """
     target = workdir()
     target.mkdir(parents=True, exist_ok=True)
-    for notebook in sorted(quickstart.parent.glob("*.ipynb")):
-        copy = target / notebook.name
-        if not copy.exists():
-            shutil.copyfile(notebook, copy)
+    source = quickstart.parent
+    kernel = installed_kernel()
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if not path.is_file() or any(
+            part.startswith(".") or part in _NOT_COPIED for part in relative.parts
+        ):
+            continue
+        if path.suffix in (".pyc", ".db") or path.name.endswith((".db-wal", ".db-shm")):
+            continue
+        copy = target / relative
+        if copy.exists():
+            continue
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".ipynb" and kernel:
+            _copy_notebook(path, copy, kernel)
+        else:
+            shutil.copyfile(path, copy)
     return target / quickstart.name
+
+
+def installed_kernel(name: str = "python3") -> dict[str, Any]:
+    """The notebook metadata JupyterLab writes for kernel ``name`` once it has started.
+
+    On opening a notebook JupyterLab writes the running kernel's ``kernelspec`` (its
+    installed display name, "Python 3 (ipykernel)", where the committed notebooks say
+    "Python 3") and ``language_info`` into the notebook, and a notebook whose metadata
+    changed shows as modified before anything was done. Empty when the kernel is not
+    installed (the notebook is then copied as it is).
+    """
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+    except ImportError:
+        return {}
+    try:
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel:
+        return {}
+    metadata: dict[str, Any] = {
+        "kernelspec": {"display_name": spec.display_name, "language": spec.language, "name": name}
+    }
+    try:  # what ipykernel answers to kernel_info, when this Python runs the kernel
+        from ipykernel.ipkernel import IPythonKernel
+    except ImportError:
+        return metadata
+    runs_here = spec.argv[:1] in (["python"], ["python3"], [sys.executable])
+    if runs_here and isinstance(IPythonKernel.language_info, dict):
+        metadata["language_info"] = dict(IPythonKernel.language_info)
+    return metadata
+
+
+def _copy_notebook(path: Path, copy: Path, kernel: dict[str, Any]) -> None:
+    """Copy a notebook with the installed kernel's metadata; as it is when unreadable."""
+    import json
+
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        metadata = notebook.setdefault("metadata", {})
+        if metadata.get("kernelspec", {}).get("name", "python3") != kernel["kernelspec"]["name"]:
+            raise ValueError("another kernel")  # a notebook for another kernel keeps its own
+        metadata.update(kernel)
+        text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    except (ValueError, AttributeError, UnicodeDecodeError):
+        shutil.copyfile(path, copy)
+        return
+    copy.write_text(text, encoding="utf-8")
 
 
 _NEEDED = ("jupyterlab", "anywidget", "ipywidgets", "nbstripout")
@@ -92,6 +164,7 @@ def new_notebook(path: Path) -> None:
         "display_name": "Python 3",
         "language": "python",
     }
+    notebook.metadata.update(installed_kernel())  # so it does not open as modified
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
 
