@@ -242,7 +242,10 @@ def _age(text: str) -> float:
 
 def _prune_or_history(args: argparse.Namespace) -> int:
     """``threads prune`` without a pruning option: a thread named so, or a usage error."""
-    saver = _saver(args.db)
+    try:
+        saver = _saver(args.db)
+    except CommandError:  # no such file: no thread named "prune" either
+        saver = None
     if saver is not None:
         with saver:
             named = bool(saver.history("prune"))

@@ -350,6 +350,13 @@ def test_threads_prune_says_what_it_kept_and_prunes_all_with_the_graph(chat: Pat
     assert bare.stderr.startswith(
         "error: graphnb threads prune needs --keep-last N, --older-than AGE"
     )
+    nowhere = graphnb("threads", "prune", "--db", "sqlite:///nowhere.db", cwd=chat)
+    assert (nowhere.returncode, nowhere.stderr) == (2, bare.stderr)
+    # a thread that is named "prune" is shown as any other
+    assert graphnb("run", "chat.py", "--thread", "prune", "--db", DB, cwd=chat).returncode == 0
+    named = graphnb("threads", "prune", "--db", DB, cwd=chat)
+    assert named.returncode == 0, named.stderr
+    assert named.stdout.startswith("thread prune: 2 checkpoints")
     helped = graphnb("threads", "--help", cwd=chat)
     assert "graphnb threads prune --db URL" in helped.stdout
     assert "graphnb threads import --from URL" in helped.stdout
