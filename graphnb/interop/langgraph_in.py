@@ -79,17 +79,23 @@ class Imported:
 
 
 class _CompiledLangGraph(StateGraph[Any]):
-    """A graph imported from a compiled LangGraph graph: ``compile()`` keeps its options.
+    """A graph imported from LangGraph: ``compile()`` keeps its options and its calls.
 
-    ``from_langgraph(app).compile()`` then stops where ``app`` stops (``interrupt_before``
-    ...) and keeps threads as ``app`` does; an option passed to ``compile`` wins.
+    Read from a compiled graph, ``from_langgraph(app).compile()`` stops where ``app``
+    stops (``interrupt_before`` ...) and keeps threads as ``app`` does; an option passed to
+    ``compile`` wins. The compiled graph also takes LangGraph's calling conventions
+    (``invoke(input, config)``, ``stream_mode=``: :class:`.LangGraphCalls`).
     """
 
     compile_options: dict[str, Any]
 
     def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile with the options the LangGraph graph was compiled with (``options`` win)."""
-        return super().compile(**{**self.compile_options, **options})
+        from .langgraph_calls import LangGraphCalls
+
+        compiled = super().compile(**{**self.compile_options, **options})
+        compiled.__class__ = LangGraphCalls  # the same object, LangGraph's calls on top
+        return compiled
 
 
 def is_langgraph(obj: Any) -> bool:
@@ -151,8 +157,7 @@ def _import(graph: Any, *, top: bool) -> Imported:
     state = _with_private_keys(graphnb_state(builder.state_schema, unmapped), builder)
     _check_schemas(builder, unmapped)
     _check_channels(builder, unmapped)
-    keep_options = top and compiled is not None
-    result = (_CompiledLangGraph if keep_options else StateGraph)(state, name=name)
+    result = (_CompiledLangGraph if top else StateGraph)(state, name=name)
     _reducer_start_values(result, builder)
     cached = compiled is None or compiled.cache is not None
     commanding_nodes: dict[str, list[str]] = {}

@@ -566,3 +566,32 @@ def test_the_langgraph_extra_pins_what_the_shim_supports_and_what_thread_import_
     assert high not in wanted["langgraph"]
     assert f"{low}.99" in wanted["langgraph"]
     assert high.replace(".0", "") + ".0.1" not in wanted["langgraph"]
+
+
+def test_a_langgraph_programs_own_calls_run_on_the_imported_graph():
+    def ask(state: Counter) -> dict[str, Any]:
+        return {"n": interrupt("how many?")}
+
+    builder = LGStateGraph(Counter)
+    builder.add_node("bump", bump)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "bump")
+    builder.add_edge("bump", "ask")
+    expected_app = builder.compile(checkpointer=InMemorySaver())
+    app = from_langgraph(builder.compile(checkpointer=InMemorySaver())).compile()
+
+    def program(graph: Any) -> list[Any]:
+        # As a LangGraph user writes it: config dicts, stream_mode, LangGraph's Command.
+        config = {"configurable": {"thread_id": "1"}, "recursion_limit": 10}
+        seen = [list(chunk) for chunk in graph.stream({"n": 1}, config, stream_mode="updates")]
+        snapshot = graph.get_state(config)
+        seen.append((snapshot.next, snapshot.values["n"], snapshot.interrupts[0].value))
+        seen.append(graph.invoke(Command(resume=7), config)["n"])
+        new = graph.update_state(config, {"n": 9})
+        seen.append(graph.get_state(new).values["n"])
+        seen.append(len(list(graph.get_state_history(config))) > 2)
+        return seen
+
+    expected = program(expected_app)
+    assert program(app) == expected
+    assert expected == [["bump"], ["__interrupt__"], (("ask",), 2, "how many?"), 7, 9, True]

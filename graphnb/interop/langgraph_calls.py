@@ -1,0 +1,126 @@
+"""LangGraph's calling conventions on an imported graph's compiled form.
+
+A LangGraph program runs its graph as ``graph.invoke(input, config)``,
+``graph.stream(input, config, stream_mode="updates")``, resumes it with
+``Command(resume=...)`` from ``langgraph.types`` and reads it with
+``graph.get_state(config)``. A graph read by :func:`~graphnb.interop.from_langgraph`
+compiles to :class:`LangGraphCalls`, a :class:`~graphnb.CompiledGraph` that takes those
+too, so the program's own calls run unchanged: the config's
+``configurable.thread_id`` / ``checkpoint_id`` and ``recursion_limit`` become graphnb's
+``thread_id=``, ``checkpoint_id=`` and ``recursion_limit=``, ``stream_mode`` is graphnb's
+``mode``. graphnb's own keyword arguments keep working and win over the config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any
+
+from ..engine.compiled import CompiledGraph
+from ..human import Command
+
+__all__ = ["LangGraphCalls"]
+
+
+class LangGraphCalls(CompiledGraph[Any]):
+    """A compiled imported graph taking LangGraph's ``config`` and ``stream_mode`` too."""
+
+    def invoke(
+        self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
+    ) -> Any:
+        """:meth:`CompiledGraph.invoke`, also as LangGraph's ``invoke(input, config)``."""
+        options.pop("stream_mode", None)  # LangGraph's invoke takes one; the result is the same
+        return super().invoke(_input(input), **_options(config, options))
+
+    async def ainvoke(
+        self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
+    ) -> Any:
+        """:meth:`CompiledGraph.ainvoke`, also as LangGraph's ``ainvoke(input, config)``."""
+        options.pop("stream_mode", None)
+        return await super().ainvoke(_input(input), **_options(config, options))
+
+    def stream(
+        self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
+    ) -> Iterator[Any]:
+        """:meth:`CompiledGraph.stream`, also as ``stream(input, config, stream_mode=...)``."""
+        return super().stream(_input(input), **_modes(_options(config, options)))
+
+    async def astream(
+        self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
+    ) -> AsyncIterator[Any]:
+        """:meth:`CompiledGraph.astream`, also as ``astream(input, config, stream_mode=...)``."""
+        async for item in super().astream(_input(input), **_modes(_options(config, options))):
+            yield item
+
+    def get_state(
+        self, thread_id: str | Mapping[str, Any], checkpoint_id: str | None = None, **options: Any
+    ) -> Any:
+        """:meth:`CompiledGraph.get_state`, also as LangGraph's ``get_state(config)``."""
+        thread, checkpoint = _thread(thread_id, checkpoint_id)
+        return super().get_state(thread, checkpoint, **options)
+
+    def get_state_history(self, thread_id: str | Mapping[str, Any], **options: Any) -> Any:
+        """:meth:`CompiledGraph.get_state_history`, also as ``get_state_history(config)``."""
+        return super().get_state_history(_thread(thread_id, None)[0], **options)
+
+    def update_state(
+        self,
+        thread_id: str | Mapping[str, Any],
+        values: Any,
+        as_node: str | None = None,
+        **options: Any,
+    ) -> Any:
+        """:meth:`CompiledGraph.update_state`, also as ``update_state(config, values, as_node)``.
+
+        Called with a config, it returns one naming the new checkpoint, as LangGraph's does.
+        """
+        thread, checkpoint = _thread(thread_id, options.pop("checkpoint_id", None))
+        new = super().update_state(
+            thread, values, as_node=as_node, checkpoint_id=checkpoint, **options
+        )
+        if isinstance(thread_id, Mapping):
+            return {"configurable": {"thread_id": thread, "checkpoint_id": new}}
+        return new
+
+
+def _input(given: Any) -> Any:
+    """LangGraph's ``Command(resume=...)`` as graphnb's."""
+    kind = type(given)
+    if kind.__name__ != "Command" or not kind.__module__.startswith("langgraph"):
+        return given
+    if given.goto or given.update is not None or given.graph is not None:
+        raise ValueError(
+            "a run's input Command may only resume (Command(resume=...)); graphnb edits a "
+            "thread with update_state(...) and routes with its nodes' Commands"
+        )
+    return Command(resume=given.resume)
+
+
+def _options(config: Mapping[str, Any] | None, options: dict[str, Any]) -> dict[str, Any]:
+    if not config:
+        return options
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a LangGraph config mapping, got {config!r:.80}")
+    configurable = config.get("configurable") or {}
+    for key in ("thread_id", "checkpoint_id"):
+        if configurable.get(key) is not None:
+            options.setdefault(key, str(configurable[key]))
+    if config.get("recursion_limit") is not None:
+        options.setdefault("recursion_limit", config["recursion_limit"])
+    return options
+
+
+def _modes(options: dict[str, Any]) -> dict[str, Any]:
+    if "stream_mode" in options:
+        options.setdefault("mode", options.pop("stream_mode"))
+    return options
+
+
+def _thread(given: str | Mapping[str, Any], checkpoint_id: str | None) -> tuple[str, str | None]:
+    if not isinstance(given, Mapping):
+        return given, checkpoint_id
+    configurable = given.get("configurable") or {}
+    if configurable.get("thread_id") is None:
+        raise ValueError("the config names no thread: {'configurable': {'thread_id': ...}}")
+    found = configurable.get("checkpoint_id")
+    return str(configurable["thread_id"]), checkpoint_id or (None if found is None else str(found))
