@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +314,61 @@ def test_a_run_started_from_code_is_drawn_live_when_watched(comm, notebook, tmp_
         app.invoke({"topic": "fine"}, thread_id="watched")
         assert comm.updates("run_state")[-1]["thread_id"] == "watched"
         assert comm.updates("run_state")[-1]["status"] == "done"
+
+
+NESTED = """
+from graphnb import END, START, StateGraph, interrupt
+
+
+def ask(state: dict) -> dict:
+    return {"answer": interrupt("approve?")}
+
+
+def finish(state: dict) -> dict:
+    return {"done": True}
+
+
+child = StateGraph(dict, name="research").add_node("ask", ask)
+child.add_edge(START, "ask").add_edge("ask", END)
+graph = StateGraph(dict, name="outer").add_node("research", child).add_node("finish", finish)
+graph.add_edge(START, "research").add_edge("research", "finish").add_edge("finish", END)
+"""
+
+
+def test_rerun_of_a_childs_thread_from_a_foreign_checkpoint_leaves_the_parent_as_it_was(
+    comm, tmp_path
+):
+    # Issue 29, item 6: the parent thread turned failed and lost its pending interrupt.
+    cell = tmp_path / "nested.py"
+    cell.write_text(NESTED)
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    exec(compile(NESTED, str(cell), "exec", dont_inherit=True), namespace)
+    builder = Builder(
+        namespace["graph"], namespace=namespace, checkpointer=f"sqlite:///{tmp_path / 't.db'}"
+    )
+    app = builder.compile()
+    app.invoke({}, thread_id="b")
+    app.invoke({}, thread_id="other")
+    child = app.get_state("b", subgraphs=True).subgraphs["research"].thread_id
+    before = app.get_state_history("b")
+
+    async def rerun() -> Any:
+        comm.receive(
+            {
+                "type": "debug_rerun",
+                "request": 30,
+                "thread_id": child,
+                "checkpoint_id": app.get_state("other").checkpoint_id,
+            }
+        )
+        task = builder._runner.task
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+    run_async(rerun())
+    assert [s.checkpoint_id for s in app.get_state_history("b")] == [
+        s.checkpoint_id for s in before
+    ]
+    [info] = [i for i in app.threads_info() if i.thread_id == "b"]
+    assert info.status == "interrupted"
+    assert [i.id for i in app.get_state("b").interrupts] == ["research/ask:0"]
