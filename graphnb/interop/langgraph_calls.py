@@ -30,26 +30,36 @@ class LangGraphCalls(CompiledGraph[Any]):
     ) -> Any:
         """:meth:`CompiledGraph.invoke`, also as LangGraph's ``invoke(input, config)``."""
         options.pop("stream_mode", None)  # LangGraph's invoke takes one; the result is the same
-        return super().invoke(_input(input), **_options(config, options))
+        return super().invoke(
+            _input(input), **_options(config, options, threaded=self.checkpointer is not None)
+        )
 
     async def ainvoke(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> Any:
         """:meth:`CompiledGraph.ainvoke`, also as LangGraph's ``ainvoke(input, config)``."""
         options.pop("stream_mode", None)
-        return await super().ainvoke(_input(input), **_options(config, options))
+        return await super().ainvoke(
+            _input(input), **_options(config, options, threaded=self.checkpointer is not None)
+        )
 
     def stream(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> Iterator[Any]:
         """:meth:`CompiledGraph.stream`, also as ``stream(input, config, stream_mode=...)``."""
-        return super().stream(_input(input), **_modes(_options(config, options)))
+        return super().stream(
+            _input(input),
+            **_modes(_options(config, options, threaded=self.checkpointer is not None)),
+        )
 
     async def astream(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> AsyncIterator[Any]:
         """:meth:`CompiledGraph.astream`, also as ``astream(input, config, stream_mode=...)``."""
-        async for item in super().astream(_input(input), **_modes(_options(config, options))):
+        async for item in super().astream(
+            _input(input),
+            **_modes(_options(config, options, threaded=self.checkpointer is not None)),
+        ):
             yield item
 
     def get_state(
@@ -96,13 +106,16 @@ def _input(given: Any) -> Any:
     return Command(resume=given.resume)
 
 
-def _options(config: Mapping[str, Any] | None, options: dict[str, Any]) -> dict[str, Any]:
+def _options(
+    config: Mapping[str, Any] | None, options: dict[str, Any], *, threaded: bool
+) -> dict[str, Any]:
     if not config:
         return options
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a LangGraph config mapping, got {config!r:.80}")
     configurable = config.get("configurable") or {}
-    for key in ("thread_id", "checkpoint_id"):
+    # Without a checkpointer LangGraph ignores the thread; so does this.
+    for key in ("thread_id", "checkpoint_id") if threaded else ():
         if configurable.get(key) is not None:
             options.setdefault(key, str(configurable[key]))
     if config.get("recursion_limit") is not None:

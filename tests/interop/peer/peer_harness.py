@@ -283,7 +283,7 @@ class LangGraphEngine:
                     else plain(item)
                 )
         except Exception as error:
-            seen["error"] = type(error).__name__
+            seen["error"] = _error(error)
         return seen
 
     def invoke(self, given: Any) -> Any:
@@ -427,6 +427,38 @@ class GraphnbEngine:
 
     def history(self) -> list[Any]:
         return [{"values": plain(s.values), "next": sorted(s.next)} for s in self._snapshots()]
+
+
+class UnchangedProgramEngine(LangGraphEngine):
+    """The scenario's LangGraph program, its own calls unchanged, on the imported graph.
+
+    ``from_langgraph(compiled).compile()`` takes LangGraph's ``invoke(input, config)``,
+    ``stream_mode=`` and ``Command(resume=...)``; only the engine underneath differs.
+    """
+
+    name = "graphnb (LangGraph's calls)"
+
+    def __init__(self, scenario: Scenario) -> None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from graphnb.interop import from_langgraph
+
+        options = scenario.compile_options()
+        if scenario.thread:
+            options["checkpointer"] = InMemorySaver()
+        self.graph = from_langgraph(scenario.build().compile(**options)).compile()
+        self.config = {"configurable": {"thread_id": "t"}}
+        self.context = scenario.context
+
+    def run(self, given: Any, checkpoint: int | None = None) -> dict[str, Any]:
+        seen = super().run(given, checkpoint)
+        return seen
+
+    def invoke(self, given: Any) -> Any:
+        try:
+            return plain(self.graph.invoke(given, self.config, **self._kwargs()))
+        except Exception as error:
+            return {"error": _error(error)}
 
 
 class ImportRefused(Exception):

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config, get_stream_writer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime, get_runtime
-from langgraph.types import CachePolicy, Command, RetryPolicy, Send, interrupt
+from langgraph.types import CachePolicy, Command, RetryPolicy, Send, StreamWriter, interrupt
 from peer_harness import (
     ABSENT,
     SAME,
@@ -800,7 +801,7 @@ def writer_then_interrupt() -> StateGraph:
 
 
 def writer_param() -> StateGraph:
-    def work(state: Count, writer: Any) -> dict[str, Any]:
+    def work(state: Count, writer: StreamWriter) -> dict[str, Any]:
         writer({"got": state["n"]})
         return {"n": state["n"] + 2}
 
@@ -822,7 +823,7 @@ def config_reader() -> StateGraph:
 
 
 def config_param() -> StateGraph:
-    def who(state: Text, config: Any) -> dict[str, Any]:
+    def who(state: Text, config: RunnableConfig) -> dict[str, Any]:
         return {"text": str(config["configurable"]["thread_id"]), "steps": ["who"]}
 
     builder = StateGraph(Text)
