@@ -16,10 +16,37 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
+import dataclasses
+
 from ..engine.compiled import CompiledGraph
 from ..human import Command
+from ..records import StateSnapshot
 
-__all__ = ["LangGraphCalls"]
+__all__ = ["LangGraphCalls", "LangGraphSnapshot"]
+
+
+class LangGraphSnapshot(StateSnapshot[Any]):
+    """graphnb's snapshot, with LangGraph's ``config`` and ``parent_config`` on top.
+
+    ``graph.invoke(None, snapshot.config)`` then travels back to it, as on LangGraph.
+    """
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The config naming this checkpoint of its thread."""
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_id": self.checkpoint_id}}
+
+    @property
+    def parent_config(self) -> dict[str, Any] | None:
+        """The config naming the checkpoint before this one, if any."""
+        if self.parent_id is None:
+            return None
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_id": self.parent_id}}
+
+
+def _langgraph_snapshot(snapshot: StateSnapshot[Any]) -> LangGraphSnapshot:
+    fields = {f.name: getattr(snapshot, f.name) for f in dataclasses.fields(snapshot)}
+    return LangGraphSnapshot(**fields)
 
 
 class LangGraphCalls(CompiledGraph[Any]):
@@ -67,11 +94,12 @@ class LangGraphCalls(CompiledGraph[Any]):
     ) -> Any:
         """:meth:`CompiledGraph.get_state`, also as LangGraph's ``get_state(config)``."""
         thread, checkpoint = _thread(thread_id, checkpoint_id)
-        return super().get_state(thread, checkpoint, **options)
+        return _langgraph_snapshot(super().get_state(thread, checkpoint, **options))
 
     def get_state_history(self, thread_id: str | Mapping[str, Any], **options: Any) -> Any:
         """:meth:`CompiledGraph.get_state_history`, also as ``get_state_history(config)``."""
-        return super().get_state_history(_thread(thread_id, None)[0], **options)
+        history = super().get_state_history(_thread(thread_id, None)[0], **options)
+        return [_langgraph_snapshot(snapshot) for snapshot in history]
 
     def update_state(
         self,

@@ -62,20 +62,13 @@ def test_every_difference_gives_its_reason() -> None:
             assert len(scenario.expected.reason) > 20, scenario.name
 
 
-UNCHANGED = [
-    s
-    for s in scenarios.SCENARIOS
-    if s.expected == harness.SAME
-    and not any(isinstance(step, harness.Replay | harness.ForkEdit) for step in s.steps)
-    and not s.history
-]
+UNCHANGED = [s for s in scenarios.SCENARIOS if s.expected == harness.SAME]
 
 
 @pytest.mark.filterwarnings("ignore:The 'config' parameter should be typed")
 @pytest.mark.parametrize("scenario", UNCHANGED, ids=lambda s: s.name)
 def test_the_langgraph_programs_own_calls_give_the_same_results(scenario: Any) -> None:
     # The program as written for LangGraph (invoke(input, config), stream_mode=, LangGraph's
-    # Command), run unchanged on the imported graph. Scenarios reading snapshot.config
-    # (time travel) or the history are left out: graphnb's snapshots have no .config.
+    # Command, snapshot.config for time travel), run unchanged on the imported graph.
     expected = harness.observe(scenario, harness.LangGraphEngine)
     assert harness.observe(scenario, harness.UnchangedProgramEngine) == expected
