@@ -13,10 +13,9 @@ too, so the program's own calls run unchanged: the config's
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
-
-import dataclasses
 
 from ..engine.compiled import CompiledGraph
 from ..human import Command
