@@ -1,8 +1,9 @@
 """Diagrams of graphs and state machines: SVG, Mermaid and DOT, with no system binary.
 
 Every function takes a ``GraphSpec`` or anything with a ``.spec`` (``StateGraph``,
-``CompiledGraph``, the widget's builder, a state machine). The layout is plain Python;
-networkx is imported only by :func:`to_networkx`.
+``CompiledGraph``, the widget's builder, a state machine), or a networkx graph of your
+own (:func:`from_networkx`). The layout is plain Python; networkx is imported only by
+:func:`to_networkx` and by :func:`layout` with one of networkx's engines.
 
 Example:
     >>> from graphnb import StateGraph, START, END
@@ -27,8 +28,9 @@ from .convert import to_networkx
 from .errors import DiagramError, NotDrawableError, UnknownFormatError
 from .extract import extract
 from .files import save
+from .fromnx import NetworkxGraphError, from_networkx, is_networkx
 from .model import Diagram, DiagramEdge, DiagramNode
-from .positions import layout
+from .positions import NETWORKX_LAYOUTS, UnknownLayoutError, layout
 from .render import mimebundle, to_dot, to_mermaid, to_svg
 from .trace import StepEnd, Trace
 
@@ -37,11 +39,16 @@ __all__ = [
     "DiagramEdge",
     "DiagramError",
     "DiagramNode",
+    "NETWORKX_LAYOUTS",
+    "NetworkxGraphError",
     "NotDrawableError",
     "StepEnd",
     "Trace",
     "UnknownFormatError",
+    "UnknownLayoutError",
     "extract",
+    "from_networkx",
+    "is_networkx",
     "layout",
     "mimebundle",
     "save",

@@ -24,7 +24,8 @@ class NotDrawableError(DiagramError, TypeError):
         self.obj = obj
         super().__init__(
             f"cannot draw a {type(obj).__name__}: expected a GraphSpec or an object with a "
-            "`.spec` GraphSpec (StateGraph, CompiledGraph, a widget Builder, a Machine)"
+            "`.spec` GraphSpec (StateGraph, CompiledGraph, a widget Builder, a Machine), "
+            "or a networkx graph"
         )
 
 

@@ -6,19 +6,22 @@ from typing import Any
 
 from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
 from .errors import NotDrawableError
+from .fromnx import from_networkx, is_networkx
 from .model import Diagram, DiagramEdge, DiagramNode
 
 __all__ = ["extract", "spec_of"]
 
 
 def spec_of(obj: Any) -> GraphSpec:
-    """The :class:`GraphSpec` of ``obj``: the spec itself or its ``.spec`` attribute.
+    """The :class:`GraphSpec` of ``obj``: the spec itself, its ``.spec``, or a networkx graph's.
 
     Raises:
-        NotDrawableError: when ``obj`` is neither.
+        NotDrawableError: when ``obj`` is none of these.
     """
     if isinstance(obj, GraphSpec):
         return obj
+    if is_networkx(obj):
+        return from_networkx(obj)
     spec = getattr(obj, "spec", None)
     if isinstance(spec, GraphSpec):
         return spec

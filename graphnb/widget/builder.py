@@ -286,13 +286,18 @@ class Builder(anywidget.AnyWidget):
             return self._open(_graph_in(source))
         if isinstance(source, Mapping):
             return GraphSpec.model_validate(source)
+        from ..diagram import from_networkx, is_networkx
+
+        if is_networkx(source):  # a user's own DiGraph: its nodes, edges and labels
+            return from_networkx(source)
         from ..interop import from_langgraph, is_langgraph
 
         if is_langgraph(source):  # raises listing what graphnb cannot map
             return self._open(from_langgraph(source))
         raise TypeError(
             "Builder() opens a StateGraph, a CompiledGraph, a GraphSpec (or its dict), a "
-            f"LangGraph StateGraph or a module holding a graph; got {type(source).__name__}"
+            "LangGraph StateGraph, a networkx graph or a module holding a graph; got "
+            f"{type(source).__name__}"
         )
 
     def _stamp(self, spec: GraphSpec) -> GraphSpec:
