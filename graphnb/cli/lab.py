@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..console import shown
+from .process import run_tree
 
 __all__ = [
     "QUICKSTART",
@@ -280,7 +281,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_browser and not browser:
         print(f"no display here: open the URL JupyterLab prints below to reach {notebook.name}")
     command = lab_command(notebook, port=args.port, browser=browser)
-    return subprocess.call(command)
+    # Ctrl-C, SIGTERM and SIGHUP end JupyterLab and its kernels too (see .process).
+    return run_tree(command, what="JupyterLab and its kernels")
 
 
 def _install_hint() -> str:

@@ -41,7 +41,7 @@ def test_a_new_notebook_gets_a_builder_cell_and_a_python_kernel(tmp_path):
 def test_lab_opens_a_working_copy_of_the_quickstart_by_default(monkeypatch, tmp_path):
     root = Path(__file__).resolve().parents[2]
     started: list[list[str]] = []
-    monkeypatch.setattr(lab.subprocess, "call", lambda command: started.append(command) or 0)
+    monkeypatch.setattr(lab, "run_tree", lambda command, **how: started.append(command) or 0)
     monkeypatch.setenv(lab.WORKDIR_ENV, str(tmp_path / "mine"))
     monkeypatch.chdir(root)
     before = {path.name: path.read_bytes() for path in (root / "notebooks").glob("*.ipynb")}
@@ -64,7 +64,7 @@ def test_lab_opens_a_browser_only_with_a_display(monkeypatch, tmp_path, capsys, 
     monkeypatch.setenv("DISPLAY", display)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     started: list[list[str]] = []
-    monkeypatch.setattr(lab.subprocess, "call", lambda command: started.append(command) or 0)
+    monkeypatch.setattr(lab, "run_tree", lambda command, **how: started.append(command) or 0)
     assert lab.run(parser().parse_args(["lab", str(tmp_path / "a.ipynb")])) == 0
     assert ("--no-browser" not in started[0]) is opens
     assert ("open the URL JupyterLab prints" in capsys.readouterr().out) is not opens
@@ -88,7 +88,7 @@ def test_lab_creates_a_missing_notebook_before_starting(monkeypatch, tmp_path, e
     path = tmp_path / "new.ipynb"
     if exists:
         path.write_text(nbformat.writes(nbformat.v4.new_notebook()))
-    monkeypatch.setattr(lab.subprocess, "call", lambda command: 0)
+    monkeypatch.setattr(lab, "run_tree", lambda command, **how: 0)
     assert lab.run(parser().parse_args(["lab", str(path)])) == 0
     cells = nbformat.read(path, as_version=4).cells
     assert len(cells) == (0 if exists else 1)
