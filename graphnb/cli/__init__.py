@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-COMMANDS = ("demo", "run", "batch", "draw", "export", "threads", "lab")
+COMMANDS = ("demo", "run", "batch", "draw", "export", "threads", "lab", "serve")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 

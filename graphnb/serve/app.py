@@ -1,0 +1,784 @@
+"""The HTTP API: the part of LangGraph's Agent Server API that ``langgraph-sdk`` speaks.
+
+One assistant per served graph (its id is the graph's name, or a UUID derived from it),
+threads kept in the graphs' saver with their metadata in :class:`~graphnb.serve.store.Store`,
+runs executed in this process by :class:`~graphnb.serve.runs.Runner`. Every error is a
+JSON body ``{"detail": ...}`` with a 4xx code naming what was wrong; a route or an option
+not served yet answers 501 naming it. Request bodies are JSON, read up to a size limit,
+and nothing is ever unpickled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..checkpoint_errors import ThreadNotFoundError
+from ..draft import END, START
+from ..engine.compiled import CompiledGraph
+from ..errors import GraphnbError
+from ..human import Command
+from ..records import StateSnapshot
+from .runs import ActiveRun, Busy, Runner, jsonable
+from .store import Store
+
+__all__ = ["DEFAULT_BODY_LIMIT", "create_app"]
+
+DEFAULT_BODY_LIMIT = 1 << 20
+"""Largest request body accepted, in bytes (1 MiB)."""
+
+_NAMESPACE = uuid.UUID("6f1b9c1e-8d2a-4c53-9a57-6a1c0e0b5e21")
+_MODES = ("values", "updates", "custom")
+_RUN_KEYS = frozenset(
+    {
+        "assistant_id",
+        "input",
+        "command",
+        "config",
+        "context",
+        "metadata",
+        "stream_mode",
+        "stream_subgraphs",
+        "stream_resumable",
+        "interrupt_before",
+        "interrupt_after",
+        "checkpoint",
+        "checkpoint_id",
+        "multitask_strategy",
+        "if_not_exists",
+        "on_disconnect",
+        "on_completion",
+        "durability",
+        "feedback_keys",
+        "webhook",
+        "after_seconds",
+        "checkpoint_during",
+        "strict_resume",
+        "langsmith_tracer",
+    }
+)
+# Accepted in a run's body, not acted on yet: each answers 501 when given a value.
+_ON_DISCONNECT = ("on_disconnect", ("cancel", "continue"))
+_RUN_UNSERVED = ("webhook", "after_seconds", "langsmith_tracer", "stream_resumable")
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class ApiError(Exception):
+    """A request the server answers with ``status`` and ``{"detail": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _unserved(what: str) -> ApiError:
+    return ApiError(501, f"{what} is not served by graphnb yet (see docs/serve.md)")
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat()
+
+
+class Api:
+    """The served graphs, their threads and runs, and the request handlers."""
+
+    def __init__(
+        self,
+        graphs: Mapping[str, CompiledGraph[Any]],
+        store: Store,
+        *,
+        auth_token: str | None,
+        body_limit: int,
+    ) -> None:
+        if not graphs:
+            raise ValueError("serve at least one graph")
+        for name, graph in graphs.items():
+            graph.threads  # noqa: B018 - raises ThreadRequiredError without a checkpointer
+            if not name:
+                raise ValueError("a served graph needs a name")
+        self.graphs = dict(graphs)
+        self.ids = {str(uuid.uuid5(_NAMESPACE, name)): name for name in self.graphs}
+        self.store = store
+        self.runner = Runner(store)
+        self.auth_token = auth_token
+        self.body_limit = body_limit
+        self.started = time.time()
+
+    # -- plumbing --------------------------------------------------------------------
+
+    def guarded(self, handler: Handler) -> Handler:
+        """``handler`` behind the token check, with every error answered as JSON."""
+
+        async def guard(request: Request) -> Response:
+            try:
+                self._check_token(request)
+                return await handler(request)
+            except ApiError as error:
+                return JSONResponse({"detail": error.message}, status_code=error.status)
+            except ThreadNotFoundError as error:
+                return JSONResponse({"detail": str(error)}, status_code=404)
+            except (GraphnbError, ValueError) as error:
+                # the graph refused what the request asked (a bad update, a bad node name)
+                return JSONResponse({"detail": f"{type(error).__name__}: {error}"}, status_code=422)
+
+        return guard
+
+    def _check_token(self, request: Request) -> None:
+        if self.auth_token is None:
+            return
+        given = request.headers.get("x-api-key")
+        if given is None:
+            scheme, _, value = request.headers.get("authorization", "").partition(" ")
+            given = value if scheme.lower() == "bearer" else None
+        if given is None or not hmac.compare_digest(given.encode(), self.auth_token.encode()):
+            raise ApiError(401, "missing or wrong API token (send it as the x-api-key header)")
+
+    async def body(self, request: Request) -> dict[str, Any]:
+        """The request's JSON object body (``{}`` when empty), read up to the size limit."""
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.body_limit:
+            raise ApiError(413, f"request body over the limit of {self.body_limit} bytes")
+        data = bytearray()
+        async for piece in request.stream():
+            data += piece
+            if len(data) > self.body_limit:
+                raise ApiError(413, f"request body over the limit of {self.body_limit} bytes")
+        if not data.strip():
+            return {}
+        try:
+            body = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ApiError(400, f"request body is not valid JSON: {error}") from None
+        if not isinstance(body, dict):
+            raise ApiError(422, f"request body must be a JSON object, got {type(body).__name__}")
+        return body
+
+    def assistant(self, assistant_id: Any) -> tuple[str, CompiledGraph[Any]]:
+        """The graph an assistant id (the graph's name or its UUID) names."""
+        if not isinstance(assistant_id, str):
+            raise ApiError(422, f"assistant_id must be a string, got {assistant_id!r:.80}")
+        name = self.ids.get(assistant_id, assistant_id)
+        if name not in self.graphs:
+            raise ApiError(
+                404, f"no assistant {assistant_id!r}; served: {', '.join(sorted(self.graphs))}"
+            )
+        return name, self.graphs[name]
+
+    def thread_row(self, thread_id: str) -> dict[str, Any]:
+        """The thread's stored row; 404 when the server never made it."""
+        row = self.store.thread(thread_id)
+        if row is None:
+            raise ApiError(404, f"no thread {thread_id!r}")
+        return row
+
+    def graph_of(self, row: Mapping[str, Any]) -> CompiledGraph[Any] | None:
+        """The graph the thread belongs to (``None`` before its first run)."""
+        name = row["graph_id"]
+        return None if name is None else self.graphs.get(name)
+
+    # -- assistants ------------------------------------------------------------------
+
+    def assistant_json(self, name: str) -> dict[str, Any]:
+        """An assistant as the API describes it."""
+        when = _iso(self.started)
+        return {
+            "assistant_id": str(uuid.uuid5(_NAMESPACE, name)),
+            "graph_id": name,
+            "name": name,
+            "description": None,
+            "config": {},
+            "context": {},
+            "metadata": {"created_by": "system"},
+            "version": 1,
+            "created_at": when,
+            "updated_at": when,
+        }
+
+    async def search_assistants(self, request: Request) -> Response:
+        """``POST /assistants/search``."""
+        body = await self.body(request)
+        limit, offset = _page(body)
+        names = [
+            name
+            for name in sorted(self.graphs)
+            if body.get("graph_id") in (None, name) and body.get("name") in (None, name)
+        ]
+        if body.get("metadata"):
+            names = [n for n in names if _matches(self.assistant_json(n)["metadata"], body)]
+        return JSONResponse([self.assistant_json(n) for n in names[offset : offset + limit]])
+
+    async def get_assistant(self, request: Request) -> Response:
+        """``GET /assistants/{assistant_id}``."""
+        name, _ = self.assistant(request.path_params["assistant_id"])
+        return JSONResponse(self.assistant_json(name))
+
+    async def get_assistant_graph(self, request: Request) -> Response:
+        """``GET /assistants/{assistant_id}/graph``: nodes and edges as LangGraph draws them."""
+        _, graph = self.assistant(request.path_params["assistant_id"])
+        spec = graph.spec
+        ends = {e.target for e in spec.edges}
+        nodes: list[dict[str, Any]] = [{"id": START, "type": "schema", "data": "__start__"}]
+        nodes += [{"id": n.id, "type": "runnable", "data": {"name": n.id}} for n in spec.nodes]
+        if END in ends:
+            nodes.append({"id": END, "type": "schema", "data": "__end__"})
+        edges: list[dict[str, Any]] = [
+            {"source": e.source, "target": e.target, "conditional": e.kind == "conditional"}
+            for e in spec.edges
+        ]
+        for edge, e in zip(edges, spec.edges, strict=True):
+            if e.route:
+                edge["data"] = e.route
+        return JSONResponse({"nodes": nodes, "edges": edges})
+
+    # -- threads ---------------------------------------------------------------------
+
+    async def thread_json(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """A thread as the API describes it: status and current values included."""
+        graph = self.graph_of(row)
+        snapshot = await _snapshot(graph, row["thread_id"])
+        status = "idle"
+        if self.runner.busy(row["thread_id"]):
+            status = "busy"
+        elif snapshot is not None and snapshot.interrupts:
+            status = "interrupted"
+        elif snapshot is not None and snapshot.error is not None:
+            status = "error"
+        return {
+            "thread_id": row["thread_id"],
+            "created_at": _iso(row["created_at"]),
+            "updated_at": _iso(row["updated_at"]),
+            "metadata": row["metadata"]
+            | ({"graph_id": row["graph_id"]} if row["graph_id"] else {}),
+            "status": status,
+            "values": {} if snapshot is None else jsonable(snapshot.values),
+            "interrupts": {} if snapshot is None else _interrupts_by_task(snapshot),
+        }
+
+    async def create_thread(self, request: Request) -> Response:
+        """``POST /threads``."""
+        body = await self.body(request)
+        _only(body, {"thread_id", "metadata", "if_exists", "supersteps", "ttl"}, "thread")
+        for key in ("supersteps", "ttl"):
+            if body.get(key):
+                raise _unserved(f"a thread's {key!r}")
+        thread_id = body.get("thread_id") or str(uuid.uuid4())
+        if not isinstance(thread_id, str) or "|" in thread_id:
+            raise ApiError(422, f"thread_id must be a string without '|', got {thread_id!r:.80}")
+        metadata = _object(body.get("metadata"), "metadata")
+        graph_id = metadata.pop("graph_id", None)
+        if graph_id is not None:
+            graph_id, _ = self.assistant(graph_id)
+        row = self.store.thread(thread_id)
+        if row is not None:
+            if body.get("if_exists") == "do_nothing":
+                return JSONResponse(await self.thread_json(row))
+            raise ApiError(409, f"thread {thread_id!r} already exists")
+        self.store.add_thread(thread_id, metadata, graph_id)
+        return JSONResponse(await self.thread_json(self.thread_row(thread_id)))
+
+    async def get_thread(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}``."""
+        return JSONResponse(
+            await self.thread_json(self.thread_row(request.path_params["thread_id"]))
+        )
+
+    async def search_threads(self, request: Request) -> Response:
+        """``POST /threads/search``: by ids, metadata (every pair equal) and status."""
+        body = await self.body(request)
+        limit, offset = _page(body)
+        for key in ("values", "extract"):
+            if body.get(key):
+                raise _unserved(f"searching threads by {key!r}")
+        ids = body.get("ids")
+        rows = [
+            row
+            for row in self.store.threads()
+            if (ids is None or row["thread_id"] in ids) and _matches(row["metadata"], body)
+        ]
+        if body.get("sort_order") == "asc":
+            rows.reverse()
+        found = [await self.thread_json(row) for row in rows]
+        if body.get("status"):
+            found = [t for t in found if t["status"] == body["status"]]
+        return JSONResponse(found[offset : offset + limit])
+
+    async def delete_thread(self, request: Request) -> Response:
+        """``DELETE /threads/{thread_id}``: its checkpoints, runs and metadata."""
+        thread_id = request.path_params["thread_id"]
+        row = self.thread_row(thread_id)
+        if self.runner.busy(thread_id):
+            raise ApiError(409, f"thread {thread_id!r} has a run in progress: cancel it first")
+        graph = self.graph_of(row)
+        if graph is not None:
+            await asyncio.to_thread(graph.delete_thread, thread_id)
+        self.store.delete_thread(thread_id)
+        return Response(status_code=204)
+
+    async def get_state(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/state[/{checkpoint_id}]``."""
+        thread_id = request.path_params["thread_id"]
+        graph = self.graph_of(self.thread_row(thread_id))
+        checkpoint_id = request.path_params.get("checkpoint_id")
+        snapshot = await _snapshot(graph, thread_id, checkpoint_id)
+        if snapshot is None:
+            if checkpoint_id is not None:
+                raise ApiError(404, f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
+            return JSONResponse(_empty_state(thread_id))
+        return JSONResponse(_state_json(snapshot))
+
+    async def update_state(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/state``: edit the state as ``as_node`` would."""
+        thread_id = request.path_params["thread_id"]
+        body = await self.body(request)
+        _only(body, {"values", "as_node", "checkpoint", "checkpoint_id"}, "state update")
+        graph = self.graph_of(self.thread_row(thread_id))
+        if graph is None:
+            raise ApiError(409, f"thread {thread_id!r} has not run yet, so it has no graph")
+        if self.runner.busy(thread_id):
+            raise ApiError(409, f"thread {thread_id!r} has a run in progress")
+        values = _object(body.get("values"), "values")
+        checkpoint_id = _checkpoint_id(body)
+        new_id = await graph.aupdate_state(
+            thread_id, values, as_node=body.get("as_node"), checkpoint_id=checkpoint_id
+        )
+        self.store.touch_thread(thread_id)
+        return JSONResponse({"checkpoint": _checkpoint(thread_id, new_id)})
+
+    async def history(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/history``: checkpoints newest first, one page."""
+        thread_id = request.path_params["thread_id"]
+        body = await self.body(request)
+        graph = self.graph_of(self.thread_row(thread_id))
+        if body.get("metadata"):
+            raise _unserved("filtering history by 'metadata'")
+        limit = body.get("limit", 10)
+        if type(limit) is not int or limit < 1:
+            raise ApiError(422, f"limit must be a whole number of at least 1, got {limit!r:.80}")
+        before = body.get("before")
+        if isinstance(before, dict):
+            before = before.get("checkpoint_id")
+        if before is not None and not isinstance(before, str):
+            raise ApiError(422, f"before must be a checkpoint id, got {before!r:.80}")
+        if graph is None:
+            return JSONResponse([])
+        try:
+            page = await graph.aget_state_history(thread_id, limit=limit, before=before)
+        except ThreadNotFoundError:
+            page = []
+        return JSONResponse([_state_json(s) for s in page])
+
+    # -- runs ------------------------------------------------------------------------
+
+    async def _start(self, request: Request) -> tuple[ActiveRun, dict[str, Any]]:
+        thread_id = request.path_params["thread_id"]
+        body = await self.body(request)
+        _only(body, _RUN_KEYS, "run")
+        for key, allowed in (("if_not_exists", ("create", "reject")), _ON_DISCONNECT):
+            if body.get(key) is not None and body[key] not in allowed:
+                raise ApiError(422, f"{key} must be one of {list(allowed)}, got {body[key]!r:.80}")
+        for key in _RUN_UNSERVED:
+            if body.get(key):
+                raise _unserved(f"a run's {key!r}")
+        strategy = body.get("multitask_strategy", "reject")
+        if strategy != "reject":
+            raise _unserved(f"multitask_strategy {strategy!r} (only 'reject' is)")
+        name, graph = self.assistant(body.get("assistant_id"))
+        row = self.store.thread(thread_id)
+        if row is None:
+            if body.get("if_not_exists") != "create":
+                raise ApiError(404, f"no thread {thread_id!r} (if_not_exists='create' makes it)")
+            self.store.add_thread(thread_id, {}, name)
+        elif row["graph_id"] not in (None, name):
+            raise ApiError(
+                409, f"thread {thread_id!r} belongs to assistant {row['graph_id']!r}, not {name!r}"
+            )
+        modes = _modes(body.get("stream_mode", "values"))
+        command = body.get("command")
+        if command is not None:
+            command = _object(command, "command")
+            if set(command) - {"resume"}:
+                raise _unserved(f"a command's {sorted(set(command) - {'resume'})}")
+            given: Any = Command(resume=command.get("resume"))
+        else:
+            given = body.get("input")
+        config = _object(body.get("config"), "config")
+        options: dict[str, Any] = {
+            "context": _object(body.get("context"), "context") or None,
+            "recursion_limit": config.get("recursion_limit"),
+            "checkpoint_id": _checkpoint_id(body),
+            "interrupt_before": body.get("interrupt_before"),
+            "interrupt_after": body.get("interrupt_after"),
+            "subgraphs": bool(body.get("stream_subgraphs")),
+        }
+        graph._node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
+        graph._node_names(options["interrupt_after"], "interrupt_after")
+        try:
+            active = self.runner.start(
+                graph,
+                graph_id=name,
+                assistant_id=str(uuid.uuid5(_NAMESPACE, name)),
+                thread_id=thread_id,
+                input=given,
+                modes=modes,
+                options=options,
+                metadata=_object(body.get("metadata"), "metadata"),
+            )
+        except Busy:
+            raise ApiError(
+                409, f"thread {thread_id!r} is busy with another run (multitask_strategy 'reject')"
+            ) from None
+        return active, body
+
+    async def create_run(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/runs``: a background run."""
+        active, _ = await self._start(request)
+        return JSONResponse(_run_json(active.record), headers=_run_headers(active.record))
+
+    async def stream_run(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/runs/stream``: the run's parts over SSE."""
+        active, body = await self._start(request)
+        # as LangGraph's server: a client that leaves takes its run with it, unless it says
+        on_disconnect = body.get("on_disconnect") or "cancel"
+
+        async def parts() -> AsyncIterator[bytes]:
+            finished = False
+            try:
+                async for index, event, data in active.follow():
+                    yield _sse(index, event, data)
+                finished = True
+            finally:
+                if not finished and on_disconnect == "cancel":
+                    await self.runner.cancel(active.record["run_id"], wait=False)
+
+        return StreamingResponse(
+            parts(), media_type="text/event-stream", headers=_run_headers(active.record)
+        )
+
+    async def wait_run(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/runs/wait``: the thread's values when the run ends."""
+        active, _ = await self._start(request)
+        return JSONResponse(await self._result(active), headers=_run_headers(active.record))
+
+    async def join_run(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/runs/{run_id}/join``."""
+        thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
+        record = self._run_record(thread_id, run_id)
+        active = self.runner.by_id.get(run_id)
+        if active is not None:
+            return JSONResponse(await self._result(active))
+        graph = self.graph_of(self.thread_row(thread_id))
+        snapshot = await _snapshot(graph, record["thread_id"])
+        return JSONResponse(_values_with_interrupts(snapshot))
+
+    async def _result(self, active: ActiveRun) -> Any:
+        error = None
+        async for _, event, data in active.follow():
+            if event == "error":
+                error = data
+        if error is not None:
+            return {"__error__": error}
+        thread_id = active.record["thread_id"]
+        graph = self.graph_of(self.thread_row(thread_id))
+        return _values_with_interrupts(await _snapshot(graph, thread_id))
+
+    def _run_record(self, thread_id: str, run_id: str) -> dict[str, Any]:
+        record = self.store.run(thread_id, run_id)
+        if record is None:
+            raise ApiError(404, f"no run {run_id!r} on thread {thread_id!r}")
+        return record
+
+    async def get_run(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/runs/{run_id}``."""
+        params = request.path_params
+        return JSONResponse(_run_json(self._run_record(params["thread_id"], params["run_id"])))
+
+    async def list_runs(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/runs``: newest first."""
+        thread_id = request.path_params["thread_id"]
+        self.thread_row(thread_id)
+        limit, offset = _page(dict(request.query_params))
+        status = request.query_params.get("status")
+        rows = self.store.runs(thread_id, limit=limit, offset=offset, status=status)
+        return JSONResponse([_run_json(row) for row in rows])
+
+    async def cancel_run(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/runs/{run_id}/cancel[?wait=1]``."""
+        params, query = request.path_params, request.query_params
+        record = self._run_record(params["thread_id"], params["run_id"])
+        if query.get("action", "interrupt") != "interrupt":
+            raise _unserved(f"cancel action {query['action']!r} (only 'interrupt' is)")
+        cancelled = await self.runner.cancel(
+            record["run_id"], wait=query.get("wait") in ("1", "true")
+        )
+        if not cancelled:
+            raise ApiError(
+                409, f"run {record['run_id']!r} is not running: it is {record['status']}"
+            )
+        return Response(status_code=204)
+
+    async def not_served(self, request: Request) -> Response:
+        """Any route the API has that graphnb does not serve yet: 501 naming it."""
+        raise _unserved(f"{request.method} {request.url.path}")
+
+    async def ok(self, request: Request) -> Response:
+        """``GET /ok``: the server is up."""
+        return JSONResponse({"ok": True})
+
+    async def info(self, request: Request) -> Response:
+        """``GET /info``: what serves this API."""
+        from .. import __version__
+
+        return JSONResponse({"version": __version__, "server": "graphnb", "flags": {}})
+
+
+def _page(body: Mapping[str, Any]) -> tuple[int, int]:
+    values = []
+    for key, default in (("limit", 10), ("offset", 0)):
+        value = body.get(key, default)
+        if isinstance(value, str) and value.isdigit():
+            value = int(value)
+        if type(value) is not int or value < 0:
+            raise ApiError(422, f"{key} must be a whole number, got {value!r:.80}")
+        values.append(value)
+    return values[0], values[1]
+
+
+def _matches(metadata: Mapping[str, Any], body: Mapping[str, Any]) -> bool:
+    wanted = body.get("metadata") or {}
+    if not isinstance(wanted, dict):
+        raise ApiError(422, f"metadata must be a JSON object, got {wanted!r:.80}")
+    return all(metadata.get(key) == value for key, value in wanted.items())
+
+
+def _only(body: Mapping[str, Any], allowed: frozenset[str] | set[str], what: str) -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise ApiError(422, f"unknown field(s) {unknown} in the {what}'s body")
+
+
+def _object(value: Any, name: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ApiError(422, f"{name} must be a JSON object, got {value!r:.80}")
+    return dict(value)
+
+
+def _modes(value: Any) -> list[str]:
+    modes = [value] if isinstance(value, str) else value
+    if not isinstance(modes, list) or not modes or not all(isinstance(m, str) for m in modes):
+        raise ApiError(422, f"stream_mode must be a mode or a list of modes, got {value!r:.80}")
+    unknown = [m for m in modes if m not in _MODES]
+    if unknown:
+        raise _unserved(f"stream_mode {unknown} (served: {', '.join(_MODES)})")
+    return list(dict.fromkeys(modes))
+
+
+def _checkpoint_id(body: Mapping[str, Any]) -> str | None:
+    checkpoint = body.get("checkpoint")
+    if isinstance(checkpoint, dict):
+        if checkpoint.get("checkpoint_ns"):
+            raise _unserved("a subgraph's checkpoint ('checkpoint_ns')")
+        value = checkpoint.get("checkpoint_id")
+    else:
+        value = body.get("checkpoint_id")
+    if value is not None and not isinstance(value, str):
+        raise ApiError(422, f"checkpoint_id must be a string, got {value!r:.80}")
+    return value
+
+
+async def _snapshot(
+    graph: CompiledGraph[Any] | None, thread_id: str, checkpoint_id: str | None = None
+) -> StateSnapshot[Any] | None:
+    if graph is None:
+        return None
+    try:
+        return await graph.aget_state(thread_id, checkpoint_id)
+    except ThreadNotFoundError:
+        return None
+
+
+def _checkpoint(thread_id: str, checkpoint_id: str | None) -> dict[str, Any] | None:
+    if checkpoint_id is None:
+        return None
+    return {
+        "thread_id": thread_id,
+        "checkpoint_ns": "",
+        "checkpoint_id": checkpoint_id,
+        "checkpoint_map": {},
+    }
+
+
+def _interrupt_list(snapshot: StateSnapshot[Any]) -> list[dict[str, Any]]:
+    return [{"value": jsonable(i.value), "id": i.id} for i in snapshot.interrupts]
+
+
+def _interrupts_by_task(snapshot: StateSnapshot[Any]) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for i in snapshot.interrupts:
+        grouped.setdefault(i.node, []).append({"value": jsonable(i.value), "id": i.id})
+    return grouped
+
+
+def _state_json(snapshot: StateSnapshot[Any]) -> dict[str, Any]:
+    tasks = [
+        {
+            "id": name,
+            "name": name,
+            "path": [name],
+            "error": None,
+            "interrupts": [
+                {"value": jsonable(i.value), "id": i.id}
+                for i in snapshot.interrupts
+                if i.node == name
+            ],
+            "checkpoint": None,
+            "state": None,
+            "result": None,
+        }
+        for name in snapshot.next
+    ]
+    metadata = jsonable(snapshot.metadata) | {"step": snapshot.step, "source": snapshot.source}
+    return {
+        "values": jsonable(snapshot.values),
+        "next": list(snapshot.next),
+        "checkpoint": _checkpoint(snapshot.thread_id, snapshot.checkpoint_id),
+        "metadata": metadata,
+        "created_at": _iso(snapshot.created_at),
+        "parent_checkpoint": _checkpoint(snapshot.thread_id, snapshot.parent_id),
+        "tasks": tasks,
+        "interrupts": _interrupt_list(snapshot),
+    }
+
+
+def _empty_state(thread_id: str) -> dict[str, Any]:
+    return {
+        "values": {},
+        "next": [],
+        "checkpoint": None,
+        "metadata": {},
+        "created_at": None,
+        "parent_checkpoint": None,
+        "tasks": [],
+        "interrupts": [],
+    }
+
+
+def _values_with_interrupts(snapshot: StateSnapshot[Any] | None) -> Any:
+    if snapshot is None:
+        return {}
+    values = jsonable(snapshot.values)
+    if snapshot.interrupts and isinstance(values, dict):
+        values["__interrupt__"] = _interrupt_list(snapshot)
+    return values
+
+
+def _run_json(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "run_id": record["run_id"],
+        "thread_id": record["thread_id"],
+        "assistant_id": record["assistant_id"],
+        "created_at": _iso(record["created_at"]),
+        "updated_at": _iso(record["updated_at"]),
+        "status": record["status"],
+        "metadata": record["metadata"],
+        "kwargs": {},
+        "multitask_strategy": record["multitask_strategy"],
+    }
+
+
+def _run_headers(record: Mapping[str, Any]) -> dict[str, str]:
+    # langgraph-sdk reads the run's id from Content-Location (its on_run_created callback)
+    return {"Content-Location": f"/threads/{record['thread_id']}/runs/{record['run_id']}"}
+
+
+def _sse(index: int, event: str, data: Any) -> bytes:
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False, default=repr)
+    return f"event: {event}\ndata: {text}\nid: {index}\n\n".encode()
+
+
+def create_app(
+    graphs: Mapping[str, CompiledGraph[Any]] | Sequence[CompiledGraph[Any]],
+    *,
+    store: str = ":memory:",
+    auth_token: str | None = None,
+    body_limit: int = DEFAULT_BODY_LIMIT,
+) -> Starlette:
+    """The ASGI application serving ``graphs``, one assistant each.
+
+    Args:
+        graphs: compiled graphs with a checkpointer (their threads live there), by
+            assistant name, or a list named by each graph's name.
+        store: the SQLite file (or ``":memory:"``) for threads' metadata and runs.
+        auth_token: when given, every request must send it (``x-api-key`` header, as
+            ``langgraph-sdk`` does with ``api_key=``, or ``Authorization: Bearer``).
+        body_limit: largest request body accepted, in bytes.
+
+    Raises:
+        ThreadRequiredError: a graph has no checkpointer.
+        ValueError: no graph, or two with one name.
+    """
+    if not isinstance(graphs, Mapping):
+        named = {graph.name: graph for graph in graphs}
+        if len(named) != len(graphs):
+            raise ValueError("two served graphs have one name: pass them as {name: graph}")
+        graphs = named
+    api = Api(graphs, Store(store), auth_token=auth_token, body_limit=body_limit)
+    g = api.guarded
+    routes = [
+        Route("/ok", g(api.ok), methods=["GET"]),
+        Route("/info", g(api.info), methods=["GET"]),
+        Route("/assistants/search", g(api.search_assistants), methods=["POST"]),
+        Route("/assistants/{assistant_id}", g(api.get_assistant), methods=["GET"]),
+        Route("/assistants/{assistant_id}/graph", g(api.get_assistant_graph), methods=["GET"]),
+        Route("/threads", g(api.create_thread), methods=["POST"]),
+        Route("/threads/search", g(api.search_threads), methods=["POST"]),
+        Route("/threads/{thread_id}", g(api.get_thread), methods=["GET"]),
+        Route("/threads/{thread_id}", g(api.delete_thread), methods=["DELETE"]),
+        Route("/threads/{thread_id}/state", g(api.get_state), methods=["GET"]),
+        Route("/threads/{thread_id}/state", g(api.update_state), methods=["POST"]),
+        Route("/threads/{thread_id}/state/{checkpoint_id}", g(api.get_state), methods=["GET"]),
+        Route("/threads/{thread_id}/history", g(api.history), methods=["POST"]),
+        Route("/threads/{thread_id}/runs", g(api.create_run), methods=["POST"]),
+        Route("/threads/{thread_id}/runs", g(api.list_runs), methods=["GET"]),
+        Route("/threads/{thread_id}/runs/stream", g(api.stream_run), methods=["POST"]),
+        Route("/threads/{thread_id}/runs/wait", g(api.wait_run), methods=["POST"]),
+        Route("/threads/{thread_id}/runs/{run_id}", g(api.get_run), methods=["GET"]),
+        Route("/threads/{thread_id}/runs/{run_id}/join", g(api.join_run), methods=["GET"]),
+        Route("/threads/{thread_id}/runs/{run_id}/cancel", g(api.cancel_run), methods=["POST"]),
+        # every other path and method: 501 naming it, not Starlette's plain-text 404
+        Route("/{path:path}", g(api.not_served), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await api.runner.shutdown()
+            api.store.close()
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+
+    app = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error}
+    )
+    app.state.api = api
+    return app

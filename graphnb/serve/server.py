@@ -1,0 +1,106 @@
+"""Running the API on uvicorn: in the foreground (``graphnb serve``) or on a thread.
+
+A server bound to anything but a loopback address is reachable by others, so it refuses
+to start without a token (:func:`check_bind`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import uvicorn
+
+from ..engine.compiled import CompiledGraph
+from .app import DEFAULT_BODY_LIMIT, create_app
+
+__all__ = ["TOKEN_ENV", "InsecureBindError", "check_bind", "serve", "serving"]
+
+TOKEN_ENV = "GRAPHNB_SERVE_TOKEN"
+"""Environment variable ``graphnb serve`` reads the API token from."""
+
+
+class InsecureBindError(ValueError):
+    """A server bound beyond loopback without a token."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, ``127.0.0.0/8``, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to anything
+
+
+def check_bind(host: str, auth_token: str | None) -> None:
+    """Refuse to serve beyond loopback without a token.
+
+    Raises:
+        InsecureBindError: ``host`` is not a loopback address and there is no token.
+    """
+    if auth_token is None and not is_loopback(host):
+        raise InsecureBindError(
+            f"refusing to serve on {host!r} without a token: anyone who reaches it could "
+            f"run the graphs. Give --auth-token (or set {TOKEN_ENV}), or bind to 127.0.0.1"
+        )
+
+
+def serve(
+    graphs: Mapping[str, CompiledGraph[Any]] | Sequence[CompiledGraph[Any]],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 2024,
+    store: str = ":memory:",
+    auth_token: str | None = None,
+    body_limit: int = DEFAULT_BODY_LIMIT,
+) -> None:
+    """Serve ``graphs`` until interrupted (see :func:`~graphnb.serve.app.create_app`)."""
+    check_bind(host, auth_token)
+    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit)
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@contextlib.contextmanager
+def serving(
+    graphs: Mapping[str, CompiledGraph[Any]] | Sequence[CompiledGraph[Any]],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    store: str = ":memory:",
+    auth_token: str | None = None,
+    body_limit: int = DEFAULT_BODY_LIMIT,
+) -> Iterator[str]:
+    """Serve ``graphs`` on a background thread while the block runs; yields the URL.
+
+    ``port=0`` takes a free port. The server stops (its runs cancelled) when the block
+    ends.
+    """
+    check_bind(host, auth_token)
+    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start; see its log above")
+            time.sleep(0.01)
+        bound_host, bound_port = sock.getsockname()[:2]
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        yield f"http://{shown}:{bound_port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

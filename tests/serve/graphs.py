@@ -1,0 +1,55 @@
+"""Graphs the serving tests serve (also loaded by ``graphnb serve`` from this file)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from graphnb import END, START, GraphState, RunContext, StateField, StateGraph, append, interrupt
+
+
+class Counter(GraphState):
+    count: int = 0
+    log: Annotated[list[str], StateField(reducer=append)] = []
+
+
+def bump(state: Counter, context: RunContext) -> dict[str, object]:
+    context.write({"progress": state.count})
+    return {"count": state.count + 1, "log": ["bump"]}
+
+
+def double(state: Counter) -> dict[str, object]:
+    return {"count": state.count * 2, "log": ["double"]}
+
+
+chain = (
+    StateGraph(Counter, name="chain")
+    .add_node("bump", bump)
+    .add_node("double", double)
+    .add_edge(START, "bump")
+    .add_edge("bump", "double")
+    .add_edge("double", END)
+)
+
+
+class Greeting(GraphState):
+    name: str = ""
+    greeting: str = ""
+
+
+def ask(state: Greeting) -> dict[str, str]:
+    name = interrupt({"question": "what is your name?"})
+    return {"name": name, "greeting": f"Hello, {name}!"}
+
+
+asker = StateGraph(Greeting, name="asker").add_node("ask", ask).add_edge(START, "ask")
+asker.add_edge("ask", END)
+
+
+async def nap(state: Counter) -> dict[str, int]:
+    await asyncio.sleep(float(state.count) / 10)  # count tenths of a second
+    return {"count": state.count + 1}
+
+
+sleeper = StateGraph(Counter, name="sleeper").add_node("nap", nap).add_edge(START, "nap")
+sleeper.add_edge("nap", END)

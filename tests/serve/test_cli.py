@@ -1,0 +1,95 @@
+"""``graphnb serve FILE[:GRAPH] ...``: the real command, in a subprocess when it serves."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("langgraph_sdk")
+
+from langgraph_sdk import get_sync_client
+
+from graphnb.cli import main
+
+GRAPHS = Path(__file__).with_name("graphs.py")
+
+
+def test_refuses_to_bind_beyond_loopback_without_a_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRAPHNB_SERVE_TOKEN", raising=False)
+    assert main(["serve", f"{GRAPHS}:chain", "--host", "0.0.0.0"]) == 2
+    error = capsys.readouterr().err
+    assert "refusing to serve on '0.0.0.0' without a token" in error
+    assert "--auth-token" in error
+
+
+def test_refuses_a_database_it_does_not_serve_yet(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", f"{GRAPHS}:chain", "--db", "postgresql://u:pw@db/x"]) == 2
+    error = capsys.readouterr().err
+    assert "--db takes sqlite:///FILE for now" in error
+    assert "pw" not in error
+
+
+def test_a_missing_file_is_a_load_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "no_such_file.py"]) == 3
+    assert "no such file: no_such_file.py" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.mark.slow
+def test_serves_the_files_graphs_to_the_sdk(tmp_path: Path) -> None:
+    port = _free_port()
+    db = f"sqlite:///{tmp_path / 'served.db'}"
+    command = [sys.executable, "-m", "graphnb", "serve", f"{GRAPHS}:chain", f"{GRAPHS}:asker"]
+    command += ["--port", str(port), "--db", db, "--auth-token", "tok"]
+    server = subprocess.Popen(
+        command, cwd=tmp_path, env=os.environ.copy(), stderr=subprocess.PIPE, text=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/ok", headers={"x-api-key": "tok"}).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            assert time.monotonic() < deadline, "graphnb serve did not start in 30 s"
+            time.sleep(0.1)
+        with get_sync_client(url=url, api_key="tok") as client:
+            assert sorted(a["graph_id"] for a in client.assistants.search()) == ["asker", "chain"]
+            thread_id = client.threads.create()["thread_id"]
+            assert client.runs.wait(thread_id, "chain", input={"count": 1})["count"] == 4
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stderr:
+            server.stderr.close()
+    # the threads outlive the server, in the file --db names
+    assert main(["threads", "--db", db]) == 0
+
+
+def test_import_graphnb_loads_no_server() -> None:
+    probe = "import sys, graphnb; print(sorted(m for m in sys.modules if m.split('.')[0] in "
+    probe += "('starlette', 'uvicorn') or m.startswith('graphnb.serve')))"
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert shown.strip() == "[]"

@@ -1,0 +1,287 @@
+"""``graphnb serve``'s API driven by LangGraph's own client, ``langgraph-sdk``, sync and async.
+
+The server is the real one: uvicorn on a free loopback port, on a thread of this process
+(:func:`graphnb.serve.serving`), its threads in SQLite files of the test's directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+langgraph_sdk = pytest.importorskip("langgraph_sdk")
+
+from langgraph_sdk import get_client, get_sync_client  # noqa: E402
+from langgraph_sdk.errors import ConflictError, NotFoundError  # noqa: E402
+
+from graphnb.checkpoint import MemorySaver  # noqa: E402
+from graphnb.serve import serving  # noqa: E402
+from graphnb.serve.runs import jsonable  # noqa: E402
+
+from . import graphs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    where = tmp_path_factory.mktemp("serve")
+    db = f"sqlite:///{where / 'threads.db'}"
+    served = [g.compile(checkpointer=db) for g in (graphs.chain, graphs.asker, graphs.sleeper)]
+    with serving(served, store=str(where / "threads.db")) as address:
+        yield address
+
+
+@pytest.fixture
+def client(url: str) -> Iterator[Any]:
+    with get_sync_client(url=url, api_key=None) as sync_client:
+        yield sync_client
+
+
+def _wait_status(client: Any, thread_id: str, run_id: str, status: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while True:
+        run = client.runs.get(thread_id, run_id)
+        if run["status"] == status or time.monotonic() > deadline:
+            return dict(run)
+        time.sleep(0.02)
+
+
+def test_assistants_are_the_served_graphs(client: Any) -> None:
+    found = client.assistants.search()
+    assert sorted(a["graph_id"] for a in found) == ["asker", "chain", "sleeper"]
+    by_uuid = client.assistants.get(found[0]["assistant_id"])
+    assert by_uuid["graph_id"] == found[0]["graph_id"]
+    assert client.assistants.get("chain")["assistant_id"] == next(
+        a["assistant_id"] for a in found if a["graph_id"] == "chain"
+    )
+    drawn = client.assistants.get_graph("chain")
+    assert [n["id"] for n in drawn["nodes"]] == ["__start__", "bump", "double", "__end__"]
+    assert {(e["source"], e["target"]) for e in drawn["edges"]} == {
+        ("__start__", "bump"),
+        ("bump", "double"),
+        ("double", "__end__"),
+    }
+    with pytest.raises(NotFoundError, match="no assistant 'nope'"):
+        client.assistants.get("nope")
+
+
+def test_streamed_run_is_the_graphs_own_stream(client: Any) -> None:
+    thread = client.threads.create(metadata={"user": "ada"})
+    assert thread["status"] == "idle"
+    assert thread["values"] == {}
+    modes = ["values", "updates", "custom"]
+    parts = list(
+        client.runs.stream(thread["thread_id"], "chain", input={"count": 3}, stream_mode=modes)
+    )
+    assert parts[0].event == "metadata"
+    assert set(parts[0].data) == {"run_id", "attempt"}
+    local = graphs.chain.compile(checkpointer=MemorySaver())
+    expected = [
+        (mode, jsonable(item))
+        for mode, item in local.stream({"count": 3}, mode=modes, thread_id="t")
+    ]
+    assert [(p.event, p.data) for p in parts[1:]] == expected
+    assert expected[-1] == ("values", {"count": 8, "log": ["bump", "double"]})
+    run = client.runs.get(thread["thread_id"], parts[0].data["run_id"])
+    assert run["status"] == "success"
+    shown = client.threads.get(thread["thread_id"])
+    assert shown["values"] == {"count": 8, "log": ["bump", "double"]}
+    assert shown["metadata"] == {"user": "ada", "graph_id": "chain"}
+
+
+def test_wait_history_and_update_state(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    assert client.runs.wait(thread_id, "chain", input={"count": 1}) == {
+        "count": 4,
+        "log": ["bump", "double"],
+    }
+    history = client.threads.get_history(thread_id)
+    assert [h["next"] for h in history] == [[], ["double"], ["bump"]]
+    assert history[0]["parent_checkpoint"] == history[1]["checkpoint"]
+    page = client.threads.get_history(thread_id, limit=1, before=history[0]["checkpoint"])
+    assert [h["checkpoint"] for h in page] == [history[1]["checkpoint"]]
+    updated = client.threads.update_state(thread_id, {"count": 10}, as_node="double")
+    state = client.threads.get_state(thread_id)
+    assert state["checkpoint"] == updated["checkpoint"]
+    assert state["values"] == {"count": 10, "log": ["bump", "double"]}
+    past = client.threads.get_state(
+        thread_id, checkpoint_id=history[1]["checkpoint"]["checkpoint_id"]
+    )
+    assert past["values"] == {"count": 2, "log": ["bump"]}
+    assert past["next"] == ["double"]
+
+
+def test_interrupt_answered_with_a_command(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    asked = client.runs.wait(thread_id, "asker", input={})
+    question = {"question": "what is your name?"}
+    assert asked["__interrupt__"][0]["value"] == question
+    thread = client.threads.get(thread_id)
+    assert thread["status"] == "interrupted"
+    state = client.threads.get_state(thread_id)
+    assert state["next"] == ["ask"]
+    assert [i["value"] for i in state["interrupts"]] == [question]
+    answered = list(
+        client.runs.stream(thread_id, "asker", command={"resume": "Ada"}, stream_mode="updates")
+    )
+    assert [p.data for p in answered[1:]] == [{"ask": {"name": "Ada", "greeting": "Hello, Ada!"}}]
+    assert client.threads.get(thread_id)["status"] == "idle"
+    runs = client.runs.list(thread_id)
+    assert [r["status"] for r in runs] == ["success", "interrupted"]
+
+
+def test_background_run_join_and_busy_thread_is_refused(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    run = client.runs.create(thread_id, "sleeper", input={"count": 3})  # 0.3 s
+    assert run["status"] in ("pending", "running")
+    with pytest.raises(ConflictError, match="busy"):
+        client.runs.create(thread_id, "sleeper", input={"count": 1})
+    assert client.threads.get(thread_id)["status"] == "busy"
+    assert client.runs.join(thread_id, run["run_id"]) == {"count": 4, "log": []}
+    assert client.runs.get(thread_id, run["run_id"])["status"] == "success"
+    assert client.runs.join(thread_id, run["run_id"]) == {"count": 4, "log": []}  # ended
+
+
+def test_cancel_stops_the_run_and_frees_the_thread(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    run = client.runs.create(thread_id, "sleeper", input={"count": 600})  # 60 s
+    _wait_status(client, thread_id, run["run_id"], "running")
+    started = time.monotonic()
+    client.runs.cancel(thread_id, run["run_id"], wait=True)
+    assert time.monotonic() - started < 5
+    assert client.runs.get(thread_id, run["run_id"])["status"] == "interrupted"
+    assert client.threads.get(thread_id)["status"] != "busy"
+    with pytest.raises(ConflictError, match="not running"):
+        client.runs.cancel(thread_id, run["run_id"])
+    # the thread's lock was released: the next run goes
+    assert client.runs.wait(thread_id, "sleeper", input={"count": 1})["count"] == 2
+
+
+def test_thread_search_and_delete(client: Any) -> None:
+    thread_id = client.threads.create(metadata={"team": "blue"})["thread_id"]
+    client.runs.wait(thread_id, "chain", input={"count": 0})
+    found = client.threads.search(metadata={"team": "blue"})
+    assert [t["thread_id"] for t in found] == [thread_id]
+    with pytest.raises(ConflictError, match="already exists"):
+        client.threads.create(thread_id=thread_id)
+    client.threads.delete(thread_id)
+    with pytest.raises(NotFoundError, match=thread_id):
+        client.threads.get(thread_id)
+    assert client.threads.search(metadata={"team": "blue"}) == []
+
+
+def test_unserved_routes_and_options_answer_501_naming_them(url: str, client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    with pytest.raises(httpx.HTTPStatusError) as copied:
+        client.threads.copy(thread_id)
+    assert copied.value.response.status_code == 501
+    assert f"POST /threads/{thread_id}/copy" in copied.value.response.json()["detail"]
+    for options, named in (
+        ({"stream_mode": "messages"}, "stream_mode ['messages']"),
+        ({"multitask_strategy": "enqueue"}, "multitask_strategy 'enqueue'"),
+    ):
+        answer = httpx.post(
+            f"{url}/threads/{thread_id}/runs/wait", json={"assistant_id": "chain", **options}
+        )
+        assert answer.status_code == 501
+        assert named in answer.json()["detail"]
+
+
+def test_bad_requests_get_json_4xx_naming_the_fault(url: str, client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    runs = f"{url}/threads/{thread_id}/runs/wait"
+    answer = httpx.post(runs, content=b"{not json", headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+    assert "not valid JSON" in answer.json()["detail"]
+    answer = httpx.post(runs, json=["a", "list"])
+    assert (answer.status_code, answer.json()["detail"]) == (
+        422,
+        "request body must be a JSON object, got list",
+    )
+    answer = httpx.post(runs, json={"assistant_id": "chain", "inputs": {}})
+    assert answer.status_code == 422
+    assert "unknown field(s) ['inputs']" in answer.json()["detail"]
+    answer = httpx.post(runs, json={"assistant_id": "chain", "input": {"count": "many"}})
+    assert answer.status_code == 200
+    assert "count" in answer.json()["__error__"]["message"]
+    answer = httpx.post(
+        runs, content=b" " * (2 << 20), headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 413
+    assert "over the limit" in answer.json()["detail"]
+    answer = httpx.post(f"{url}/threads/nope/runs/wait", json={"assistant_id": "chain"})
+    assert (answer.status_code, answer.json()["detail"]) == (
+        404,
+        "no thread 'nope' (if_not_exists='create' makes it)",
+    )
+    answer = httpx.post(runs, json={"assistant_id": "chain", "interrupt_before": ["ghost"]})
+    assert answer.status_code == 422
+    assert "ghost" in answer.json()["detail"]
+
+
+def test_async_client_streams_and_waits(url: str) -> None:
+    async def main() -> tuple[list[Any], Any, Any]:
+        async with get_client(url=url, api_key=None) as client:
+            thread = await client.threads.create()
+            parts = [
+                (p.event, p.data)
+                async for p in client.runs.stream(
+                    thread["thread_id"], "chain", input={"count": 2}, stream_mode="values"
+                )
+            ]
+            waited = await client.runs.wait(thread["thread_id"], "chain", input={"count": 2})
+            state = await client.threads.get_state(thread["thread_id"])
+            return parts, waited, state
+
+    parts, waited, state = asyncio.run(main())
+    assert [data for event, data in parts if event == "values"] == [
+        {"count": 2, "log": []},
+        {"count": 3, "log": ["bump"]},
+        {"count": 6, "log": ["bump", "double"]},
+    ]
+    assert waited == {"count": 6, "log": ["bump", "double", "bump", "double"]}
+    assert state["values"] == waited
+
+
+def test_a_token_is_required_when_given(tmp_path: Path) -> None:
+    served = [graphs.chain.compile(checkpointer=MemorySaver())]
+    with serving(served, auth_token="s3cret") as address:
+        refused = httpx.post(f"{address}/assistants/search", json={})
+        assert refused.status_code == 401
+        assert "x-api-key" in refused.json()["detail"]
+        with (
+            get_sync_client(url=address, api_key="guess") as wrong,
+            pytest.raises(httpx.HTTPStatusError),
+        ):
+            wrong.assistants.search()
+        with get_sync_client(url=address, api_key="s3cret") as right:
+            assert [a["graph_id"] for a in right.assistants.search()] == ["chain"]
+
+
+def test_a_stream_client_that_leaves_cancels_its_run(url: str, client: Any) -> None:
+    async def leave_early(on_disconnect: str) -> str:
+        async with get_client(url=url, api_key=None) as aclient:
+            thread = await aclient.threads.create()
+            async for part in aclient.runs.stream(
+                thread["thread_id"],
+                "sleeper",
+                input={"count": 600},  # 60 s
+                on_disconnect=on_disconnect,
+            ):
+                assert part.event == "metadata"
+                return f"{thread['thread_id']} {part.data['run_id']}"
+        raise AssertionError("no metadata part")
+
+    thread_id, run_id = asyncio.run(leave_early("cancel")).split()
+    assert _wait_status(client, thread_id, run_id, "interrupted")["status"] == "interrupted"
+    thread_id, run_id = asyncio.run(leave_early("continue")).split()
+    time.sleep(0.3)
+    assert client.runs.get(thread_id, run_id)["status"] == "running"
+    client.runs.cancel(thread_id, run_id, wait=True)
