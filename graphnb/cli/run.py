@@ -42,18 +42,51 @@ __all__ = [
 ]
 
 
-def load_target(target: str) -> tuple[str, Any]:
-    """Load ``FILE[:GRAPH]``, turning load failures into :class:`CommandError`."""
+def load_target(target: str, *, langgraph_as_is: bool = False) -> tuple[str, Any]:
+    """Load ``FILE[:GRAPH]``, turning load failures into :class:`CommandError`.
+
+    A LangGraph ``StateGraph`` or compiled graph (when the file defines no graphnb graph,
+    or ``GRAPH`` names it) is imported as ``from_langgraph`` does, a compiled one with its
+    compile options, unless ``langgraph_as_is``.
+
+    Raises:
+        CommandError: the file is missing or could not be loaded (exit 3), names no such
+            graph (exit 2).
+        UnmappedFeatureError: the LangGraph graph uses features graphnb cannot map.
+    """
     from ..export import GraphLoadError, GraphNotFoundError, load_graph
 
     try:
-        return load_graph(target)
+        name, graph = load_graph(target, foreign=_langgraph_kind)
     except FileNotFoundError as error:
         raise CommandError(f"no such file: {error.filename}", EXIT_LOAD) from None
     except GraphLoadError as error:
         raise CommandError(str(error), EXIT_LOAD) from None
     except GraphNotFoundError as error:
         raise CommandError(str(error), EXIT_USAGE) from None
+    if langgraph_as_is or _langgraph_kind(graph) is None:
+        return name, graph
+    from ..interop import UnmappedFeatureError, import_langgraph
+
+    imported = import_langgraph(graph)
+    if imported.unmapped:
+        raise UnmappedFeatureError(imported.unmapped, graph=name)
+    return name, imported.compile() if _langgraph_kind(graph) == "compiled" else imported.graph
+
+
+def _langgraph_kind(value: Any) -> str | None:
+    """``"compiled"`` or ``"builder"`` for a LangGraph state graph, else ``None``.
+
+    Read without importing LangGraph: a file that uses it has imported it already.
+    """
+    import sys
+
+    state = sys.modules.get("langgraph.graph.state")
+    if state is None:
+        return None
+    if isinstance(value, state.CompiledStateGraph):
+        return "compiled"
+    return "builder" if isinstance(value, state.StateGraph) else None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -288,7 +288,7 @@ def _import(args: argparse.Namespace) -> int:
     from ..checkpoint import ThreadNotFoundError
     from ..interop.langgraph_threads import import_langgraph_threads, langgraph_checkpointer
 
-    graph = load_target(args.graph)[1] if args.graph is not None else None
+    graph = load_target(args.graph, langgraph_as_is=True)[1] if args.graph is not None else None
     source = redacted(args.source)
     try:
         reader = langgraph_checkpointer(args.source)

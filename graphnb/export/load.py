@@ -27,6 +27,7 @@ import re
 import sys
 import tokenize
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -393,6 +394,16 @@ def _is_graph(value: Any) -> bool:
         return False
 
 
+def _foreign_kind(foreign: Callable[[Any], str | None], value: Any) -> str | None:
+    """``foreign(value)``; an object whose attributes raise is no graph."""
+    if isinstance(value, type | types.ModuleType):
+        return None
+    try:
+        return foreign(value)
+    except Exception:  # a property of an unrelated object may raise anything
+        return None
+
+
 def load_graphs(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The graphs a ``.py`` file or notebook defines at top level, by variable name.
 
@@ -411,11 +422,20 @@ def load_graphs(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
-def load_graph(target: str) -> tuple[str, Any]:
+def load_graph(
+    target: str, *, foreign: Callable[[Any], str | None] | None = None
+) -> tuple[str, Any]:
     """Load the graph ``FILE[:GRAPH]`` names; returns ``(variable name, graph)``.
 
     Without ``:GRAPH`` the file must define one graph, or a variable named ``graph``, or
     exactly one compiled graph.
+
+    Args:
+        target: ``FILE`` or ``FILE:GRAPH``.
+        foreign: recognises graphs of another library (LangGraph's, for the command
+            line): ``"compiled"`` or ``"builder"`` for such an object, else ``None``.
+            They count when ``GRAPH`` names one, or when the file defines no graphnb
+            graph; the caller converts the one returned.
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -423,7 +443,21 @@ def load_graph(target: str) -> tuple[str, Any]:
         GraphNotFoundError: no graph of that name, or several and none was named.
     """
     path, name = split_target(target)
-    graphs = load_graphs(path)
+    variables = {
+        key: value for key, value in vars(load_module(path)).items() if not key.startswith("_")
+    }
+    graphs = {key: value for key, value in variables.items() if _is_graph(value)}
+    others = {
+        key: kind
+        for key, value in variables.items()
+        if foreign is not None and key not in graphs and (kind := _foreign_kind(foreign, value))
+    }
+    compiled = [key for key, value in graphs.items() if isinstance(value, CompiledGraph)]
+    if name is not None and name in others:
+        return name, variables[name]
+    if not graphs and others:
+        graphs = {key: variables[key] for key in others}
+        compiled = [key for key, kind in others.items() if kind == "compiled"]
     available = list(graphs)
     if name is not None:
         if name in graphs:
@@ -440,7 +474,6 @@ def load_graph(target: str) -> tuple[str, Any]:
         raise GraphNotFoundError(
             f"{path!r} defines no graph at top level", path=path, name=None, available=[]
         )
-    compiled = [key for key, value in graphs.items() if isinstance(value, CompiledGraph)]
     for candidates in (available, ["graph"] if "graph" in graphs else [], compiled):
         if len(candidates) == 1:
             return candidates[0], graphs[candidates[0]]
