@@ -72,7 +72,7 @@ _RUN_KEYS = frozenset(
 )
 # Accepted in a run's body, not acted on yet: each answers 501 when given a value.
 _ON_DISCONNECT = ("on_disconnect", ("cancel", "continue"))
-_RUN_UNSERVED = ("webhook", "after_seconds", "langsmith_tracer", "stream_resumable")
+_RUN_UNSERVED = ("webhook", "after_seconds", "langsmith_tracer")
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -395,8 +395,14 @@ class Api:
             if body.get(key):
                 raise _unserved(f"a run's {key!r}")
         strategy = body.get("multitask_strategy", "reject")
-        if strategy != "reject":
-            raise _unserved(f"multitask_strategy {strategy!r} (only 'reject' is)")
+        if strategy == "rollback":
+            raise _unserved("multitask_strategy 'rollback'")
+        if strategy not in ("reject", "enqueue", "interrupt"):
+            raise ApiError(
+                422,
+                "multitask_strategy must be one of ['reject', 'enqueue', 'interrupt', "
+                f"'rollback'], got {strategy!r:.80}",
+            )
         name, graph = self.assistant(body.get("assistant_id"))
         row = self.store.thread(thread_id)
         if row is None:
@@ -428,7 +434,7 @@ class Api:
         graph._node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
         graph._node_names(options["interrupt_after"], "interrupt_after")
         try:
-            active = self.runner.start(
+            active = await self.runner.start(
                 graph,
                 graph_id=name,
                 assistant_id=str(uuid.uuid5(_NAMESPACE, name)),
@@ -437,6 +443,7 @@ class Api:
                 modes=modes,
                 options=options,
                 metadata=_object(body.get("metadata"), "metadata"),
+                strategy=strategy,
             )
         except Busy:
             raise ApiError(
@@ -452,22 +459,58 @@ class Api:
     async def stream_run(self, request: Request) -> Response:
         """``POST /threads/{thread_id}/runs/stream``: the run's parts over SSE."""
         active, body = await self._start(request)
+        headers = _run_headers(active.record)
+        if body.get("stream_resumable"):
+            # where langgraph-sdk reconnects, with Last-Event-ID, when the stream drops
+            headers["Location"] = headers["Content-Location"] + "/stream"
         # as LangGraph's server: a client that leaves takes its run with it, unless it says
-        on_disconnect = body.get("on_disconnect") or "cancel"
+        cancel = (body.get("on_disconnect") or "cancel") == "cancel"
+        return self._stream(active, 0, None, cancel=cancel, headers=headers)
 
+    def _stream(
+        self,
+        active: ActiveRun,
+        start: int,
+        modes: set[str] | None,
+        *,
+        cancel: bool,
+        headers: dict[str, str],
+    ) -> Response:
         async def parts() -> AsyncIterator[bytes]:
             finished = False
             try:
-                async for index, event, data in active.follow():
-                    yield _sse(index, event, data)
+                async for index, event, data in active.follow(start):
+                    if modes is None or event in modes:
+                        yield _sse(index, event, data)
                 finished = True
             finally:
-                if not finished and on_disconnect == "cancel":
+                if not finished and cancel:
                     await self.runner.cancel(active.record["run_id"], wait=False)
 
-        return StreamingResponse(
-            parts(), media_type="text/event-stream", headers=_run_headers(active.record)
-        )
+        return StreamingResponse(parts(), media_type="text/event-stream", headers=headers)
+
+    async def join_stream(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/runs/{run_id}/stream``: a run's parts from now on.
+
+        With a ``Last-Event-ID`` header, the parts after that one instead: a client whose
+        stream dropped gets the rest (while the run is active, or among the last ended).
+        """
+        params, query = request.path_params, request.query_params
+        record = self._run_record(params["thread_id"], params["run_id"])
+        active = self.runner.find(record["run_id"])
+        last = request.headers.get("last-event-id")
+        if last is not None and not last.isdigit():
+            raise ApiError(422, f"Last-Event-ID must be a part's number, got {last!r:.80}")
+        if active is None:
+            if last is not None:
+                raise ApiError(404, f"run {record['run_id']!r} has no stream parts kept any more")
+            active = ActiveRun(record, done=True)  # ended long ago: nothing more to send
+        start = len(active.parts) if last is None else int(last) + 1
+        modes = {m for m in query.getlist("stream_mode") if m} or None  # the sdk sends ""
+        if modes is not None:
+            modes |= {"metadata", "error"}
+        cancel = query.get("cancel_on_disconnect") in ("true", "1")
+        return self._stream(active, start, modes, cancel=cancel, headers={})
 
     async def wait_run(self, request: Request) -> Response:
         """``POST /threads/{thread_id}/runs/wait``: the thread's values when the run ends."""
@@ -478,7 +521,7 @@ class Api:
         """``GET /threads/{thread_id}/runs/{run_id}/join``."""
         thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
         record = self._run_record(thread_id, run_id)
-        active = self.runner.by_id.get(run_id)
+        active = self.runner.by_id.get(run_id)  # only a run still going: its parts say how
         if active is not None:
             return JSONResponse(await self._result(active))
         graph = self.graph_of(self.thread_row(thread_id))
@@ -760,6 +803,7 @@ def create_app(
         Route("/threads/{thread_id}/runs/wait", g(api.wait_run), methods=["POST"]),
         Route("/threads/{thread_id}/runs/{run_id}", g(api.get_run), methods=["GET"]),
         Route("/threads/{thread_id}/runs/{run_id}/join", g(api.join_run), methods=["GET"]),
+        Route("/threads/{thread_id}/runs/{run_id}/stream", g(api.join_stream), methods=["GET"]),
         Route("/threads/{thread_id}/runs/{run_id}/cancel", g(api.cancel_run), methods=["POST"]),
         # every other path and method: 501 naming it, not Starlette's plain-text 404
         Route("/{path:path}", g(api.not_served), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),

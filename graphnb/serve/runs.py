@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections import OrderedDict, deque
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -23,7 +24,10 @@ from ..engine.events import StreamMode
 from ..records import Interrupt
 from .store import Store
 
-__all__ = ["ActiveRun", "Busy", "Runner", "jsonable"]
+__all__ = ["RECENT_RUNS", "ActiveRun", "Busy", "Runner", "jsonable"]
+
+RECENT_RUNS = 64
+"""Ended runs whose stream parts are kept, for clients that reconnect after the end."""
 
 
 def jsonable(value: Any) -> Any:
@@ -64,9 +68,9 @@ class ActiveRun:
         self.done = True
         self._wake.set()
 
-    async def follow(self) -> AsyncIterator[tuple[int, str, Any]]:
-        """Every part ``(index, event, data)`` from the first, until the run ends."""
-        index = 0
+    async def follow(self, start: int = 0) -> AsyncIterator[tuple[int, str, Any]]:
+        """Every part ``(index, event, data)`` from ``start`` on, until the run ends."""
+        index = start
         while True:
             wake = self._wake
             while index < len(self.parts):
@@ -79,18 +83,30 @@ class ActiveRun:
 
 
 class Runner:
-    """Starts, follows and cancels the runs of the served graphs, one per thread at a time."""
+    """Starts, follows and cancels the runs of the served graphs, one per thread at a time.
+
+    A run asked for on a busy thread is refused (multitask strategy ``reject``), queued
+    behind the runs before it (``enqueue``), or started once the active run is cancelled
+    (``interrupt``).
+    """
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.active: dict[str, ActiveRun] = {}  # by thread id
-        self.by_id: dict[str, ActiveRun] = {}  # by run id, kept while active
+        self.active: dict[str, ActiveRun] = {}  # the running run, by thread id
+        self.queued: dict[str, deque[tuple[ActiveRun, Callable[[], None]]]] = {}
+        self.by_id: dict[str, ActiveRun] = {}  # running and queued runs, by run id
+        # the last runs that ended, parts kept, for a client reconnecting with Last-Event-ID
+        self.recent: OrderedDict[str, ActiveRun] = OrderedDict()
+
+    def find(self, run_id: str) -> ActiveRun | None:
+        """The run with its stream parts, if it is active or ended lately."""
+        return self.by_id.get(run_id) or self.recent.get(run_id)
 
     def busy(self, thread_id: str) -> bool:
         """Whether the thread has an active run."""
         return thread_id in self.active
 
-    def start(
+    async def start(
         self,
         graph: CompiledGraph[Any],
         *,
@@ -101,14 +117,22 @@ class Runner:
         modes: list[str],
         options: dict[str, Any],
         metadata: dict[str, Any],
+        strategy: str = "reject",
     ) -> ActiveRun:
-        """Start a run on the thread as an asyncio task.
+        """Start a run on the thread as an asyncio task, or queue it (``enqueue``).
 
         Raises:
-            Busy: the thread already has an active run.
+            Busy: the thread has an active run and ``strategy`` is ``reject`` (or, with
+                ``interrupt``, another run took the thread while the active one stopped).
         """
-        if thread_id in self.active:
-            raise Busy(thread_id)
+        current = self.active.get(thread_id)
+        if current is not None:
+            if strategy == "reject":
+                raise Busy(thread_id)
+            if strategy == "interrupt":
+                await self.cancel(current.record["run_id"], wait=True)
+                if thread_id in self.active:
+                    raise Busy(thread_id)
         now = time.time()
         record: dict[str, Any] = {
             "run_id": str(uuid.uuid4()),
@@ -116,7 +140,7 @@ class Runner:
             "assistant_id": assistant_id,
             "status": "pending",
             "metadata": metadata,
-            "multitask_strategy": "reject",
+            "multitask_strategy": strategy,
             "created_at": now,
             "updated_at": now,
         }
@@ -124,11 +148,18 @@ class Runner:
         self.store.touch_thread(thread_id, graph_id)
         active = ActiveRun(record)
         active.emit("metadata", {"run_id": record["run_id"], "attempt": 1})
-        self.active[thread_id] = active
         self.by_id[record["run_id"]] = active
-        active.task = asyncio.create_task(self._execute(active, graph, input, modes, options))
-        # a run cancelled before its first step never enters _execute: end it here
-        active.task.add_done_callback(lambda _: self._ended(active, "interrupted"))
+
+        def launch() -> None:
+            self.active[thread_id] = active
+            active.task = asyncio.create_task(self._execute(active, graph, input, modes, options))
+            # a run cancelled before its first step never enters _execute: end it here
+            active.task.add_done_callback(lambda _: self._ended(active, "interrupted"))
+
+        if thread_id in self.active:  # enqueue: it starts when the runs before it end
+            self.queued.setdefault(thread_id, deque()).append((active, launch))
+        else:
+            launch()
         return active
 
     async def _execute(
@@ -172,9 +203,19 @@ class Runner:
         run_id, thread_id = active.record["run_id"], active.record["thread_id"]
         self._status(active, status)
         self.store.touch_thread(thread_id)
-        self.active.pop(thread_id, None)
+        if self.active.get(thread_id) is active:
+            del self.active[thread_id]
         self.by_id.pop(run_id, None)
+        self.recent[run_id] = active
+        while len(self.recent) > RECENT_RUNS:
+            self.recent.popitem(last=False)
         active.finish()
+        waiting = self.queued.get(thread_id)
+        if waiting and thread_id not in self.active:
+            _, launch = waiting.popleft()
+            if not waiting:
+                del self.queued[thread_id]
+            launch()
 
     def _status(self, active: ActiveRun, status: str) -> None:
         active.record["status"] = status
@@ -184,8 +225,16 @@ class Runner:
     async def cancel(self, run_id: str, *, wait: bool) -> bool:
         """Cancel an active run; ``False`` when it is not active (ended, or unknown)."""
         active = self.by_id.get(run_id)
-        if active is None or active.task is None:
+        if active is None:
             return False
+        if active.task is None:  # queued: it never starts
+            waiting = self.queued[active.record["thread_id"]]
+            for index, (queued, _) in enumerate(waiting):
+                if queued is active:
+                    del waiting[index]
+                    break
+            self._ended(active, "interrupted")
+            return True
         active.task.cancel()
         if wait:
             with contextlib.suppress(asyncio.CancelledError):
@@ -194,6 +243,9 @@ class Runner:
 
     async def shutdown(self) -> None:
         """Cancel every active run (the server is stopping)."""
+        for waiting in list(self.queued.values()):
+            for queued, _ in list(waiting):
+                await self.cancel(queued.record["run_id"], wait=False)
         tasks = [a.task for a in self.active.values() if a.task is not None]
         for task in tasks:
             task.cancel()

@@ -185,7 +185,7 @@ def test_unserved_routes_and_options_answer_501_naming_them(url: str, client: An
     assert f"POST /threads/{thread_id}/copy" in copied.value.response.json()["detail"]
     for options, named in (
         ({"stream_mode": "messages"}, "stream_mode ['messages']"),
-        ({"multitask_strategy": "enqueue"}, "multitask_strategy 'enqueue'"),
+        ({"multitask_strategy": "rollback"}, "multitask_strategy 'rollback'"),
     ):
         answer = httpx.post(
             f"{url}/threads/{thread_id}/runs/wait", json={"assistant_id": "chain", **options}
@@ -285,3 +285,62 @@ def test_a_stream_client_that_leaves_cancels_its_run(url: str, client: Any) -> N
     time.sleep(0.3)
     assert client.runs.get(thread_id, run_id)["status"] == "running"
     client.runs.cancel(thread_id, run_id, wait=True)
+
+
+def test_enqueued_runs_wait_their_turn(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    first = client.runs.create(thread_id, "sleeper", input={"count": 3})  # 0.3 s
+    second = client.runs.create(
+        thread_id, "sleeper", input={"count": 1}, multitask_strategy="enqueue"
+    )
+    assert client.runs.get(thread_id, second["run_id"])["status"] == "pending"
+    third = client.runs.create(
+        thread_id, "sleeper", input={"count": 1}, multitask_strategy="enqueue"
+    )
+    client.runs.cancel(thread_id, third["run_id"])  # a queued run is dropped, never run
+    assert client.runs.join(thread_id, second["run_id"]) == {"count": 2, "log": []}
+    runs = {r["run_id"]: r for r in client.runs.list(thread_id)}
+    assert runs[first["run_id"]]["status"] == "success"
+    assert runs[second["run_id"]]["status"] == "success"
+    assert runs[third["run_id"]]["status"] == "interrupted"
+    assert runs[second["run_id"]]["multitask_strategy"] == "enqueue"
+    # the first run ended before the second started: both steps are in the history
+    assert [h["values"]["count"] for h in client.threads.get_history(thread_id)][:2] == [2, 1]
+
+
+def test_interrupt_strategy_cancels_the_active_run(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    first = client.runs.create(thread_id, "sleeper", input={"count": 600})  # 60 s
+    _wait_status(client, thread_id, first["run_id"], "running")
+    started = time.monotonic()
+    answer = client.runs.wait(
+        thread_id, "sleeper", input={"count": 1}, multitask_strategy="interrupt"
+    )
+    assert answer == {"count": 2, "log": []}
+    assert time.monotonic() - started < 5
+    assert client.runs.get(thread_id, first["run_id"])["status"] == "interrupted"
+
+
+def test_a_dropped_stream_gets_the_rest_after_its_last_event_id(url: str, client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    modes = ["values", "updates"]
+    whole = list(  # warnings are errors here: a reconnect without an id would warn
+        client.runs.stream(
+            thread_id, "chain", input={"count": 1}, stream_mode=modes, stream_resumable=True
+        )
+    )
+    run_id = whole[0].data["run_id"]
+    assert [p.id for p in whole] == [str(i) for i in range(len(whole))]
+    rest = list(client.runs.join_stream(thread_id, run_id, last_event_id="2"))
+    assert [(p.event, p.data) for p in rest] == [(p.event, p.data) for p in whole[3:]]
+    only_updates = list(
+        client.runs.join_stream(thread_id, run_id, last_event_id="0", stream_mode="updates")
+    )
+    assert [p.event for p in only_updates] == ["updates", "updates"]
+    # joined without an id, an ended run has nothing more to send
+    assert list(client.runs.join_stream(thread_id, run_id)) == []
+    answer = httpx.get(
+        f"{url}/threads/{thread_id}/runs/{run_id}/stream", headers={"Last-Event-ID": "x"}
+    )
+    assert answer.status_code == 422
+    assert "Last-Event-ID must be a part's number" in answer.json()["detail"]
