@@ -885,10 +885,11 @@ def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:
     if isinstance(event, NodeFinished):
         if "updates" in modes:
             key = "/".join(event.path) if event.namespace else event.node
-            update = {key: event.update}
+            # a node that wrote nothing: None, as LangGraph streams it
+            update = {key: event.update or None}
             selected.append(update if single else ("updates", update))
     elif isinstance(event, StepFinished):
-        if "values" in modes:
+        if "values" in modes and event.wrote:  # a step that wrote nothing left the state as it was
             selected.append(event.state if single else ("values", event.state))
     elif isinstance(event, Chunk):
         if "chunks" in modes:

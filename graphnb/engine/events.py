@@ -110,6 +110,8 @@ class StepFinished(Generic[S]):
     nodes: tuple[str, ...]
     state: S
     next: tuple[str, ...] = ()
+    wrote: bool = True
+    """Whether a node of the step wrote anything (``values`` streams only such steps)."""
 
 
 @dataclass(slots=True)

@@ -420,7 +420,10 @@ class Run(Generic[S]):
 
     def finished_event(self, nodes: tuple[str, ...], next_nodes: list[Node]) -> StepFinished[S]:
         """The event closing the current step."""
-        return StepFinished(self.step, nodes, self.state(), tuple(n.name for n in next_nodes))
+        wrote = any(update for _, update in self.merged)
+        return StepFinished(
+            self.step, nodes, self.state(), tuple(n.name for n in next_nodes), wrote
+        )
 
     # -- one node ----------------------------------------------------------------------
 

@@ -801,3 +801,30 @@ def test_a_list_of_modes_pairs_the_same_items_each_mode_streams_alone():
         assert together == alone, mode
     assert list(app.stream(mode="custom")) == [{"progress": 0.5}]
     assert list(app.stream(mode="updates"))[-1] == {"note": {"current_step": "note"}}
+
+
+def test_a_node_that_writes_nothing_streams_none_and_its_step_adds_no_state() -> None:
+    # As LangGraph streams them: {node: None} in updates; no values item for the step.
+    from typing import TypedDict
+
+    from graphnb import END, START, StateGraph, StepFinished
+
+    class Count(TypedDict, total=False):
+        n: int
+
+    def look(state: Count) -> None:
+        return None
+
+    def bump(state: Count) -> dict[str, int]:
+        return {"n": state["n"] + 1}
+
+    graph = StateGraph(Count).add_node("look", look).add_node("bump", bump)
+    app = graph.add_edge(START, "look").add_edge("look", "bump").add_edge("bump", END).compile()
+    assert list(app.stream({"n": 1}, mode="updates")) == [{"look": None}, {"bump": {"n": 2}}]
+    assert list(app.stream({"n": 1}, mode="values")) == [{"n": 1}, {"n": 2}]
+    steps = [e for e in app.stream({"n": 1}) if isinstance(e, StepFinished)]
+    assert [(e.nodes, e.wrote) for e in steps] == [
+        (("__start__",), True),
+        (("look",), False),
+        (("bump",), True),
+    ]

@@ -1390,10 +1390,6 @@ SCENARIOS: list[Scenario] = [
 # ---------------------------------------------------------------------------------------
 # What graphnb gives differently, and why (docs/interop.md's table quotes these reasons)
 
-_NOTHING_WRITTEN = (
-    "graphnb streams a node that wrote nothing as the update {} and a state after every "
-    "step; LangGraph streams None and skips the state of a step that changed nothing"
-)
 _CONTEXT = (
     "graphnb's invoke(context=...) takes a mapping (the shim hands it to a node as "
     "runtime.context); LangGraph's context is an instance of the graph's context_schema, "
@@ -1420,13 +1416,6 @@ DIFFERENCES: dict[str, Difference] = {
             "0:input:invoke": {"error": "ConflictingUpdateError"},
         },
     ),
-    "node returning None": Difference(
-        _NOTHING_WRITTEN,
-        {
-            "0:input/updates": [{"look": {}}, {"bump": {"n": 11}}],
-            "0:input/values": [{"n": 1}, {"n": 1}, {"n": 11}],
-        },
-    ),
     "async node": Difference(
         "graphnb runs an async node under the plain invoke()/stream() (on its own event "
         "loop); LangGraph's sync API refuses it with a TypeError",
@@ -1443,18 +1432,10 @@ DIFFERENCES: dict[str, Difference] = {
         {"*": {"import": ["defer"]}},
     ),
     "route and Send together": Difference(
-        "graphnb merges one step's writes in node order (Send instances of `joke` before "
-        "`tally`), LangGraph its plain tasks before its Send packets; and graphnb streams "
-        "the update {} and a state for the step that wrote nothing",
+        "graphnb merges one step's writes in node order (the Send instances of `joke` "
+        "before `tally`), LangGraph its plain tasks before its Send packets",
         {
-            "0:input/updates": [
-                {"start": {}},
-                {"joke": {"jokes": ["A"]}},
-                {"joke": {"jokes": ["B"]}},
-                {"tally": {"jokes": ["tally"]}},
-            ],
             "0:input/values": [
-                {"jokes": [], "subjects": ["a", "b"]},
                 {"jokes": [], "subjects": ["a", "b"]},
                 {"jokes": ["A", "B", "tally"], "subjects": ["a", "b"]},
             ],
@@ -1466,36 +1447,10 @@ DIFFERENCES: dict[str, Difference] = {
         "packet waiting for it (graphnb keeps the packets, and runs each)",
         {"0:input:state/next": ["joke"]},
     ),
-    "Command goto Send": Difference(
-        _NOTHING_WRITTEN,
-        {
-            "0:input/updates": [
-                {"fan": {}},
-                {"joke": {"jokes": ["a"]}},
-                {"joke": {"jokes": ["b"]}},
-            ],
-            "0:input/values": [
-                {"jokes": [], "subjects": ["a", "b"]},
-                {"jokes": [], "subjects": ["a", "b"]},
-                {"jokes": ["a", "b"], "subjects": ["a", "b"]},
-            ],
-        },
-    ),
     "Command to the parent graph": Difference(
         "a child's Command(graph=Command.PARENT) needs graphnb's engine to route a child's "
         "command in its parent; the import refuses it by name",
         {"*": {"import": ["Command.PARENT"]}},
-    ),
-    "review then Command": Difference(
-        _NOTHING_WRITTEN,
-        {
-            "1:resume/updates": [{"review": {}}, {"publish": {"answers": ["published"]}}],
-            "1:resume/values": [
-                {"answers": [], "question": "draft"},
-                {"answers": [], "question": "draft"},
-                {"answers": ["published"], "question": "draft"},
-            ],
-        },
     ),
     "interrupt() inside a subgraph": Difference(
         "a subgraph node writes what the child changed, where LangGraph writes the child's "
