@@ -118,6 +118,7 @@ class Api:
         self.auth_token = auth_token
         self.body_limit = body_limit
         self.started = time.time()
+        self._dropping: set[asyncio.Task[None]] = set()  # threadless runs' clean-ups
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -297,6 +298,20 @@ class Api:
             await self.thread_json(self.thread_row(request.path_params["thread_id"]))
         )
 
+    async def patch_thread(self, request: Request) -> Response:
+        """``PATCH /threads/{thread_id}``: merge ``metadata`` into the thread's."""
+        thread_id = request.path_params["thread_id"]
+        body = await self.body(request)
+        _only(body, {"metadata", "ttl"}, "thread update")
+        if body.get("ttl"):
+            raise _unserved("a thread's 'ttl'")
+        self.thread_row(thread_id)
+        metadata = _object(body.get("metadata"), "metadata")
+        if "graph_id" in metadata:
+            raise ApiError(422, "a thread's graph_id is set by its first run, not changed")
+        self.store.merge_metadata(thread_id, metadata)
+        return JSONResponse(await self.thread_json(self.thread_row(thread_id)))
+
     async def search_threads(self, request: Request) -> Response:
         """``POST /threads/search``: by ids, metadata (every pair equal) and status."""
         body = await self.body(request)
@@ -385,9 +400,17 @@ class Api:
     # -- runs ------------------------------------------------------------------------
 
     async def _start(self, request: Request) -> tuple[ActiveRun, dict[str, Any]]:
-        thread_id = request.path_params["thread_id"]
         body = await self.body(request)
         _only(body, _RUN_KEYS, "run")
+        thread_id = request.path_params.get("thread_id")
+        if thread_id is None:  # a threadless run: on a thread of its own
+            if body.get("on_completion") not in (None, "delete", "keep"):
+                raise ApiError(
+                    422,
+                    f"on_completion must be 'delete' or 'keep', got {body['on_completion']!r:.80}",
+                )
+            thread_id = str(uuid.uuid4())
+            body["if_not_exists"] = "create"
         for key, allowed in (("if_not_exists", ("create", "reject")), _ON_DISCONNECT):
             if body.get(key) is not None and body[key] not in allowed:
                 raise ApiError(422, f"{key} must be one of {list(allowed)}, got {body[key]!r:.80}")
@@ -445,11 +468,26 @@ class Api:
                 metadata=_object(body.get("metadata"), "metadata"),
                 strategy=strategy,
             )
+            if "thread_id" not in request.path_params and body.get("on_completion") != "keep":
+                dropping = asyncio.create_task(self._drop_when_done(active))
+                self._dropping.add(dropping)  # held, or the loop may collect it unfinished
+                dropping.add_done_callback(self._dropping.discard)
         except Busy:
             raise ApiError(
                 409, f"thread {thread_id!r} is busy with another run (multitask_strategy 'reject')"
             ) from None
         return active, body
+
+    async def _drop_when_done(self, active: ActiveRun) -> None:
+        """Delete a threadless run's thread once the run has ended (``on_completion``)."""
+        async for _ in active.follow():
+            pass
+        thread_id = active.record["thread_id"]
+        row = self.store.thread(thread_id)
+        graph = None if row is None else self.graph_of(row)
+        if graph is not None:
+            await asyncio.to_thread(graph.delete_thread, thread_id)
+        self.store.delete_thread(thread_id)
 
     async def create_run(self, request: Request) -> Response:
         """``POST /threads/{thread_id}/runs``: a background run."""
@@ -535,9 +573,7 @@ class Api:
                 error = data
         if error is not None:
             return {"__error__": error}
-        thread_id = active.record["thread_id"]
-        graph = self.graph_of(self.thread_row(thread_id))
-        return _values_with_interrupts(await _snapshot(graph, thread_id))
+        return _values_with_interrupts(active.snapshot)
 
     def _run_record(self, thread_id: str, run_id: str) -> dict[str, Any]:
         record = self.store.run(thread_id, run_id)
@@ -793,10 +829,14 @@ def create_app(
         Route("/threads/search", g(api.search_threads), methods=["POST"]),
         Route("/threads/{thread_id}", g(api.get_thread), methods=["GET"]),
         Route("/threads/{thread_id}", g(api.delete_thread), methods=["DELETE"]),
+        Route("/threads/{thread_id}", g(api.patch_thread), methods=["PATCH"]),
         Route("/threads/{thread_id}/state", g(api.get_state), methods=["GET"]),
         Route("/threads/{thread_id}/state", g(api.update_state), methods=["POST"]),
         Route("/threads/{thread_id}/state/{checkpoint_id}", g(api.get_state), methods=["GET"]),
         Route("/threads/{thread_id}/history", g(api.history), methods=["POST"]),
+        Route("/runs", g(api.create_run), methods=["POST"]),
+        Route("/runs/stream", g(api.stream_run), methods=["POST"]),
+        Route("/runs/wait", g(api.wait_run), methods=["POST"]),
         Route("/threads/{thread_id}/runs", g(api.create_run), methods=["POST"]),
         Route("/threads/{thread_id}/runs", g(api.list_runs), methods=["GET"]),
         Route("/threads/{thread_id}/runs/stream", g(api.stream_run), methods=["POST"]),

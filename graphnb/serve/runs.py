@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
 from ..engine.events import StreamMode
-from ..records import Interrupt
+from ..records import Interrupt, StateSnapshot
 from .store import Store
 
 __all__ = ["RECENT_RUNS", "ActiveRun", "Busy", "Runner", "jsonable"]
@@ -55,6 +55,7 @@ class ActiveRun:
     parts: list[tuple[str, Any]] = field(default_factory=list)
     done: bool = False
     task: asyncio.Task[None] | None = None
+    snapshot: StateSnapshot[Any] | None = None  # the thread's state where the run ended
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     def emit(self, event: str, data: Any) -> None:
@@ -183,7 +184,7 @@ class Runner:
             async with contextlib.aclosing(stream):
                 async for mode, item in stream:
                     active.emit(mode, jsonable(item))
-            snapshot = await graph.aget_state(thread_id)
+            active.snapshot = snapshot = await graph.aget_state(thread_id)
             if snapshot.interrupts:
                 status = "interrupted"
                 if "values" in modes:  # as LangGraph's values stream ends an interrupted run

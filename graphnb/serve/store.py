@@ -97,6 +97,19 @@ class Store:
                 (time.time(), graph_id, thread_id),
             )
 
+    def merge_metadata(self, thread_id: str, metadata: dict[str, Any]) -> None:
+        """Merge ``metadata`` into the thread's (its keys win)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT metadata FROM serve_threads WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+            if row is not None:
+                merged = json.loads(row["metadata"]) | metadata
+                self._db.execute(
+                    "UPDATE serve_threads SET metadata = ?, updated_at = ? WHERE thread_id = ?",
+                    (json.dumps(merged), time.time(), thread_id),
+                )
+
     def delete_thread(self, thread_id: str) -> None:
         """Forget the thread and its runs."""
         with self._lock:

@@ -344,3 +344,27 @@ def test_a_dropped_stream_gets_the_rest_after_its_last_event_id(url: str, client
     )
     assert answer.status_code == 422
     assert "Last-Event-ID must be a part's number" in answer.json()["detail"]
+
+
+def test_threadless_runs_leave_no_thread_unless_kept(client: Any) -> None:
+    before = {t["thread_id"] for t in client.threads.search(limit=1000)}
+    assert client.runs.wait(None, "chain", input={"count": 1}) == {
+        "count": 4,
+        "log": ["bump", "double"],
+    }
+    parts = list(client.runs.stream(None, "chain", input={"count": 2}, stream_mode="updates"))
+    assert [p.event for p in parts] == ["metadata", "updates", "updates"]
+    deadline = time.monotonic() + 5
+    while {t["thread_id"] for t in client.threads.search(limit=1000)} != before:
+        assert time.monotonic() < deadline, "a threadless run's thread was not deleted"
+        time.sleep(0.02)
+    kept = client.runs.create(None, "chain", input={"count": 0}, on_completion="keep")
+    assert client.runs.join(kept["thread_id"], kept["run_id"])["count"] == 2
+    assert client.threads.get(kept["thread_id"])["values"]["count"] == 2
+
+
+def test_thread_metadata_is_merged_by_update(client: Any) -> None:
+    thread_id = client.threads.create(metadata={"team": "red", "n": 1})["thread_id"]
+    updated = client.threads.update(thread_id, metadata={"n": 2})
+    assert updated["metadata"] == {"team": "red", "n": 2}
+    assert client.threads.get(thread_id)["metadata"] == {"team": "red", "n": 2}
