@@ -140,7 +140,9 @@ class Scenario:
 
     Attributes:
         name: short, unique.
-        ported_from: the LangGraph test (``file::test``) whose facts it carries over.
+        ported_from: where in LangGraph's tests its facts come from: ``file::test``
+            (the file is exact; the test part names the test or, where several tests
+            share the behaviour, the behaviour, so it may not be one test's name).
         build: returns the LangGraph ``StateGraph`` builder.
         steps: what the user does, in order; a first :class:`Input` at least.
         compile: LangGraph ``compile()`` options (``interrupt_before``, ``cache`` ...), or
