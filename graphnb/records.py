@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHILD_PATTERN",
+    "DURABILITIES",
     "INPUT",
     "UPDATE",
     "CheckpointMeta",
     "CheckpointSource",
+    "Durability",
     "Interrupt",
     "InterruptWhen",
     "Loaded",
@@ -108,6 +110,16 @@ def check_own_thread(thread_id: str, what: str = "a thread id") -> None:
 
 
 InterruptWhen: TypeAlias = Literal["before", "after", "during"]
+
+Durability: TypeAlias = Literal["sync", "async", "exit"]
+"""When a threaded run's checkpoints are stored (LangGraph's names and meanings).
+
+``"sync"``: each step's checkpoint is stored before the next step starts (the default);
+``"async"``: stored in the background, in order, while the next step runs, and all of them
+before the run returns; ``"exit"``: only the last one, when the run ends, finishes, stops
+for a human or fails.
+"""
+DURABILITIES: tuple[Durability, ...] = ("sync", "async", "exit")
 """Where a run stopped: ``before``/``after`` a node named in ``interrupt_before``/
 ``interrupt_after``, or ``during`` a node that called :func:`~graphnb.checkpoint.interrupt`.
 """

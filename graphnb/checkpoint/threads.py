@@ -11,10 +11,12 @@ checkpoint stays close to the cost of reading its state once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
@@ -30,6 +32,7 @@ from ..checkpoint_errors import (
 from ..errors import GraphSetupError
 from ..records import (
     CheckpointMeta,
+    Durability,
     Interrupt,
     Loaded,
     Position,
@@ -405,10 +408,15 @@ class Threads(Generic[S]):
     # -- writing -----------------------------------------------------------------------
 
     def writer(
-        self, thread_id: str, position: Position | None, *, metadata: Mapping[str, Any] | None
+        self,
+        thread_id: str,
+        position: Position | None,
+        *,
+        metadata: Mapping[str, Any] | None,
+        durability: Durability = "sync",
     ) -> ThreadWriter:
         """A writer appending to ``thread_id`` after ``position`` (``None``: a new thread)."""
-        return ThreadWriter(self, thread_id, position, dict(metadata or {}))
+        return ThreadWriter(self, thread_id, position, dict(metadata or {}), durability)
 
 
 class ThreadWriter:
@@ -417,6 +425,13 @@ class ThreadWriter:
     The first write continues from the loaded position; it must take the seq after the
     thread's head as it was read, so a concurrent writer makes it fail with
     :class:`~graphnb.checkpoint.CheckpointConflictError` instead of interleaving.
+
+    Its durability (:data:`~graphnb.records.Durability`) says when rows reach the saver.
+    Under ``"async"`` a row is encoded (and its id known) at once and stored by one
+    background worker, in order; after a failed write the later ones are not attempted,
+    so the thread never holds a row whose parent is missing. Under ``"exit"`` each row
+    replaces the one held before it, as a whole-state snapshot child of the loaded
+    position, and :meth:`flush` stores the last: one row per run.
     """
 
     def __init__(
@@ -425,7 +440,14 @@ class ThreadWriter:
         thread_id: str,
         position: Position | None,
         metadata: dict[str, Any],
+        durability: Durability = "sync",
     ) -> None:
+        self.durability = durability
+        self._held: StoredCheckpoint | None = None  # "exit": the row flush() stores
+        self._worker: ThreadPoolExecutor | None = None  # "async", sync runs
+        self._stored: list[Future[None]] = []
+        self._task: asyncio.Future[None] | None = None  # "async", async runs
+        self._failed: BaseException | None = None
         self.threads = threads
         self.schema = threads.schema
         self.saver = threads.saver
@@ -529,19 +551,95 @@ class ThreadWriter:
             self.delta_bytes += writes_bytes
         self.head_seq, self.parent, self.base_seq, self.last = row.seq, row, row.base_seq, row
 
-    def put(self, **fields: Any) -> StoredCheckpoint:
-        """Encode and store the next checkpoint; see :meth:`row` for the fields."""
-        row = self.row(**fields)
-        self.saver.put(row)
+    def put(self, *, keep: bool = False, **fields: Any) -> StoredCheckpoint:
+        """Encode and store the next checkpoint; see :meth:`row` for the fields.
+
+        ``keep`` stores it even under ``"exit"`` durability.
+        """
+        durability = self.durability
+        if durability == "exit":
+            row = self.row(snapshot=True, **fields)
+            if not keep:
+                return self._hold(row)
+            self._held = None
+        else:
+            row = self.row(**fields)
+        if durability == "async":
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphnb-checkpoints")
+            self._stored.append(self._worker.submit(self._store, row))
+        else:
+            self.saver.put(row)
         self.advance(row)
         return row
 
-    async def aput(self, **fields: Any) -> StoredCheckpoint:
+    async def aput(self, *, keep: bool = False, **fields: Any) -> StoredCheckpoint:
         """Async :meth:`put`."""
-        row = self.row(**fields)
-        await self.saver.aput(row)
+        durability = self.durability
+        if durability == "exit":
+            row = self.row(snapshot=True, **fields)
+            if not keep:
+                return self._hold(row)
+            self._held = None
+        else:
+            row = self.row(**fields)
+        if durability == "async":
+            self._task = asyncio.ensure_future(self._astore(self._task, row))
+        else:
+            await self.saver.aput(row)
         self.advance(row)
         return row
+
+    def flush(self) -> None:
+        """Store the held row, wait for the rows in flight; raise the first write's error."""
+        held, self._held = self._held, None
+        if held is not None:
+            self.saver.put(held)
+            self.advance(held)
+        stored, self._stored = self._stored, []
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
+        for future in stored:
+            future.result()
+
+    async def aflush(self) -> None:
+        """Async :meth:`flush`."""
+        held, self._held = self._held, None
+        if held is not None:
+            await self.saver.aput(held)
+            self.advance(held)
+        task, self._task = self._task, None
+        if task is not None:
+            await task
+        if self._stored:  # a sync put in an async run (a saver used from both)
+            await asyncio.to_thread(self.flush)
+
+    def abandon(self) -> None:
+        """Let the rows in flight land; drop the held one (the run ended without a word)."""
+        self._held = None
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
+
+    def _hold(self, row: StoredCheckpoint) -> StoredCheckpoint:
+        # Not advanced: the next row is again the loaded position's child, replacing this.
+        self._held = self.last = row
+        return row
+
+    def _store(self, row: StoredCheckpoint) -> None:
+        if self._failed is not None:  # its parent was not stored: neither is it
+            raise self._failed
+        try:
+            self.saver.put(row)
+        except BaseException as error:
+            self._failed = error
+            raise
+
+    async def _astore(self, before: asyncio.Future[None] | None, row: StoredCheckpoint) -> None:
+        if before is not None:
+            await before  # in order; a failed parent fails this one too
+        await self.saver.aput(row)
 
 
 def _json_text(encoded: Any, thread_id: str) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..draft import START, Draft
 from ..errors import GraphSetupError
+from ..records import DURABILITIES, Durability
 from ..schema import StateSchema
 from . import display
 from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
@@ -166,6 +167,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None,
         interrupt_before: Sequence[str] | str | None,
         interrupt_after: Sequence[str] | str | None,
+        durability: Durability = "sync",
     ) -> RunOptions:
         from ..checkpoint_errors import ThreadRequiredError
         from .driver import RunOptions
@@ -196,6 +198,7 @@ class CompiledGraph(Generic[S]):
             if interrupt_after is None
             else self._node_names(interrupt_after, "interrupt_after"),
             into=into,
+            durability=durability,
         )
 
     def get_state(
@@ -463,6 +466,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        durability: Durability = "sync",
     ) -> S:
         """Run the graph to its end (or to an interrupt) and return the state.
 
@@ -480,12 +484,15 @@ class CompiledGraph(Generic[S]):
                 history stays.
             interrupt_before: stop before these nodes (``"*"``: all), for this run.
             interrupt_after: stop after these nodes (``"*"``: all), for this run.
+            durability: when a threaded run's checkpoints are stored: ``"sync"`` before
+                each next step, ``"async"`` in the background while it runs (all before
+                the run returns), ``"exit"`` once, when the run ends, stops or fails.
         """
         run = self._run(
             events=False, context=context, recursion_limit=recursion_limit, thread_id=thread_id
         )
         for _ in self._select_events(
-            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         ):
             pass
         return self.schema.build(run.values)
@@ -500,13 +507,14 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        durability: Durability = "sync",
     ) -> S:
         """Async :meth:`invoke`: async nodes run on the event loop."""
         run = self._run(
             events=False, context=context, recursion_limit=recursion_limit, thread_id=thread_id
         )
         async for _ in self._select_aevents(
-            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         ):
             pass
         return self.schema.build(run.values)
@@ -519,10 +527,14 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None,
         interrupt_before: Sequence[str] | str | None,
         interrupt_after: Sequence[str] | str | None,
+        durability: Durability = "sync",
     ) -> Iterator[Event]:
+        check_durability(durability)
         if thread_id is None and self._threads is None and checkpoint_id is None:
             return trace_events(run, self._events(run, input))
-        options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
+        options = self._options(
+            thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
+        )
         run.thread_id = options.thread_id
         from .driver import thread_events
 
@@ -536,10 +548,14 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None,
         interrupt_before: Sequence[str] | str | None,
         interrupt_after: Sequence[str] | str | None,
+        durability: Durability = "sync",
     ) -> AsyncIterator[Event]:
+        check_durability(durability)
         if thread_id is None and self._threads is None and checkpoint_id is None:
             return trace_aevents(run, self._aevents(run, input))
-        options = self._options(thread_id, checkpoint_id, interrupt_before, interrupt_after)
+        options = self._options(
+            thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
+        )
         run.thread_id = options.thread_id
         from .driver import athread_events
 
@@ -557,6 +573,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = ...,
         interrupt_before: Sequence[str] | str | None = ...,
         interrupt_after: Sequence[str] | str | None = ...,
+        durability: Durability = ...,
         subgraphs: bool = ...,
     ) -> Iterator[Any]: ...
 
@@ -572,6 +589,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = ...,
         interrupt_before: Sequence[str] | str | None = ...,
         interrupt_after: Sequence[str] | str | None = ...,
+        durability: Durability = ...,
         subgraphs: bool = ...,
     ) -> Iterator[tuple[StreamMode, Any]]: ...
 
@@ -586,6 +604,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        durability: Durability = "sync",
         subgraphs: bool = False,
     ) -> Iterator[Any]:
         """Run the graph, yielding what ``mode`` selects as it happens.
@@ -605,7 +624,7 @@ class CompiledGraph(Generic[S]):
         run.steps = bool(modes & {"events", "values"})
         run.subgraphs = subgraphs
         events = self._select_events(
-            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         )
         if "values" not in modes:
             for event in events:
@@ -630,6 +649,7 @@ class CompiledGraph(Generic[S]):
         checkpoint_id: str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        durability: Durability = "sync",
         subgraphs: bool = False,
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
@@ -643,7 +663,7 @@ class CompiledGraph(Generic[S]):
         state: Any = None
         values = "values" in modes
         async for event in self._select_aevents(
-            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after
+            run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         ):
             for item in _select(event, modes, isinstance(mode, str)):
                 yield item
@@ -844,6 +864,13 @@ def _positive(value: int, option: str) -> int:
     if value < 1:
         raise ValueError(f"{option} must be at least 1, got {value}")
     return value
+
+
+def check_durability(durability: object) -> None:
+    """Refuse a durability that is not one of :data:`~graphnb.records.DURABILITIES`."""
+    if durability not in DURABILITIES:
+        choices = ", ".join(repr(d) for d in DURABILITIES)
+        raise ValueError(f"durability must be one of {choices}; got {durability!r:.80}")
 
 
 def _check_modes(mode: StreamMode | Sequence[StreamMode]) -> frozenset[str]:

@@ -28,6 +28,7 @@ The loop is written once (:func:`_loop`) and driven from sync or async code by
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Generator, Iterator, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -35,7 +36,7 @@ from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFound
 from ..draft import START
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
-from ..records import INPUT, Interrupt, Position, child_thread
+from ..records import INPUT, Durability, Interrupt, Position, child_thread
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync
@@ -73,6 +74,7 @@ class RunOptions:
     # (time travel into a subgraph) the checkpoint each nested subgraph node starts from.
     store: ThreadStore[Any] | None = None
     into: tuple[tuple[str, str | None], ...] = ()
+    durability: Durability = "sync"
 
 
 class ThreadedRun(Run[S]):
@@ -445,20 +447,57 @@ def _stopped(
     return Interrupted(run.step, tuple(stops), row.checkpoint_id if row is not None else "")
 
 
-def _put(writer: CheckpointWriter, row: dict[str, Any]) -> Call:
+def _put(writer: CheckpointWriter, row: dict[str, Any], tasks: list[Node] | None = None) -> Call:
+    if tasks and any(node.subgraph is not None for node in tasks):
+        # A child's thread is named after the checkpoint its step starts from: keep it.
+        row = {**row, "keep": True}
     return Call(writer.put, writer.aput, kwargs=row)
 
 
 def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions) -> Loop:
-    """The threaded loop, once for sync and async runs; see the module's docstring."""
+    """The threaded loop, once for sync and async runs; see the module's docstring.
+
+    Whatever the durability held back or is storing in the background is stored before
+    the loop ends (and so before the thread's lock is released), the run's own error
+    first if both fail.
+    """
     threads = run.store = options.store or graph.threads
     where = (options.thread_id, options.checkpoint_id)
     position = yield Call(threads.load, threads.aload, where)
     if options.into:
         yield from _check_into(graph, threads, position, options)
     writer = trace_writer(
-        run, threads.writer(options.thread_id, position, metadata={"run_id": run.run_id})
+        run,
+        threads.writer(
+            options.thread_id,
+            position,
+            metadata={"run_id": run.run_id},
+            durability=options.durability,
+        ),
     )
+    flush = Call(writer.flush, writer.aflush)
+    try:
+        yield from _steps(graph, run, given, options, position, writer)
+    except Exception:
+        with suppress(Exception):  # the run's own error is the one to report
+            yield flush
+        raise
+    except BaseException:  # closed early, Ctrl-C, cancelled: nothing more can be awaited
+        writer.abandon()
+        raise
+    yield flush
+
+
+def _steps(
+    graph: CompiledGraph[S],
+    run: ThreadedRun[S],
+    given: Any,
+    options: RunOptions,
+    position: Position | None,
+    writer: CheckpointWriter,
+) -> Loop:
+    threads = run.store
+    assert threads is not None  # set by _loop
     plan = _plan(graph, threads, run, position, given)
     if plan.tasks is not None:
         tasks = run._order(plan.tasks)
@@ -466,7 +505,7 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
         tasks = yield Call(run.first_tasks, run.afirst_tasks)
     stops = _stops([], tasks, options, skip_before=plan.skip_before)
     if plan.update is not None:
-        yield _put(writer, _input_row(run, plan, tasks, stops))
+        yield _put(writer, _input_row(run, plan, tasks, stops), tasks)
     if any(node.subgraph is not None for node in tasks):
         run.into = options.into
         run.base = (
@@ -500,7 +539,7 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
             yield from _record_failure(run, writer, tasks, before, error)
             raise
         stops = _stops(finished, tasks, options)
-        yield _put(writer, _step_row(run, results, tasks, stops))
+        yield _put(writer, _step_row(run, results, tasks, stops), tasks)
         run.base = writer.last.checkpoint_id  # type: ignore[union-attr]
         if run.steps:
             yield run.finished_event(tuple(_names(finished)), tasks)

@@ -22,7 +22,7 @@ from ..errors import GraphSetupError
 if TYPE_CHECKING:
     from datetime import timedelta
 
-    from ..records import Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
+    from ..records import Durability, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
     from ..schema import StateSchema
 
 __all__ = [
@@ -135,6 +135,7 @@ class CheckpointWriter(Protocol):
     def put(
         self,
         *,
+        keep: bool = False,
         step: int,
         source: str,
         ran: Sequence[str],
@@ -149,11 +150,16 @@ class CheckpointWriter(Protocol):
         start_at: Sequence[str] | None = None,
         error: Mapping[str, Any] | None = None,
     ) -> StoredCheckpoint:
-        """Encode and store the next checkpoint."""
+        """Encode and store the next checkpoint, as the writer's durability says.
+
+        ``keep``: store it even under ``"exit"`` durability (a subgraph's thread is named
+        after the checkpoint its step starts from, so that one must exist).
+        """
 
     async def aput(
         self,
         *,
+        keep: bool = False,
         step: int,
         source: str,
         ran: Sequence[str],
@@ -169,6 +175,18 @@ class CheckpointWriter(Protocol):
         error: Mapping[str, Any] | None = None,
     ) -> StoredCheckpoint:
         """Async :meth:`put`."""
+
+    def flush(self) -> None:
+        """Store what the durability held back or is storing; raise a write's error."""
+
+    async def aflush(self) -> None:
+        """Async :meth:`flush`."""
+
+    def abandon(self) -> None:
+        """Let writes in flight land and drop what was held back.
+
+        For a run that ended without a word: a stream left early, Ctrl-C, a cancellation.
+        """
 
 
 class ThreadStore(Protocol[S]):
@@ -229,7 +247,12 @@ class ThreadStore(Protocol[S]):
         """Remove old checkpoints, rebuilding snapshots; returns how many went."""
 
     def writer(
-        self, thread_id: str, position: Position | None, *, metadata: Mapping[str, Any] | None
+        self,
+        thread_id: str,
+        position: Position | None,
+        *,
+        metadata: Mapping[str, Any] | None,
+        durability: Durability = "sync",
     ) -> CheckpointWriter:
         """A writer appending to ``thread_id`` after ``position`` (``None``: a new thread)."""
 

@@ -261,3 +261,12 @@ class _TracedWriter:
         span.set_attribute("graphnb.checkpoint_id", stored.checkpoint_id)
         span.end()
         return stored
+
+    def flush(self) -> None:
+        self._writer.flush()
+
+    async def aflush(self) -> None:
+        await self._writer.aflush()
+
+    def abandon(self) -> None:
+        self._writer.abandon()
