@@ -141,13 +141,18 @@ def _parse_answer(args: argparse.Namespace) -> Any:
     return Command(resume=parse_json(args.resume, "--resume", hint=hint))
 
 
+MAX_JSON_DEPTH = 200
+"""How deep JSON input may nest: deeper states cannot be printed as JSON (pydantic stops
+near 255 levels) nor stored, so such input is refused when it is read."""
+
+
 def parse_json(text: str, where: str, *, line: bool = False, hint: str = "") -> Any:
     """``text`` read as JSON; what cannot be read is a :class:`CommandError` (exit 2).
 
-    Besides invalid JSON, Python's reader refuses JSON nested deeper than its recursion
-    limit (``RecursionError``) and integers of more digits than
-    ``sys.get_int_max_str_digits()`` (a ``ValueError``): both are bad input too, said in
-    one line naming ``where`` the text came from.
+    Besides invalid JSON, this refuses JSON nested deeper than :data:`MAX_JSON_DEPTH`
+    (deeper still, Python's reader raises ``RecursionError``) and integers of more digits
+    than ``sys.get_int_max_str_digits()`` (a ``ValueError``): bad input too, said in one
+    line naming ``where`` the text came from.
 
     Args:
         text: the JSON text.
@@ -155,18 +160,38 @@ def parse_json(text: str, where: str, *, line: bool = False, hint: str = "") -> 
         line: ``text`` is one line: a position is its column only.
         hint: added to the message of invalid JSON.
     """
+    too_deep = f"is JSON nested more than {MAX_JSON_DEPTH} levels deep, which graphnb does not take"
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as error:
         at = f"column {error.colno}" if line else f"line {error.lineno} column {error.colno}"
         reason = f"is not valid JSON: {error.msg} at {at}{hint}"
     except RecursionError:
-        depth = sys.getrecursionlimit()
-        reason = f"is JSON nested too deep to read (Python's limit is {depth} levels)"
+        reason = too_deep
     except ValueError:  # Python's limit on the digits of an integer read from text
         limit = sys.get_int_max_str_digits()
         reason = f"holds a number of more than {limit} digits, too long to read"
+    else:
+        if _depth(value) <= MAX_JSON_DEPTH:
+            return value
+        reason = too_deep
     raise CommandError(f"{where} {reason}", EXIT_USAGE)
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (a scalar is 0), without recursing."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        )
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def reporting(action: Callable[[], int], *, db: str | None = None) -> int:

@@ -514,7 +514,12 @@ def test_prune_refuses_an_age_that_is_not_a_finite_number(
 DEEP = "[" * 100_000 + "]" * 100_000
 LONG = "1" * 5_000
 
-UNREADABLE = {"nested 100,000 deep": (DEEP, "nested too deep"), "5,000 digits": (LONG, "digits")}
+UNREADABLE = {
+    "nested 100,000 deep": (DEEP, "nested more than 200 levels deep"),
+    # Python reads it, but a state that deep can be neither printed nor stored as JSON.
+    "nested 300 deep": ("[" * 300 + "]" * 300, "nested more than 200 levels deep"),
+    "5,000 digits": (LONG, "digits"),
+}
 
 
 @pytest.mark.parametrize("value", UNREADABLE.values(), ids=UNREADABLE.keys())
@@ -578,3 +583,26 @@ def test_lab_on_a_file_that_is_no_notebook_is_an_error_line(
     assert code == 2
     assert_one_error_line(err, "notes.txt is not a notebook (.ipynb)")
     assert not Path("notes.txt").exists()
+
+
+def test_json_input_as_deep_as_graphnb_takes_runs_and_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path("keep.py").write_text(KEEP, encoding="utf-8")
+    deep = "[" * 199 + "]" * 199  # inside the input object: 200 levels
+    code, out, err = cli(capsys, "run", "keep.py", "-q", "--input", '{"data": ' + deep + "}")
+    assert code == 0, err
+    assert json.loads(out) == {"data": json.loads(deep), "seen": True}
+
+
+KEEP = """
+from graphnb import END, START, StateGraph
+
+
+def look(state: dict) -> dict:
+    return {"seen": True}
+
+
+graph = StateGraph(dict).add_node("look", look)
+graph.add_edge(START, "look").add_edge("look", END)
+"""
