@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from types import FrameType
@@ -59,7 +60,9 @@ def run_tree(command: Sequence[str], *, what: str, grace: float = GRACE) -> int:
         if len(received) == 1:
             raise _Stop
 
-    previous = {number: signal.signal(number, stop) for number in _stop_signals()}
+    # Only the main thread may set signal handlers; elsewhere the caller's own apply.
+    numbers = _stop_signals() if threading.current_thread() is threading.main_thread() else []
+    previous = {number: signal.signal(number, stop) for number in numbers}
     try:
         try:
             return process.wait()
