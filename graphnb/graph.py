@@ -22,7 +22,7 @@ from .binding import binding_of, resolve
 from .draft import END, START, Draft, DraftEdge, DraftField, DraftNode, DraftState
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
-from .engine.node import Router, routes_from_annotation
+from .engine.node import Router, command_destinations, routes_from_annotation
 from .engine.policy import (
     CachePolicy,
     MemoryCache,
@@ -107,6 +107,7 @@ class StateGraph(Generic[S]):
         cache: CachePolicy | None = None,
         inputs: Mapping[str, str] | None = None,
         outputs: Mapping[str, str] | None = None,
+        destinations: Mapping[str, str] | Sequence[str] | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -125,10 +126,20 @@ class StateGraph(Generic[S]):
                 parent field feeds which child field; the fields both share by default.
             outputs: for a subgraph node: which child field is written to which parent
                 field; the fields both share by default.
+            destinations: where the node's ``Command(goto=...)`` may send the run, for
+                drawing (dashed edges) and for the compile's reachability check: node
+                names (``END`` too), or a dict of node name -> edge label. Read from a
+                ``-> Command[Literal["a", "b"]]`` return annotation when omitted. A
+                ``goto`` elsewhere still runs; a destination that is no node is refused
+                when the graph compiles.
         """
+        callee = fn if fn is not None else node
+        if destinations is None and callable(callee):
+            destinations = command_destinations(callee)
+        marks = _destinations(node, destinations)
         if isinstance(fn, (StateGraph, CompiledGraph)):
             _refuse_subgraph_policies(node, retry, timeout, cache)
-            return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs)
+            return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs, marks)
         if inputs is not None or outputs is not None:
             raise GraphSetupError(f"inputs/outputs of `{node}` need a graph as its callable")
         if callable(node) and fn is None:
@@ -149,7 +160,7 @@ class StateGraph(Generic[S]):
         bound = binding or (binding_of(fn) if callable(fn) else None)
         plain = (label is None or isinstance(label, str)) and isinstance(bound, (str, type(None)))
         policies = retry is not None or timeout is not None or cache is not None
-        if plain and not (position or metadata or policies):
+        if plain and not (position or metadata or policies or marks is not None):
             self._spec.nodes.append(DraftNode(node, label, bound))
         else:
             from .spec import NodeSpec, Position
@@ -164,6 +175,7 @@ class StateGraph(Generic[S]):
                     retry=retry.to_spec() if retry is not None else None,
                     timeout=timeout,
                     cache=cache.to_spec() if cache is not None else None,
+                    destinations=marks,
                 )
             )
         if retry is not None or timeout is not None or cache is not None:
@@ -179,6 +191,7 @@ class StateGraph(Generic[S]):
         metadata: Mapping[str, JsonValue] | None,
         inputs: Mapping[str, str] | None,
         outputs: Mapping[str, str] | None,
+        destinations: dict[str, str | None] | None = None,
     ) -> StateGraph[S]:
         if not isinstance(node, str):
             raise GraphSetupError(f"a node's name must be a string, got {node!r}")
@@ -200,6 +213,7 @@ class StateGraph(Generic[S]):
                 subgraph=child.spec,
                 inputs=dict(inputs) if inputs is not None else None,
                 outputs=dict(outputs) if outputs is not None else None,
+                destinations=destinations,
             )
         )
         return self
@@ -612,6 +626,30 @@ def _dict_state_options(spec: GraphSpec) -> tuple[dict[str, Reducer], str | None
         reducers[field.name] = reducer
     streaming = next((field.name for field in spec.state.fields if field.streaming), None)
     return reducers, streaming
+
+
+def _destinations(
+    node: object, destinations: Mapping[str, str] | Sequence[str] | None
+) -> dict[str, str | None] | None:
+    """A node's declared Command destinations as the spec keeps them: name -> label."""
+    if destinations is None:
+        return None
+    if isinstance(destinations, Mapping):
+        marks: dict[str, str | None] = {}
+        for target, label in destinations.items():
+            if not isinstance(target, str) or not isinstance(label, (str, type(None))):
+                raise GraphSetupError(
+                    f"the destinations of `{node}` map node names to labels (strings), "
+                    f"got {target!r}: {label!r}"
+                )
+            marks[target] = label
+        return marks
+    if isinstance(destinations, str) or not all(isinstance(t, str) for t in destinations):
+        raise GraphSetupError(
+            f"the destinations of `{node}` are a tuple of node names or a dict of node "
+            f"name -> label, got {destinations!r}"
+        )
+    return dict.fromkeys(destinations)
 
 
 def _names(nodes: Sequence[str]) -> str:

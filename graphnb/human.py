@@ -19,27 +19,103 @@ from __future__ import annotations
 import reprlib
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from .errors import GraphRuntimeError
 from .records import Interrupt
 
-__all__ = ["Command", "GraphInterrupt", "given_answers", "interrupt", "interrupt_unanswered"]
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    # A default, so that a bare `Command` stays a complete type (PEP 696).
+    N = TypeVar("N", default=Any)
+else:  # typing_extensions is loaded by pydantic, not by graphnb; 3.11's TypeVar has no default
+    from typing import TypeVar
+
+    N = TypeVar("N")
+
+__all__ = [
+    "Command",
+    "GraphInterrupt",
+    "ParentCommand",
+    "given_answers",
+    "interrupt",
+    "interrupt_unanswered",
+]
 
 _REPR = reprlib.Repr()  # an interrupt's message: a value nested thousands deep has no full repr
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 6, 200, 200
 
 
 @dataclass(frozen=True, slots=True)
-class Command:
-    """Input that resumes an interrupted thread: ``invoke(Command(resume=answer), thread_id=...)``.
+class Command(Generic[N]):
+    """An instruction to the engine, as input to a run or as what a node returns.
+
+    As input, it resumes an interrupted thread: ``invoke(Command(resume=answer),
+    thread_id=...)``. Returned by a node, it writes ``update`` and sends the run on to
+    ``goto`` (LangGraph's ``Command``, one type for both uses as there):
+
+    >>> from typing import Literal
+    >>> from graphnb import StateGraph, START, END
+    >>> def triage(state) -> Command[Literal["urgent", "later"]]:
+    ...     return Command(goto="urgent", update={"seen": True})
+    >>> graph = StateGraph(dict).add_node(triage).add_edge(START, "triage")
+    >>> graph = graph.add_node("urgent", lambda s: {"done": "now"})
+    >>> graph = graph.add_node("later", lambda s: {"done": "later"})
+    >>> app = graph.add_edge("urgent", END).add_edge("later", END).compile()
+    >>> app.invoke({})
+    {'seen': True, 'done': 'now'}
+
+    A node's static edges still fire beside its ``goto`` (as in LangGraph). ``goto`` may
+    name a node not in the node's declared destinations (``add_node(...,
+    destinations=...)``, or a ``Command[Literal[...]]`` return annotation): it runs, as in
+    LangGraph; destinations are what diagrams and the builder draw. A name that is no
+    node of the graph fails the run with a :class:`~graphnb.errors.RouteError`.
+
+    The type parameter (``Command[Literal["a", "b"]]``) only declares destinations.
 
     Attributes:
         resume: the answer ``interrupt(...)`` returns in the node that asked. With several
             pending interrupts, a dict mapping each :attr:`Interrupt.id` to its answer.
+        goto: where the run goes next: a node name, ``Send(node, payload)``, ``END`` (go
+            nowhere), or a list of these; all run in the next super-step.
+        update: what the node writes: a partial dict or a state instance, merged through
+            the reducers like a node's plain return value.
+        graph: ``None`` for the graph the node is in; :attr:`PARENT` to apply ``goto``
+            and ``update`` to the graph that runs this one as a subgraph node (the
+            subgraph stops there, its node's static edges in the parent still fire).
     """
 
+    PARENT: ClassVar[str] = "__parent__"
+    """``graph=Command.PARENT``: the command is for the parent graph."""
+
     resume: Any = None
+    goto: Any = ()
+    update: Any = None
+    graph: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.graph not in (None, Command.PARENT):
+            raise ValueError(f"Command(graph=...) takes None or Command.PARENT, got {self.graph!r}")
+
+    def targets(self) -> list[Any]:
+        """``goto`` as a list: node names, ``END`` and ``Send`` items."""
+        goto = self.goto
+        if isinstance(goto, (list, tuple)):
+            return list(goto)
+        return [goto]
+
+
+class ParentCommand(BaseException):
+    """Raised inside a subgraph for a ``Command(graph=Command.PARENT)``; the parent takes it.
+
+    A ``BaseException`` (like :class:`GraphInterrupt`) so that no ``except Exception``
+    between the subgraph's node and its parent catches it.
+    """
+
+    def __init__(self, command: Command[Any]) -> None:
+        self.command = command
+        super().__init__(f"a command for the parent graph: {command!r}")
 
 
 class GraphInterrupt(BaseException):

@@ -116,6 +116,13 @@ class NodeSpec(_Spec):
     outputs: dict[str, str] | None = Field(
         default=None, exclude_if=_unset, description="Subgraph: child field -> parent field."
     )
+    destinations: dict[str, str | None] | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Where the node's Command(goto=...) may send the run: node name (or "
+        "END) -> label drawn on the edge (None: no label). Drawn as dashed edges; a goto "
+        "elsewhere still runs.",
+    )
 
 
 class EdgeSpec(_Spec):

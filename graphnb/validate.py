@@ -61,6 +61,9 @@ def check_spec(spec: GraphSpec | Draft, *, require_bindings: bool = False) -> li
     known = set(names)
     for edge in spec.edges:
         problems.extend(_unknown_ends(edge.source, edge.target, known))
+    for node, target in _destinations(spec):
+        if target != END and target not in known:
+            problems.append(_unknown_destination(node, target))
     problems.extend(
         _unknown_router(source)
         for source in spec.routers
@@ -110,6 +113,23 @@ def _unknown_ends(source: str, target: str, known: set[str]) -> list[Problem]:
             )
         )
     return found
+
+
+def _destinations(spec: GraphSpec | Draft) -> list[tuple[str, str]]:
+    """``(node, destination)`` for every destination a node declares for its Commands."""
+    return [
+        (node.id, target)
+        for node in spec.nodes
+        for target in (getattr(node, "destinations", None) or ())
+    ]
+
+
+def _unknown_destination(node: str, target: str) -> Problem:
+    return Problem(
+        "unknown-node",
+        f"`{target}` is a destination of `{node}` but is not a node.",
+        (target,),
+    )
 
 
 def _unknown_router(source: str) -> Problem:
@@ -223,6 +243,9 @@ def _flow_problems(spec: GraphSpec | Draft, known: set[str]) -> list[Problem]:
     for edge in spec.edges:
         forward[edge.source].add(edge.target)
         backward[edge.target].add(edge.source)
+    for source, target in _destinations(spec):  # a Command may go there: a path as well
+        forward[source].add(target)
+        backward[target].add(source)
     if not forward[START]:
         return [_NO_ENTRY]
     problems = []

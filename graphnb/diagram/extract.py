@@ -52,6 +52,12 @@ def extract(obj: Any) -> Diagram:
     for node in spec.nodes:
         defined.setdefault(node.id, node)
     used = [end for edge in spec.edges for end in (edge.source, edge.target)]
+    commands = [
+        (node.id, target, label)
+        for node in spec.nodes
+        for target, label in (node.destinations or {}).items()
+    ]
+    used.extend(end for source, target, _ in commands for end in (source, target))
 
     nodes: list[DiagramNode] = []
     if START in used:
@@ -77,6 +83,11 @@ def extract(obj: Any) -> Diagram:
         nodes.append(DiagramNode(END, "end", "end", "end"))
 
     edges = tuple(_edge(index, edge, machine) for index, edge in enumerate(spec.edges))
+    # A Command's destinations: dashed like a router's routes, as LangGraph draws them.
+    edges += tuple(
+        DiagramEdge(len(spec.edges) + i, source, target, "conditional", label, command=True)
+        for i, (source, target, label) in enumerate(commands)
+    )
     return Diagram(spec.name, "machine" if machine else "graph", tuple(nodes), edges)
 
 

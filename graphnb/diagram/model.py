@@ -47,16 +47,20 @@ class DiagramNode:
 
 @dataclass(frozen=True, slots=True)
 class DiagramEdge:
-    """An arrow of the diagram; one per spec edge, in spec order.
+    """An arrow of the diagram; one per spec edge, in spec order, then the Command edges.
+
+    A node's declared Command destinations (``NodeSpec.destinations``) follow the spec's
+    edges, drawn dashed (kind ``conditional``) with ``command`` set.
 
     Attributes:
-        index: the edge's position in ``spec.edges``.
+        index: the edge's position in ``spec.edges`` (past its end for a Command edge).
         source: the source node's id.
         target: the target node's id.
         kind: ``direct``, ``conditional`` (drawn dashed), ``join`` (drawn into a join bar)
             or ``send`` (a map-reduce edge, drawn dotted and thick, labelled ``Send``).
         label: the text on the arrow (a route, or a machine's ``EVENT [guard]``), if any.
         internal: a machine's internal transition (a self-loop that does not exit).
+        command: where the source's ``Command(goto=...)`` may go (a declared destination).
     """
 
     index: int
@@ -65,6 +69,7 @@ class DiagramEdge:
     kind: EdgeKind = "direct"
     label: str | None = None
     internal: bool = False
+    command: bool = False
 
     @property
     def is_loop(self) -> bool:

@@ -6,9 +6,17 @@ import inspect
 import typing
 from collections.abc import AsyncIterable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Literal, get_args, get_origin
 
-__all__ = ["Node", "Router", "Streamed", "complete_value", "routes_from_annotation"]
+__all__ = [
+    "Node",
+    "Router",
+    "Streamed",
+    "command_destinations",
+    "complete_value",
+    "routes_from_annotation",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +202,40 @@ def routes_from_annotation(fn: Callable[..., Any]) -> list[str] | None:
     found: list[str] = []
     _collect_literals(annotation, found)
     return found or None
+
+
+def command_destinations(fn: Callable[..., Any]) -> list[str] | None:
+    """Destinations declared by a node's ``-> Command[Literal["a", "b"]]`` annotation.
+
+    As LangGraph reads them: the ``Literal`` names in the type argument of a ``Command``
+    return annotation (graphnb's or LangGraph's: any generic class named ``Command``).
+    Only the return annotation is resolved, so a parameter annotated with a class local
+    to a function (unresolvable under ``from __future__ import annotations``) is no bar.
+    """
+    target = _unwrap(fn)
+    raw = getattr(target, "__annotations__", None)
+    if not isinstance(raw, Mapping) or "return" not in raw:
+        return None
+    holder = SimpleNamespace(__annotations__={"return": raw["return"]})
+    try:
+        hints = typing.get_type_hints(holder, globalns=getattr(target, "__globals__", {}))
+    except Exception:  # an unresolvable annotation: nothing declared
+        return None
+    found: list[str] = []
+    _collect_commands(hints.get("return"), found)
+    return found or None
+
+
+def _collect_commands(annotation: Any, found: list[str]) -> None:
+    origin = get_origin(annotation)
+    if origin is None:
+        return
+    if getattr(origin, "__name__", None) == "Command":
+        for arg in get_args(annotation):
+            _collect_literals(arg, found)
+    else:  # Command[...] | None, Union[...]
+        for arg in get_args(annotation):
+            _collect_commands(arg, found)
 
 
 def _collect_literals(annotation: Any, found: list[str]) -> None:

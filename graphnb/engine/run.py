@@ -30,11 +30,12 @@ from ..errors import (
     NodeError,
     RouteError,
 )
+from ..human import Command, ParentCommand
 from ..schema import WriteError, is_graph_state
 from .context import RunContext
 from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
-from .send import check_payload, distinct, instance_key, instances, order
+from .send import Send, check_payload, distinct, instance_key, instances, order
 
 if TYPE_CHECKING:
     import asyncio
@@ -142,6 +143,11 @@ class Run(Generic[S]):
         self.merged: list[tuple[Node, Update]] = []
         # Whether events from inside subgraph nodes reach this run's stream.
         self.subgraphs = False
+        # Where the nodes of the step being run sent the run with a Command(goto=...):
+        # (node index, instance) -> its targets (names and Sends), read by next_tasks.
+        self.gotos: dict[tuple[int, int | None], list[Any]] = {}
+        # Whether this run is a subgraph node's child run (Command.PARENT has a parent).
+        self.nested = False
 
     # -- start -------------------------------------------------------------------------
 
@@ -259,9 +265,9 @@ class Run(Generic[S]):
 
     def next_tasks(self, finished: list[Node]) -> list[Node]:
         """Nodes triggered by the nodes that just finished (sync routers)."""
+        triggered: list[str] = self._gone(finished) if self.gotos else []
         if self.fanned:
             finished, self.fanned = distinct(finished), False
-        triggered: list[str] = []
         for node in finished:
             triggered.extend(
                 self._after(node.name, self.graph.successors.get(node.name, ()), self._route_sync)
@@ -270,12 +276,24 @@ class Run(Generic[S]):
 
     async def anext_tasks(self, finished: list[Node]) -> list[Node]:
         """Nodes triggered by the nodes that just finished (routers may be async)."""
+        triggered: list[str] = self._gone(finished) if self.gotos else []
         if self.fanned:
             finished, self.fanned = distinct(finished), False
-        triggered: list[str] = []
         for node in finished:
             triggered.extend(await self._aafter(node.name))
         return self._order(triggered)
+
+    def _gone(self, finished: list[Node]) -> list[str]:
+        """Where the finished nodes' Commands went, in node order; their Sends are queued."""
+        gotos, self.gotos = self.gotos, {}
+        found: list[str] = []
+        for node in finished:
+            for target in gotos.get((node.index, node.instance), ()):
+                if isinstance(target, str):
+                    found.append(target)
+                else:  # a Send, checked when the node returned it
+                    self.sends.append(target)
+        return found
 
     def _after(
         self, source: str, direct: tuple[str, ...], route: Callable[[str], list[str]]
@@ -448,7 +466,12 @@ class Run(Generic[S]):
             elif node.subgraph is not None:  # a whole run of a child graph (engine.subgraph)
                 if pending and self.events:
                     yield from _flush(pending)
-                result = yield from node.subgraph.run_sync(self, node, before)
+                try:
+                    result = yield from node.subgraph.run_sync(self, node, before)
+                except ParentCommand as command:  # the child's Command(graph=PARENT)
+                    parent = command.command
+                    result = Command(goto=parent.goto, update=parent.update)
+                    view = self.schema.view(before)
             else:
                 result = node.call(*args)
             if pending and self.events:
@@ -533,6 +556,8 @@ class Run(Generic[S]):
             return schema.check_writes(result)
         if result is None:
             return {}
+        if type(result) is Command:
+            return self._command(node, result, before, view)
         if is_graph_state(result) and schema.model is not None:
             if not isinstance(result, schema.model):
                 raise WriteError(
@@ -546,11 +571,78 @@ class Run(Generic[S]):
             return schema.check_writes(schema.diff(before, result))
         if isinstance(result, Mapping):
             return schema.check_writes(result)
+        if _is_foreign_command(result):  # LangGraph's own Command, from an unchanged node
+            own = Command(goto=result.goto, update=result.update, graph=result.graph)
+            return self._command(node, own, before, view)
         raise WriteError(
             f"returned {result!r}; a node returns a partial dict, a {schema.label}, None "
             "or a streamed result",
             field=None,
             value=result,
+        )
+
+    def _command(
+        self, node: Node, command: Command[Any], before: dict[str, Any], view: Any
+    ) -> Update:
+        """A node's ``Command``: its update checked, its goto kept for :meth:`next_tasks`."""
+        if command.graph is not None:
+            if not self.nested:
+                raise WriteError(
+                    "returned Command(graph=Command.PARENT), but its graph is not run as "
+                    "a subgraph node: there is no parent graph",
+                    field=None,
+                    value=command,
+                )
+            raise ParentCommand(command)
+        if command.resume is not None:
+            raise WriteError(
+                "returned Command(resume=...); resume answers an interrupt as a run's input "
+                "(invoke(Command(resume=...), thread_id=...)), not as a node's result",
+                field=None,
+                value=command,
+            )
+        update = (
+            {} if command.update is None else self.to_update(node, command.update, before, view)
+        )
+        targets = [self._goto(node, target) for target in command.targets()]
+        targets = [target for target in targets if target is not None]
+        if targets:
+            self.gotos[(node.index, node.instance)] = targets
+        return update
+
+    def _goto(self, node: Node, target: Any) -> Any:
+        """One ``goto`` target checked: a node name, a checked Send, or None for END."""
+        if target == END or target is None:
+            return None
+        if isinstance(target, str):
+            if target not in self.graph.nodes:
+                raise RouteError(
+                    f"node `{node.name}` returned Command(goto={target!r}) at step "
+                    f"{self.step}, but the graph has no node {target!r}",
+                    node=node.name,
+                    step=self.step,
+                    route=target,
+                )
+            return target
+        if hasattr(target, "node") and (hasattr(target, "payload") or hasattr(target, "arg")):
+            # a Send: graphnb's, or LangGraph's (its payload is `arg`)
+            if not hasattr(target, "payload"):
+                target = Send(target.node, target.arg)
+            if target.node not in self.graph.nodes:
+                raise RouteError(
+                    f"node `{node.name}` sent {target!r} at step {self.step}, but the graph "
+                    f"has no node {target.node!r}",
+                    node=node.name,
+                    step=self.step,
+                    route=target,
+                )
+            return (target.node, check_payload(self.schema, node.name, self.step, target))
+        raise RouteError(
+            f"node `{node.name}` returned Command(goto={target!r}) at step {self.step}; goto "
+            "takes a node name, END, a Send, or a list of these",
+            node=node.name,
+            step=self.step,
+            route=target,
         )
 
     def _stream_target(self, node: Node, result: Any) -> tuple[str, Any, Any]:
@@ -620,6 +712,14 @@ class Run(Generic[S]):
                 self.schema.fields[name].check(complete) if name in self.schema.fields else complete
             )
         return update
+
+
+def _is_foreign_command(result: Any) -> bool:
+    """Whether ``result`` is another library's ``Command`` (LangGraph's), read by its fields."""
+    kind = type(result)
+    return kind.__name__ == "Command" and all(
+        hasattr(result, name) for name in ("goto", "update", "graph")
+    )
 
 
 def _input_error(error: WriteError) -> InvalidUpdateError:

@@ -299,6 +299,7 @@ class Subgraph:
         inner.saver = run.saver  # the child's saver caches use the parent's saver
         inner.steps = False  # the child's states are its own business, not the stream's
         inner.subgraphs = run.subgraphs
+        inner.nested = True  # its nodes may return Command(graph=Command.PARENT)
         prefix = (node.name,)
         event: Any
         for event in child._events(inner, self.input_of(before)):
@@ -336,6 +337,7 @@ class Subgraph:
         inner.saver = run.store.saver  # where its thread lives, and its saver caches
         inner.steps = False
         inner.subgraphs = run.subgraphs
+        inner.nested = True
         options = RunOptions(
             thread, checkpoint_id, child.interrupt_before, child.interrupt_after, store, into
         )

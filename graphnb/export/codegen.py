@@ -18,6 +18,7 @@ from .parts import GraphParts
 __all__ = [
     "builder_function",
     "call_text",
+    "destinations_argument",
     "docstring_text",
     "example_input",
     "import_block",
@@ -334,3 +335,11 @@ def _member_key(name: str) -> tuple[int, str]:
     if bare[:1].isupper():
         return (1, bare.lower())
     return (2, bare.lower())
+
+
+def destinations_argument(destinations: Mapping[str, str | None]) -> str:
+    """``destinations=(...)`` (names) or ``destinations={...}`` (labels), as both libraries take."""
+    if any(label is not None for label in destinations.values()):
+        labelled = {target: label or target for target, label in destinations.items()}
+        return f"destinations={labelled!r}"
+    return f"destinations={tuple(destinations)!r}"

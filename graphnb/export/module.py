@@ -34,6 +34,7 @@ from ..spec import END, START, GraphSpec
 from .codegen import (
     builder_function,
     call_text,
+    destinations_argument,
     docstring_text,
     example_input,
     import_block,
@@ -435,7 +436,7 @@ def _retry_on_name(
 def _policy_arguments(
     spec: GraphSpec, resolver: Resolver, predicates: Mapping[str, Any]
 ) -> dict[str, list[str]]:
-    """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=CachePolicy(...)`` per node."""
+    """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=...``, ``destinations=...`` per node."""
     import graphnb
 
     out: dict[str, list[str]] = {}
@@ -462,6 +463,8 @@ def _policy_arguments(
                 fields["fields"] = tuple(fields["fields"])
             items = [f"{key}={value!r}" for key, value in fields.items()]
             arguments.append(f"cache={cache}({', '.join(items)})")
+        if node.destinations is not None:
+            arguments.append(destinations_argument(node.destinations))
         if arguments:
             out[node.id] = arguments
     return out

@@ -18,6 +18,7 @@ from typing_extensions import is_typeddict  # typing's misses typing_extensions'
 from ..engine.policy import RetryPolicy
 from ..export.codegen import (
     call_text,
+    destinations_argument,
     docstring_text,
     import_block,
     python_literal,
@@ -31,6 +32,7 @@ from ..reducers import replace
 from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
 from ..state import GraphState
 from .code import references
+from .commands import langgraph_node
 from .errors import LangGraphMissingError
 from .state import original_state
 
@@ -176,6 +178,8 @@ def _graph_builder(
                 prefix=f"{prefix}{node.id}_",
             )
             nodes[node.id] = f"{child_name}().compile()" if child_name else None
+            if node.destinations is not None:
+                options[node.id] = [destinations_argument(node.destinations)]
             continue
         fn = parts.callables.get(node.id)
         if fn is None:
@@ -183,8 +187,14 @@ def _graph_builder(
             continue
         # An imported LangGraph node runs wrapped (its shim, its Command): write the node.
         fn = getattr(fn, "__langgraph_node__", fn)
-        _check_callable(fn, who, resolver.problems)
+        _check_callable(fn, who, resolver.problems, commands=node.destinations is not None)
         nodes[node.id] = resolver.reference(fn, who)
+        if node.destinations is not None and nodes[node.id] is not None:
+            # its graphnb Commands become LangGraph's (graphnb.interop.commands)
+            wrap = resolver.scaffold(
+                "langgraph_node", "graphnb.interop.commands", "langgraph_node", langgraph_node
+            )
+            nodes[node.id] = f"{wrap}({nodes[node.id]})"
         options[node.id] = _node_options(node, fn, resolver, namespace, who)
     routers: dict[str, str | None] = {}
     for source, router in parts.routers.items():
@@ -265,6 +275,8 @@ def _node_options(
             arguments.append(f"cache_policy={policy}({ttl})")
     if node.metadata:
         arguments.append(f"metadata={python_literal(dict(node.metadata))}")
+    if node.destinations is not None:  # LangGraph's own argument, same shapes
+        arguments.append(destinations_argument(node.destinations))
     return arguments
 
 
@@ -347,7 +359,14 @@ def _two_args(fn: Callable[..., Any]) -> bool:
     return len(positional) >= 2
 
 
-def _check_callable(fn: Any, who: str, problems: list[ExportProblem]) -> None:
+def _check_callable(
+    fn: Any, who: str, problems: list[ExportProblem], *, commands: bool = False
+) -> None:
+    """Refuse what LangGraph cannot call.
+
+    ``commands``: the node is run by ``langgraph_node``, which makes the graphnb Sends of
+    its Commands LangGraph's.
+    """
     try:
         parameters = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
@@ -367,7 +386,7 @@ def _check_callable(fn: Any, who: str, problems: list[ExportProblem]) -> None:
         )
     for key in references(fn):
         reason = _GRAPHNB_ONLY.get(key)
-        if reason is not None:
+        if reason is not None and not (commands and key == ("graphnb.engine.send", "Send")):
             problems.append(ExportProblem(who, reason))
 
 
