@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from ..engine.compiled import CompiledGraph
+from ..errors import GraphRuntimeError, NodeError
 from ..human import Command
 from ..records import StateSnapshot
 
@@ -55,38 +56,56 @@ class LangGraphCalls(CompiledGraph[Any]):
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> Any:
         """:meth:`CompiledGraph.invoke`, also as LangGraph's ``invoke(input, config)``."""
+        style = _langgraph_style(config, options)
         options.pop("stream_mode", None)  # LangGraph's invoke takes one; the result is the same
-        return super().invoke(
-            _input(input), **_options(config, options, threaded=self.checkpointer is not None)
-        )
+        threaded = self.checkpointer is not None
+        try:
+            return super().invoke(_input(input), **_options(config, options, threaded=threaded))
+        except GraphRuntimeError as error:
+            _reraise(error, style)
 
     async def ainvoke(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> Any:
         """:meth:`CompiledGraph.ainvoke`, also as LangGraph's ``ainvoke(input, config)``."""
+        style = _langgraph_style(config, options)
         options.pop("stream_mode", None)
-        return await super().ainvoke(
-            _input(input), **_options(config, options, threaded=self.checkpointer is not None)
-        )
+        threaded = self.checkpointer is not None
+        try:
+            return await super().ainvoke(
+                _input(input), **_options(config, options, threaded=threaded)
+            )
+        except GraphRuntimeError as error:
+            _reraise(error, style)
 
     def stream(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> Iterator[Any]:
         """:meth:`CompiledGraph.stream`, also as ``stream(input, config, stream_mode=...)``."""
-        return super().stream(
-            _input(input),
-            **_modes(_options(config, options, threaded=self.checkpointer is not None)),
+        style = _langgraph_style(config, options)
+        threaded = self.checkpointer is not None
+        items = super().stream(
+            _input(input), **_modes(_options(config, options, threaded=threaded))
         )
+        try:
+            yield from items
+        except GraphRuntimeError as error:
+            _reraise(error, style)
 
     async def astream(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> AsyncIterator[Any]:
         """:meth:`CompiledGraph.astream`, also as ``astream(input, config, stream_mode=...)``."""
-        async for item in super().astream(
-            _input(input),
-            **_modes(_options(config, options, threaded=self.checkpointer is not None)),
-        ):
-            yield item
+        style = _langgraph_style(config, options)
+        threaded = self.checkpointer is not None
+        items = super().astream(
+            _input(input), **_modes(_options(config, options, threaded=threaded))
+        )
+        try:
+            async for item in items:
+                yield item
+        except GraphRuntimeError as error:
+            _reraise(error, style)
 
     def get_state(
         self, thread_id: str | Mapping[str, Any], checkpoint_id: str | None = None, **options: Any
@@ -118,6 +137,52 @@ class LangGraphCalls(CompiledGraph[Any]):
         if isinstance(thread_id, Mapping):
             return {"configurable": {"thread_id": thread, "checkpoint_id": new}}
         return new
+
+
+def _langgraph_error(error: GraphRuntimeError) -> BaseException:
+    """The exception LangGraph raises where graphnb raised ``error``.
+
+    A node's own exception (graphnb wraps it in a ``NodeError``, its cause), and
+    LangGraph's ``InvalidUpdateError`` and ``GraphRecursionError`` for graphnb's, so a
+    program's ``except`` clauses catch what they caught on LangGraph. Anything else stays.
+    """
+    from langgraph import errors
+
+    from ..errors import (
+        ConflictingUpdateError,
+        GraphRecursionError,
+        InvalidUpdateError,
+        NodeTimeout,
+    )
+
+    if isinstance(error, GraphRecursionError):
+        return errors.GraphRecursionError(str(error))
+    if isinstance(error, InvalidUpdateError | ConflictingUpdateError):
+        return errors.InvalidUpdateError(str(error))
+    if isinstance(error, NodeError) and not isinstance(error, NodeTimeout):
+        cause = error.__cause__
+        if isinstance(cause, Exception):
+            return cause
+    return error
+
+
+def _langgraph_style(config: Any, options: Mapping[str, Any]) -> bool:
+    """Whether a call is written for LangGraph (a config, ``stream_mode``)."""
+    return config is not None or "stream_mode" in options
+
+
+def _reraise(error: GraphRuntimeError, style: bool) -> NoReturn:
+    """Raise ``error``, as LangGraph would have raised it for a call written for LangGraph.
+
+    A call in graphnb's own style (keywords) gets graphnb's errors, ``.node`` and all.
+    """
+    if not style:
+        raise error
+    translated = _langgraph_error(error)
+    if translated is error.__cause__:  # the node's own exception, as LangGraph raises it
+        translated.add_note(f"(graphnb: {error})")
+        raise translated from None
+    raise translated from error
 
 
 def _input(given: Any) -> Any:

@@ -595,3 +595,36 @@ def test_a_langgraph_programs_own_calls_run_on_the_imported_graph():
     expected = program(expected_app)
     assert program(app) == expected
     assert expected == [["bump"], ["__interrupt__"], (("ask",), 2, "how many?"), 7, 9, True]
+
+
+def test_a_call_written_for_langgraph_gets_langgraphs_errors_a_graphnb_call_graphnbs():
+    from langgraph import errors
+
+    def boom(state: Counter) -> dict[str, Any]:
+        raise KeyError("missing")
+
+    def both(state: Counter) -> dict[str, Any]:
+        return {"n": 1}
+
+    failing = one_node()
+    failing.add_node("boom", boom)
+    failing.add_edge("bump", "boom")
+    app = from_langgraph(failing).compile()
+    with pytest.raises(KeyError, match="missing") as caught:  # the node's own, as LangGraph
+        app.invoke({"n": 0}, {"configurable": {}})
+    assert "graphnb: node `boom`" in str(caught.value.__notes__)
+    with pytest.raises(KeyError):
+        list(app.stream({"n": 0}, stream_mode="updates"))
+    with pytest.raises(graphnb.NodeError) as wrapped:  # graphnb's own style: graphnb's error
+        app.invoke({"n": 0})
+    assert wrapped.value.node == "boom"
+
+    rivals = LGStateGraph(Counter)
+    rivals.add_node("a", both)
+    rivals.add_node("b", both)
+    rivals.add_edge(START, "a")
+    rivals.add_edge(START, "b")
+    with pytest.raises(errors.InvalidUpdateError):
+        from_langgraph(rivals).compile().invoke({"n": 0}, {})
+    with pytest.raises(errors.GraphRecursionError):
+        from_langgraph(loop()).compile().invoke({"n": 0}, {"recursion_limit": 1})
