@@ -38,6 +38,7 @@ from ..validate import (
     _router_problems,
     _state_problems,
     _unbound,
+    _unknown_destination,
     _unknown_ends,
     _unknown_router,
     _unreachable,
@@ -82,6 +83,13 @@ class LiveCheck:
         # attrgetter runs in C: at 10,000 nodes these two lists are most of a check's time.
         nodes: list[NodeKey] = [(node.id, lacks_callable(node)) for node in spec.nodes]
         edges: list[EdgeKey] = list(map(_EDGE_KEY, spec.edges))
+        # A node's Command destinations are paths too (as check_spec counts them), last.
+        edges += [
+            (node.id, target, "command")
+            for node in spec.nodes
+            if node.destinations
+            for target in node.destinations
+        ]
         routers = dict(spec.routers)
         state = spec.state.model_dump()
         nodes_changed, edges_changed = nodes != self._nodes, edges != self._edges
@@ -223,9 +231,13 @@ class LiveCheck:
         found = list(self._node_problems)
         if self._unknown:
             known = set(self._names)
-            for source, target, _ in self._edges:
+            for source, target, kind in self._edges:
                 if (source, target) in self._unknown:
-                    found += _unknown_ends(source, target, known)
+                    if kind == "command":
+                        if target != END and target not in known:
+                            found.append(_unknown_destination(source, target))
+                    else:
+                        found += _unknown_ends(source, target, known)
         found += [_unknown_router(s) for s in self._routers if s != START and s not in self._names]
         found += _router_problems(self._routers, self._conditional.keys())
         if self.require_bindings:

@@ -477,3 +477,30 @@ def test_a_saver_url_that_names_nothing_is_reported_in_the_widget(comm, notebook
     assert builder.threads is False
     comm.receive({"type": "use_saver", "url": ""})
     assert builder.notice == ""
+
+
+def _handoff(state: dict[str, Any]) -> Any:
+    from graphnb import Command
+
+    return Command(goto="billing")
+
+
+def test_a_nodes_command_destinations_reach_the_canvas_and_count_as_paths(comm):
+    from graphnb import StateGraph
+
+    graph = StateGraph(dict).add_node("triage", _handoff, destinations={"billing": "invoice"})
+    graph.add_node("billing", lambda state: {}).add_edge(START, "triage")
+    graph.add_edge("billing", END)
+    builder = Builder(graph, namespace={"_handoff": _handoff})
+    # The canvas draws them from the spec it is sent (widgets/src/flow.ts, toEdges).
+    sent = comm.opened["data"]["state"]["spec"]
+    triage = next(node for node in sent["nodes"] if node["id"] == "triage")
+    assert triage["destinations"] == {"billing": "invoice"}
+    # billing is reached only through the Command: no "unreachable", no "dead-end".
+    assert builder.problems == []
+    edited = spec_json(builder)
+    edited["nodes"][0]["destinations"] = {"billing": "invoice", "ghost": None}
+    comm.receive_update({"spec": edited})
+    assert [(p["code"], p["message"]) for p in builder.problems] == [
+        ("unknown-node", "`ghost` is a destination of `triage` but is not a node.")
+    ]

@@ -8,15 +8,18 @@ import { useCanvas } from "./nodes";
 import type { EdgeKind } from "./protocol";
 import { routeText } from "./spec";
 
-export type GraphEdgeData = { kind: EdgeKind; route: string | null };
+/** `command`: a declared destination of the source's Command(goto=...), not a spec edge. */
+export type GraphEdgeData = { kind: EdgeKind; route: string | null; command?: boolean };
 export type GraphEdge = Edge<GraphEdgeData, "graph">;
 
 function GraphEdgeView(props: EdgeProps<GraphEdge>) {
   const { source, target, data, markerEnd, selected } = props;
   const [path, labelX, labelY] = backEdgePath(props) ?? getBezierPath(props);
   const kind = data?.kind ?? "direct";
-  const label =
-    kind === "conditional"
+  const command = data?.command === true;
+  const label = command
+    ? (data?.route ?? null)
+    : kind === "conditional"
       ? routeText({ route: data?.route ?? null, target })
       : kind === "join"
         ? "join"
@@ -30,7 +33,7 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
       <BaseEdge
         path={path}
         markerEnd={markerEnd}
-        className={`graphnb-edge graphnb-edge-${kind}${selected ? " graphnb-edge-selected" : ""}`}
+        className={`graphnb-edge graphnb-edge-${kind}${command ? " graphnb-edge-command" : ""}${selected ? " graphnb-edge-selected" : ""}`}
       />
       {/* A dot at the middle: a grip to click, and it gives straight (vertical) edges a
           non-empty box, so they count as visible. */}
@@ -42,7 +45,9 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
             data-testid={`edge-label-${source}-${target}`}
             style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
             title={
-              kind === "conditional"
+              command
+                ? "a Command(goto=...) of the source may go here"
+                : kind === "conditional"
                 ? "the route: what the router returns to take this edge (double-click to edit)"
                 : kind === "send"
                   ? "map-reduce: the router sends items here, one run of the target per item"
@@ -50,7 +55,7 @@ function GraphEdgeView(props: EdgeProps<GraphEdge>) {
             }
             onDoubleClick={(e) => {
               e.stopPropagation();
-              if (kind === "conditional") setEditing(label);
+              if (kind === "conditional" && !command) setEditing(label);
             }}
           >
             {editing === null ? (

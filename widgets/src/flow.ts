@@ -142,5 +142,32 @@ export function toEdges(spec: GraphSpec, previous: GraphEdge[]): GraphEdge[] {
       data: { kind: e.kind, route: e.route },
     };
   });
-  return crossing.length ? [...drawn, ...crossing] : drawn;
+  // A node's declared Command destinations: dashed, drawn from the node, not editable as
+  // edges (they live on the node: NodeSpec.destinations).
+  const commands: GraphEdge[] = [];
+  for (const node of spec.nodes) {
+    for (const [target, label] of Object.entries(node.destinations ?? {})) {
+      if (hidden.has(node.id) || hidden.has(target)) continue;
+      const id = `${COMMAND_PREFIX}${node.id}->${target}`;
+      const before = old.get(id);
+      if (before && before.data?.route === (label ?? null)) {
+        commands.push(before);
+        continue;
+      }
+      commands.push({
+        id,
+        source: node.id,
+        target,
+        type: "graph",
+        selectable: false,
+        deletable: false,
+        markerEnd: { type: MarkerType.ArrowClosed, width: 15, height: 15 },
+        data: { kind: "conditional", route: label ?? null, command: true },
+      });
+    }
+  }
+  return crossing.length || commands.length ? [...drawn, ...crossing, ...commands] : drawn;
 }
+
+/** Id prefix of the edges drawn for Command destinations. */
+export const COMMAND_PREFIX = "command:";

@@ -42,6 +42,8 @@ export type NodeSpec = {
   subgraph?: GraphSpec | null;
   inputs?: Record<string, string> | null;
   outputs?: Record<string, string> | null;
+  /** Where the node's Command(goto=...) may go: node name -> edge label (or null). */
+  destinations?: Record<string, string | null> | null;
 };
 
 export type EdgeSpec = {
