@@ -21,6 +21,7 @@ from ..engine.compiled import CompiledGraph
 from ..errors import GraphRuntimeError, NodeError
 from ..human import Command
 from ..records import StateSnapshot
+from .langgraph_runtime import CONTEXT_KEY
 
 __all__ = ["LangGraphCalls", "LangGraphSnapshot"]
 
@@ -201,6 +202,10 @@ def _input(given: Any) -> Any:
 def _options(
     config: Mapping[str, Any] | None, options: dict[str, Any], *, threaded: bool
 ) -> dict[str, Any]:
+    given = options.get("context")
+    if given is not None and not isinstance(given, Mapping):
+        # an instance of the graph's context_schema: graphnb's run data is a mapping
+        options["context"] = {CONTEXT_KEY: given}
     if not config:
         return options
     if not isinstance(config, Mapping):

@@ -253,15 +253,9 @@ def _check_schemas(builder: Any, unmapped: list[Unmapped]) -> None:
                     "graphnb graphs take and return their one state type",
                 )
             )
-    if getattr(builder, "context_schema", None) is not None:
-        unmapped.append(
-            Unmapped(
-                "context_schema",
-                builder.context_schema.__name__,
-                "graphnb's run context is a mapping (invoke(context={...}), which the "
-                "shim hands a node as runtime.context), not an instance of a schema",
-            )
-        )
+    # context_schema needs no mapping: the compiled graph (LangGraphCalls) takes an
+    # instance of it as invoke(context=...), and the node shim hands it to LangGraph's
+    # Runtime as runtime.context.
 
 
 def _reducer_start_values(graph: StateGraph[Any], builder: Any) -> None:

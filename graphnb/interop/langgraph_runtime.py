@@ -10,7 +10,8 @@ that does so runs inside a LangGraph-shaped config built from graphnb's run:
   resume values are graphnb's answers to this node (``Command(resume=...)``), so a
   resumed node gets them in order; its first unanswered call stops the graphnb run as
   graphnb's ``interrupt()`` does;
-- the runtime: ``context`` (graphnb's ``invoke(context=...)``), ``store`` (``None``:
+- the runtime: ``context`` (graphnb's ``invoke(context=...)``: a mapping, or an
+  instance of the graph's ``context_schema``), ``store`` (``None``:
   graphnb has no store) and ``stream_writer`` (graphnb's ``RunContext.write``, read by
   ``stream(mode="custom")``);
 - ``metadata``: ``langgraph_node``, ``langgraph_step`` and ``thread_id``.
@@ -31,7 +32,11 @@ from ..engine.context import RunContext
 from ..human import given_answers, interrupt_unanswered
 from .code import wrapper_of
 
-__all__ = ["SUPPORTED", "LangGraphVersionError", "check_version", "shimmed"]
+__all__ = ["CONTEXT_KEY", "SUPPORTED", "LangGraphVersionError", "check_version", "shimmed"]
+
+CONTEXT_KEY = "__langgraph_context__"
+"""Where a LangGraph context (an instance of the graph's ``context_schema``) travels in
+graphnb's run data, which is a mapping (``LangGraphCalls`` puts it there)."""
 
 SUPPORTED = (1, 0), (2, 0)
 """LangGraph versions the shim runs with: at least the first, below the second."""
@@ -145,6 +150,8 @@ def _config(context: RunContext) -> dict[str, Any]:
         subgraph_counter=itertools.count().__next__,
     )
     data: Any = context.data or None
+    if isinstance(data, Mapping) and CONTEXT_KEY in data:  # a context_schema instance
+        data = data[CONTEXT_KEY]
     runtime: Runtime[Any] = Runtime(
         context=data,
         store=None,

@@ -628,3 +628,20 @@ def test_a_call_written_for_langgraph_gets_langgraphs_errors_a_graphnb_call_grap
         from_langgraph(rivals).compile().invoke({"n": 0}, {})
     with pytest.raises(errors.GraphRecursionError):
         from_langgraph(loop()).compile().invoke({"n": 0}, {"recursion_limit": 1})
+
+
+@dataclass
+class Caller:
+    user: str
+
+
+def test_a_context_schema_instance_reaches_the_nodes_runtime():
+    def greet(state: Counter, runtime: Runtime[Caller]) -> dict[str, Any]:
+        return {"n": len(runtime.context.user)}
+
+    graph = LGStateGraph(Counter, context_schema=Caller)
+    graph.add_node("greet", greet)
+    graph.add_edge(START, "greet")
+    expected = graph.compile().invoke({"n": 0}, context=Caller("ada"))
+    assert from_langgraph(graph).compile().invoke({"n": 0}, context=Caller("ada")) == expected
+    assert expected["n"] == 3

@@ -1390,11 +1390,6 @@ SCENARIOS: list[Scenario] = [
 # ---------------------------------------------------------------------------------------
 # What graphnb gives differently, and why (docs/interop.md's table quotes these reasons)
 
-_CONTEXT = (
-    "graphnb's invoke(context=...) takes a mapping (the shim hands it to a node as "
-    "runtime.context); LangGraph's context is an instance of the graph's context_schema, "
-    "so the import refuses context_schema by name until graphnb's engine takes one"
-)
 
 DIFFERENCES: dict[str, Difference] = {
     "recursion limit": Difference(
@@ -1560,8 +1555,6 @@ DIFFERENCES: dict[str, Difference] = {
         "holds the state schema's keys only",
         {"0:input:invoke": {"question": "q", "scratch": "q?", "answer": "q?q?"}},
     ),
-    "context_schema and runtime": Difference(_CONTEXT, {"*": {"import": ["context_schema"]}}),
-    "get_runtime in a node": Difference(_CONTEXT, {"*": {"import": ["context_schema"]}}),
     "custom chunk before interrupt()": Difference(
         "graphnb streams the events of a node that stops in interrupt() only when it runs "
         "again and finishes (its chunks then, once); LangGraph streams them at once, and "
