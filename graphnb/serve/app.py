@@ -278,8 +278,7 @@ class Api:
             if body.get(key):
                 raise _unserved(f"a thread's {key!r}")
         thread_id = body.get("thread_id") or str(uuid.uuid4())
-        if not isinstance(thread_id, str) or "|" in thread_id:
-            raise ApiError(422, f"thread_id must be a string without '|', got {thread_id!r:.80}")
+        _check_thread_id(thread_id)
         metadata = _object(body.get("metadata"), "metadata")
         graph_id = metadata.pop("graph_id", None)
         if graph_id is not None:
@@ -431,6 +430,7 @@ class Api:
         if row is None:
             if body.get("if_not_exists") != "create":
                 raise ApiError(404, f"no thread {thread_id!r} (if_not_exists='create' makes it)")
+            _check_thread_id(thread_id)
             self.store.add_thread(thread_id, {}, name)
         elif row["graph_id"] not in (None, name):
             raise ApiError(
@@ -623,6 +623,12 @@ class Api:
         from .. import __version__
 
         return JSONResponse({"version": __version__, "server": "graphnb", "flags": {}})
+
+
+def _check_thread_id(thread_id: Any) -> None:
+    # '|' joins a subgraph's thread to its parent's in graphnb's savers: not a user's id
+    if not isinstance(thread_id, str) or "|" in thread_id:
+        raise ApiError(422, f"thread_id must be a string without '|', got {thread_id!r:.80}")
 
 
 def _page(body: Mapping[str, Any]) -> tuple[int, int]:

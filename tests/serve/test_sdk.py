@@ -221,6 +221,13 @@ def test_bad_requests_get_json_4xx_naming_the_fault(url: str, client: Any) -> No
         404,
         "no thread 'nope' (if_not_exists='create' makes it)",
     )
+    answer = httpx.post(
+        f"{url}/threads/a%7Cb/runs/wait", json={"assistant_id": "chain", "if_not_exists": "create"}
+    )
+    assert (answer.status_code, answer.json()["detail"]) == (
+        422,
+        "thread_id must be a string without '|', got 'a|b'",
+    )
     answer = httpx.post(runs, json={"assistant_id": "chain", "interrupt_before": ["ghost"]})
     assert answer.status_code == 422
     assert "ghost" in answer.json()["detail"]
