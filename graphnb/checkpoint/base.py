@@ -129,6 +129,16 @@ class BaseSaver(ABC):
             UnstorableValueError: the row's data is not JSON (nothing is stored).
         """
 
+    def put_many(self, rows: Sequence[StoredCheckpoint]) -> None:
+        """Store several checkpoints of one thread, in order, all or none.
+
+        The background writer of ``durability="async"`` stores the checkpoints that
+        queued behind a slow commit this way: one transaction for them all. This default
+        stores them one by one; the SQL savers override it.
+        """
+        for row in rows:
+            self.put(row)
+
     @abstractmethod
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Loaded | None:
         """The chain of the thread's last checkpoint (or of ``checkpoint_id``).

@@ -574,6 +574,26 @@ class SqlSaver(BaseSaver):
 
     # -- the saver interface -----------------------------------------------------------
 
+    def put_many(self, rows: Sequence[StoredCheckpoint]) -> None:
+        """Store several checkpoints in one transaction; see :meth:`BaseSaver.put_many`."""
+        if len(rows) == 1:
+            self.put(rows[0])
+            return
+        with self._cursor() as cursor:
+            cursor.execute("BEGIN")
+            try:
+                for row in rows:
+                    params, texts = self._insert_params(row)
+                    try:
+                        cursor.execute(self._queries["insert"], params)
+                    except Exception as error:
+                        self._raise_insert_error(error, row, texts)
+            except BaseException:
+                with suppress(Exception):
+                    cursor.execute("ROLLBACK")
+                raise
+            cursor.execute("COMMIT")
+
     def put(self, row: StoredCheckpoint) -> None:
         """Store one checkpoint in one statement; see :meth:`BaseSaver.put`.
 

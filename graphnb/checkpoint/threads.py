@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -446,6 +447,8 @@ class ThreadWriter:
         self._held: StoredCheckpoint | None = None  # "exit": the row flush() stores
         self._worker: ThreadPoolExecutor | None = None  # "async", sync runs
         self._stored: list[Future[None]] = []
+        self._queued: list[StoredCheckpoint] = []  # rows the worker has not taken yet
+        self._queue_lock = threading.Lock()
         self._task: asyncio.Future[None] | None = None  # "async", async runs
         self._failed: BaseException | None = None
         self.threads = threads
@@ -565,9 +568,13 @@ class ThreadWriter:
         else:
             row = self.row(**fields)
         if durability == "async":
-            if self._worker is None:
-                self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphnb-checkpoints")
-            self._stored.append(self._worker.submit(self._store, row))
+            with self._queue_lock:
+                self._queued.append(row)
+                idle = len(self._queued) == 1  # else a drain in flight takes it too
+            if idle:
+                if self._worker is None:
+                    self._worker = ThreadPoolExecutor(1, thread_name_prefix="graphnb-checkpoints")
+                self._stored.append(self._worker.submit(self._drain))
         else:
             self.saver.put(row)
         self.advance(row)
@@ -627,14 +634,25 @@ class ThreadWriter:
         self._held = self.last = row
         return row
 
-    def _store(self, row: StoredCheckpoint) -> None:
-        if self._failed is not None:  # its parent was not stored: neither is it
-            raise self._failed
-        try:
-            self.saver.put(row)
-        except BaseException as error:
-            self._failed = error
-            raise
+    def _drain(self) -> None:
+        """Store the queued rows, those queued behind a slow commit in one transaction."""
+        while True:
+            with self._queue_lock:
+                rows = self._queued[:]
+                if not rows or self._failed is not None:
+                    self._queued = []
+                    failed = self._failed
+                    break
+            try:
+                self.saver.put_many(rows)
+            except BaseException as error:
+                with self._queue_lock:
+                    self._failed, self._queued = error, []
+                raise
+            with self._queue_lock:
+                del self._queued[: len(rows)]
+        if failed is not None:  # their parents were not stored: neither are they
+            raise failed
 
     async def _astore(self, before: asyncio.Future[None] | None, row: StoredCheckpoint) -> None:
         if before is not None:

@@ -8,6 +8,7 @@ crash tests kill a real process mid-run and read what each mode kept.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import os
 import signal
@@ -20,7 +21,12 @@ from typing import Annotated, Any
 import pytest
 
 from graphnb import END, START, Command, GraphState, StateField, StateGraph, append, interrupt
-from graphnb.checkpoint import BaseSaver, MemorySaver, StoredCheckpoint
+from graphnb.checkpoint import (
+    BaseSaver,
+    CheckpointConflictError,
+    MemorySaver,
+    StoredCheckpoint,
+)
 
 from .conftest import SAVERS, drop_tables, make_saver
 
@@ -245,3 +251,22 @@ def test_kill_9_loses_no_more_than_the_mode_promises(
         assert final.log == list(range(1, 9))
     finally:
         saver.close()
+
+
+def test_put_many_stores_all_rows_or_none(saver: BaseSaver) -> None:
+    app = chain(2).compile(checkpointer=saver)
+    app.invoke({"count": 0}, thread_id="t")
+    stored = saver.history("t")
+    assert len(stored) == 3
+    copies = [dataclasses.replace(row, thread_id="copy") for row in stored]
+    saver.put_many(copies)
+    assert [row.checkpoint_id for row in saver.history("copy")] == [
+        row.checkpoint_id for row in stored
+    ]
+    # A batch whose last row conflicts with a stored one leaves none of its rows.
+    again = [dataclasses.replace(row, thread_id="again") for row in stored]
+    saver.put(again[-1])
+    if not isinstance(saver, MemorySaver):  # the memory saver stores one by one
+        with pytest.raises(CheckpointConflictError):
+            saver.put_many(again)
+        assert [row.seq for row in saver.history("again")] == [again[-1].seq]
