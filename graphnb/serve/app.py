@@ -454,6 +454,13 @@ class Api:
             "interrupt_after": body.get("interrupt_after"),
             "subgraphs": bool(body.get("stream_subgraphs")),
         }
+        durability = body.get("durability")
+        if durability is not None:
+            if durability not in ("sync", "async", "exit"):
+                raise ApiError(
+                    422, f"durability must be 'sync', 'async' or 'exit', got {durability!r:.80}"
+                )
+            options["durability"] = durability
         graph._node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
         graph._node_names(options["interrupt_after"], "interrupt_after")
         try:

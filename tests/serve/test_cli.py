@@ -93,3 +93,28 @@ def test_import_graphnb_loads_no_server() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert shown.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
+)
+def test_only_loopback_serves_without_a_token(host: str, loopback: bool) -> None:
+    from graphnb.serve import InsecureBindError, check_bind
+
+    check_bind(host, "a token")  # with a token, any address
+    if loopback:
+        check_bind(host, None)
+    else:
+        with pytest.raises(InsecureBindError, match=f"refusing to serve on '{host}'"):
+            check_bind(host, None)

@@ -375,3 +375,11 @@ def test_thread_metadata_is_merged_by_update(client: Any) -> None:
     updated = client.threads.update(thread_id, metadata={"n": 2})
     assert updated["metadata"] == {"team": "red", "n": 2}
     assert client.threads.get(thread_id)["metadata"] == {"team": "red", "n": 2}
+
+
+def test_durability_exit_stores_the_run_once(client: Any) -> None:
+    stepwise, at_exit = (client.threads.create()["thread_id"] for _ in range(2))
+    client.runs.wait(stepwise, "chain", input={"count": 1}, durability="sync")
+    client.runs.wait(at_exit, "chain", input={"count": 1}, durability="exit")
+    assert len(client.threads.get_history(at_exit)) < len(client.threads.get_history(stepwise))
+    assert client.threads.get_state(at_exit)["values"] == {"count": 4, "log": ["bump", "double"]}
