@@ -51,7 +51,13 @@ def _langgraph_snapshot(snapshot: StateSnapshot[Any]) -> LangGraphSnapshot:
 
 
 class LangGraphCalls(CompiledGraph[Any]):
-    """A compiled imported graph taking LangGraph's ``config`` and ``stream_mode`` too."""
+    """A compiled imported graph taking LangGraph's ``config`` and ``stream_mode`` too.
+
+    Its ``invoke`` takes and returns the keys of the LangGraph graph's input and output
+    schemas (``io_keys``), as LangGraph's does.
+    """
+
+    io_keys: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (None, None)
 
     def invoke(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
@@ -61,9 +67,12 @@ class LangGraphCalls(CompiledGraph[Any]):
         options.pop("stream_mode", None)  # LangGraph's invoke takes one; the result is the same
         threaded = self.checkpointer is not None
         try:
-            return super().invoke(_input(input), **_options(config, options, threaded=threaded))
+            result = super().invoke(
+                self._taken(_input(input)), **_options(config, options, threaded=threaded)
+            )
         except GraphRuntimeError as error:
             _reraise(error, style)
+        return self._returned(result)
 
     async def ainvoke(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
@@ -73,11 +82,24 @@ class LangGraphCalls(CompiledGraph[Any]):
         options.pop("stream_mode", None)
         threaded = self.checkpointer is not None
         try:
-            return await super().ainvoke(
-                _input(input), **_options(config, options, threaded=threaded)
+            result = await super().ainvoke(
+                self._taken(_input(input)), **_options(config, options, threaded=threaded)
             )
         except GraphRuntimeError as error:
             _reraise(error, style)
+        return self._returned(result)
+
+    def _taken(self, given: Any) -> Any:
+        keys = self.io_keys[0]
+        if keys is None or not isinstance(given, Mapping):
+            return given
+        return {key: value for key, value in given.items() if key in keys}
+
+    def _returned(self, result: Any) -> Any:
+        keys = self.io_keys[1]
+        if keys is None or not isinstance(result, Mapping):
+            return result
+        return {key: value for key, value in result.items() if key in keys}
 
     def stream(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any

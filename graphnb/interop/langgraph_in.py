@@ -88,6 +88,7 @@ class _CompiledLangGraph(StateGraph[Any]):
     """
 
     compile_options: dict[str, Any]
+    io_keys: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (None, None)
 
     def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile with the options the LangGraph graph was compiled with (``options`` win)."""
@@ -95,6 +96,7 @@ class _CompiledLangGraph(StateGraph[Any]):
 
         compiled = super().compile(**{**self.compile_options, **options})
         compiled.__class__ = LangGraphCalls  # the same object, LangGraph's calls on top
+        compiled.io_keys = self.io_keys  # type: ignore[attr-defined]
         return compiled
 
 
@@ -204,6 +206,7 @@ def _import(graph: Any, *, top: bool) -> Imported:
     options = _compile_options(compiled, unmapped) if compiled is not None else {}
     if isinstance(result, _CompiledLangGraph):
         result.compile_options = options
+        result.io_keys = _io_keys(builder)
     return Imported(result, unmapped, options)
 
 
@@ -245,14 +248,31 @@ def _check_schemas(builder: Any, unmapped: list[Unmapped]) -> None:
     state = builder.state_schema
     for role in ("input_schema", "output_schema"):
         schema = getattr(builder, role, state)
-        if schema is not state:
+        if schema is not state and not (is_typeddict(schema) and is_typeddict(state)):
             unmapped.append(
                 Unmapped(
                     role.replace("_", " "),
                     getattr(schema, "__name__", repr(schema)),
-                    "graphnb graphs take and return their one state type",
+                    "graphnb filters a run's input and result by a TypedDict schema of a "
+                    "TypedDict graph only; this one is another kind",
                 )
             )
+
+
+def _io_keys(builder: Any) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """The keys a run takes and returns, as LangGraph filters them (``None``: all).
+
+    A TypedDict graph's input and output schemas (the state's own when not given): its
+    state here may hold more (keys its nodes keep outside it).
+    """
+    state = builder.state_schema
+    if not is_typeddict(state):
+        return None, None
+    keys = []
+    for role in ("input_schema", "output_schema"):
+        schema = getattr(builder, role, state) or state
+        keys.append(tuple(get_type_hints(schema)) if is_typeddict(schema) else None)
+    return keys[0], keys[1]
     # context_schema needs no mapping: the compiled graph (LangGraphCalls) takes an
     # instance of it as invoke(context=...), and the node shim hands it to LangGraph's
     # Runtime as runtime.context.

@@ -472,14 +472,28 @@ def test_an_unsupported_langgraph_version_is_refused_naming_the_range(monkeypatc
         from_langgraph(graph)
 
 
-def test_private_input_schema_and_output_schema_are_reported():
-    class Out(TypedDict):
+def test_input_and_output_schemas_filter_what_a_run_takes_and_returns():
+    class In(TypedDict):
         n: int
 
-    graph = LGStateGraph(Counter, output_schema=Out)
+    class Out(TypedDict):
+        items: list[int]
+
+    graph = LGStateGraph(Counter, input_schema=In, output_schema=Out)
     graph.add_node("bump", bump)
     graph.add_edge(START, "bump")
-    assert unmapped_of(graph) == [("output schema", "Out")]
+    expected = graph.compile().invoke({"n": 4, "items": [99]})
+    assert from_langgraph(graph).compile().invoke({"n": 4, "items": [99]}) == expected
+    assert expected == {"items": [4]}  # `items` was not input, `n` is not output
+
+    @dataclass
+    class Model:
+        n: int = 0
+
+    other = LGStateGraph(Counter, output_schema=Model)
+    other.add_node("bump", bump)
+    other.add_edge(START, "bump")
+    assert unmapped_of(other) == [("output schema", "Model")]
 
 
 def test_several_branches_from_one_node_are_followed_all():

@@ -1544,17 +1544,6 @@ DIFFERENCES: dict[str, Difference] = {
             ]
         },
     ),
-    "input and output schemas": Difference(
-        "input and output schemas of a graph need graphnb's engine to filter a run's input "
-        "and result; until then the import refuses them by name",
-        {"*": {"import": ["input schema", "output schema"]}},
-    ),
-    "private state between nodes": Difference(
-        "graphnb keeps a key nodes pass outside the graph's state as a state key (the "
-        "import adds it to the TypedDict), so invoke() returns it too; LangGraph's result "
-        "holds the state schema's keys only",
-        {"0:input:invoke": {"question": "q", "scratch": "q?", "answer": "q?q?"}},
-    ),
     "custom chunk before interrupt()": Difference(
         "graphnb streams the events of a node that stops in interrupt() only when it runs "
         "again and finishes (its chunks then, once); LangGraph streams them at once, and "
