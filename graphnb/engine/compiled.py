@@ -271,7 +271,7 @@ class CompiledGraph(Generic[S]):
     def update_state(
         self,
         thread_id: str,
-        values: Mapping[str, Any] | S,
+        values: Mapping[str, Any] | S | None,
         *,
         as_node: str | None = None,
         checkpoint_id: str | None = None,
@@ -280,13 +280,15 @@ class CompiledGraph(Generic[S]):
 
         The values merge through each field's reducer. With ``as_node``, the next nodes
         are those that follow it (its edges, router and joins); without, they stay as
-        they were, and so do pending interrupts.
+        they were, and so do pending interrupts. ``as_node=END`` finishes the thread
+        (LangGraph's way): no next nodes, pending interrupts and their answers cleared,
+        ``values`` (``None`` for none) written first.
 
         Args:
             thread_id: the thread to edit; a subgraph's thread (a child snapshot's
                 ``thread_id``) is edited in the child's model.
             values: a partial update (field names or aliases), or a state instance.
-            as_node: the node the update is attributed to.
+            as_node: the node the update is attributed to, or ``END``.
             checkpoint_id: edit this past checkpoint instead of the last (a fork).
 
         Returns:
@@ -299,7 +301,7 @@ class CompiledGraph(Generic[S]):
     async def aupdate_state(
         self,
         thread_id: str,
-        values: Mapping[str, Any] | S,
+        values: Mapping[str, Any] | S | None,
         *,
         as_node: str | None = None,
         checkpoint_id: str | None = None,

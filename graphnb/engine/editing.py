@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
+from ..draft import END
 from ..errors import GraphSetupError, InvalidUpdateError
-from ..records import INPUT, UPDATE, Position, StateSnapshot
+from ..records import INPUT, UPDATE, Interrupt, Position, StateSnapshot
 from ..schema import WriteError
 from ..state import GraphState
 from .store import ThreadStore
@@ -95,10 +96,11 @@ def update_state(
     graph, threads = graph_of(graph, thread_id)
     if graph is root:  # not a child of this graph's subgraph nodes: the user's own id
         check_own_thread(thread_id)
-    if as_node is not None and as_node not in graph.nodes:
+    if as_node is not None and as_node != END and as_node not in graph.nodes:
         nodes = ", ".join(f"`{name}`" for name in graph.nodes)
         raise GraphSetupError(
-            f"as_node=`{as_node}` is not a node of {graph.name!r} (its nodes: {nodes})"
+            f"as_node=`{as_node}` is not a node of {graph.name!r} (its nodes: {nodes}); "
+            "as_node=END finishes the thread"
         )
     with threads.thread_lock(thread_id):  # no run advances the thread under the edit
         return _update_state(
@@ -119,14 +121,25 @@ def _update_state(
 
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
-    node = as_node or UPDATE
-    update = _checked(graph, values, node)
+    finish = as_node == END
+    node = UPDATE if finish or as_node is None else as_node
+    update = {} if finish and values is None else _checked(graph, values, node)
     merged = dict(position.values) if position is not None else graph.schema.defaults()
+    kept: list[tuple[str, dict[str, Any]]] = []
+    if finish and position is not None:
+        # What the interrupted step's finished nodes wrote is kept, as LangGraph keeps it.
+        kept = threads.pending(position)
+        for done, written in kept:
+            _merge(graph, merged, written, done)
     _merge(graph, merged, update, node)
     step = last_step(position) + 1 if position is not None else -1
     meta = position.meta if position is not None else None
     start_at: list[str] | None = None
-    if as_node is None:
+    interrupts: tuple[Interrupt, ...]
+    if finish:  # LangGraph's as_node=END: nothing left to run, no interrupt pending
+        next_nodes, sends, joins = [], [], {}
+        interrupts, resumes, pending = (), {}, []
+    elif as_node is None:
         if position is not None and unstarted(position):  # the seed's first run: kept
             start_at = list(position.meta.start_at or ())
         next_nodes = list(meta.next) if meta is not None else []
@@ -151,8 +164,8 @@ def _update_state(
     row = writer.put(
         step=step,
         source="update",
-        ran=[as_node] if as_node else [],
-        writes=[(node, update)] if update else [],
+        ran=[as_node] if as_node and not finish else [],
+        writes=[*kept, (node, update)] if update else kept,
         next=next_nodes,
         sends=sends,
         values=merged,
