@@ -48,6 +48,9 @@ class Store:
         self._db.row_factory = sqlite3.Row
         if path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
+            # as graphnb's SqliteSaver: a commit survives a crash of the process without an
+            # fsync each; these writes run on the event loop, where an fsync stalls every run
+            self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         # Runs left pending or running belong to a process that is gone: say so.
         self._db.execute(

@@ -118,3 +118,47 @@ def test_only_loopback_serves_without_a_token(host: str, loopback: bool) -> None
     else:
         with pytest.raises(InsecureBindError, match=f"refusing to serve on '{host}'"):
             check_bind(host, None)
+
+
+def test_the_run_store_commits_as_the_saver_does(tmp_path: Path) -> None:
+    from graphnb.serve.store import Store
+
+    store = Store(str(tmp_path / "serve.db"))
+    try:
+        # NORMAL (1) in WAL: no fsync per commit on the event loop, as SqliteSaver
+        assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 1
+        assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        store.close()
+
+
+def test_runs_left_running_by_a_stopped_server_are_errors_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    from graphnb.serve.store import Store
+
+    path = str(tmp_path / "serve.db")
+    store = Store(path)
+    store.add_thread("t", {}, "chain")
+    for run_id, status in (("r1", "running"), ("r2", "pending"), ("r3", "success")):
+        store.add_run(
+            {
+                "run_id": run_id,
+                "thread_id": "t",
+                "assistant_id": "a",
+                "status": status,
+                "metadata": {},
+                "multitask_strategy": "reject",
+                "created_at": 1.0,
+                "updated_at": 1.0,
+            }
+        )
+    store.close()
+    reopened = Store(path)
+    try:
+        statuses = {
+            r["run_id"]: r["status"] for r in reopened.runs("t", limit=10, offset=0, status=None)
+        }
+        assert statuses == {"r1": "error", "r2": "error", "r3": "success"}
+    finally:
+        reopened.close()
