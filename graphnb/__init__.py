@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .engine import batch as _batch
 from .engine import display as _display
 from .engine import store as _store
-from .engine.context import RunContext
+from .engine.context import RunContext, Runtime, get_stream_writer
 from .engine.events import (
     CacheHit,
     Chunk,
@@ -181,6 +181,7 @@ __all__ = [
     "Reducer",
     "RouteError",
     "RunContext",
+    "Runtime",
     "Send",
     "StateField",
     "StateGraph",
@@ -192,6 +193,7 @@ __all__ = [
     "__version__",
     "add",
     "append",
+    "get_stream_writer",
     "interrupt",
     "merge",
     "replace",

@@ -97,6 +97,7 @@ class Draft:
     routers: dict[str, str | None] = field(default_factory=dict)
     state: DraftState = field(default_factory=DraftState)
     metadata: dict[str, Any] = field(default_factory=dict)
+    context_schema: str | None = None
 
     def node(self, node_id: str) -> DraftNode | NodeSpec:
         """Return the node named ``node_id``; ``KeyError`` names it when absent."""
@@ -125,6 +126,7 @@ class Draft:
             dict(self.routers),
             copy.deepcopy(self.state),
             copy.deepcopy(self.metadata),
+            self.context_schema,
         )
 
     def to_spec(self) -> GraphSpec:
@@ -150,4 +152,5 @@ class Draft:
                 fields=[FieldSpec(**asdict(f)) for f in state.fields],
             ),
             metadata=copy.deepcopy(self.metadata),
+            context_schema=self.context_schema,
         )

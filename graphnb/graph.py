@@ -59,6 +59,9 @@ class StateGraph(Generic[S]):
         reducers: for ``dict``/``TypedDict`` states, the reducer of each key (others replace).
         streaming: for ``dict``/``TypedDict`` states, the key receiving streamed results.
         name: the graph's name, shown in errors, diagrams and exports.
+        context_schema: the type of the run context (LangGraph's ``context_schema``):
+            ``invoke(..., context=Ctx(...))`` (a mapping is made one), read by nodes as
+            ``runtime.context``.
     """
 
     def __init__(
@@ -68,6 +71,7 @@ class StateGraph(Generic[S]):
         reducers: Mapping[str, Reducer | Callable[[Any, Any], Any]] | None = None,
         streaming: str | None = None,
         name: str = "graph",
+        context_schema: type[Any] | None = None,
     ) -> None:
         try:
             self.schema: StateSchema[S] = StateSchema.of(
@@ -77,6 +81,14 @@ class StateGraph(Generic[S]):
             raise GraphSetupError(str(error)) from None
         # Plain objects while building (no pydantic on a dict state); see graphnb.draft.
         self._spec = Draft(name=name, state=_state_spec(self.schema))
+        if context_schema is not None and not isinstance(context_schema, type):
+            raise GraphSetupError(
+                f"context_schema is a class (a dataclass, TypedDict or pydantic model), "
+                f"got {context_schema!r}"
+            )
+        self.context_schema = context_schema
+        if context_schema is not None:
+            self._spec.context_schema = binding_of(context_schema)
         self._callables: dict[str, Callable[..., Any] | None] = {}
         self._routers: dict[str, Callable[..., Any]] = {}
         self._problems: list[str] = []
@@ -446,7 +458,14 @@ class StateGraph(Generic[S]):
         if state is None:
             state = resolve(spec.state.binding, namespace) if spec.state.binding else dict
         reducers, streaming = _dict_state_options(spec) if state is dict else ({}, None)
-        graph: StateGraph[Any] = cls(state, name=spec.name, reducers=reducers, streaming=streaming)
+        context = resolve(spec.context_schema, namespace) if spec.context_schema else None
+        graph: StateGraph[Any] = cls(
+            state,
+            name=spec.name,
+            reducers=reducers,
+            streaming=streaming,
+            context_schema=context,
+        )
         for node in spec.nodes:
             if node.subgraph is not None:
                 _refuse_subgraph_policies(node.id, node.retry, node.timeout, node.cache)
@@ -596,7 +615,7 @@ class StateGraph(Generic[S]):
                         if policy is None
                         else cache_fields(name, policy, self.schema)[0],
                     )
-        return CompiledGraph(
+        compiled = CompiledGraph(
             spec,
             self.schema,
             callables,
@@ -607,6 +626,8 @@ class StateGraph(Generic[S]):
             interrupt_before=interrupt_before,
             interrupt_after=interrupt_after,
         )
+        compiled.context_schema = self.context_schema
+        return compiled
 
 
 _BUILTIN_REDUCERS = {reducer.name: reducer for reducer in (replace, append, add, merge)}

@@ -169,6 +169,13 @@ class GraphSpec(_Spec):
         description="Source node (or START) -> binding of the router picking conditional edges.",
     )
     state: StateSpec = Field(default_factory=StateSpec)
+    context_schema: str | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="`module:qualname` of the run context's type (LangGraph's "
+        "context_schema): what invoke(..., context=...) takes and nodes read as "
+        "runtime.context.",
+    )
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
 
     @property

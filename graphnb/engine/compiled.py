@@ -67,6 +67,8 @@ class CompiledGraph(Generic[S]):
         self._spec = spec  # a draft becomes a GraphSpec when asked (see graphnb.draft)
         self.schema = schema
         self.recursion_limit = _positive(recursion_limit, "recursion_limit")
+        # The run context's type (StateGraph(..., context_schema=...)); None: any mapping.
+        self.context_schema: type[Any] | None = None
         self.max_concurrency = (
             None if max_concurrency is None else _positive(max_concurrency, "max_concurrency")
         )
@@ -394,6 +396,31 @@ class CompiledGraph(Generic[S]):
 
     # -- running -----------------------------------------------------------------------
 
+    def _context(self, context: Any) -> Any:
+        """The run's ``context=``, as the graph's ``context_schema`` when it has one."""
+        schema = self.context_schema
+        if schema is None:
+            if isinstance(context, (str, bytes, int, float, list, tuple)):
+                raise TypeError(
+                    "context is a mapping of user data (or an object) nodes see as "
+                    f"context.data, got {context!r:.80}"
+                )
+            return context
+        if isinstance(context, schema):
+            return context
+        if isinstance(context, Mapping):
+            try:
+                return schema(**context)
+            except Exception as error:
+                raise TypeError(
+                    f"context {context!r:.80} does not make a {schema.__name__} "
+                    f"(the graph's context_schema): {error}"
+                ) from None
+        raise TypeError(
+            f"context must be a {schema.__name__} (the graph's context_schema) or a mapping "
+            f"of its fields, got {context!r:.80}"
+        )
+
     def _run(
         self,
         *,
@@ -402,10 +429,8 @@ class CompiledGraph(Generic[S]):
         recursion_limit: int | None,
         thread_id: str | None = None,
     ) -> Run[S]:
-        if context is not None and not isinstance(context, Mapping):
-            raise TypeError(
-                f"context is a mapping of user data nodes see as context.data, got {context!r:.80}"
-            )
+        if context is not None:
+            context = self._context(context)
         kind = Run
         if thread_id is not None:
             from .driver import ThreadedRun
@@ -624,6 +649,7 @@ class CompiledGraph(Generic[S]):
         )
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
+        run.custom = bool(modes & {"events", "custom"})
         run.subgraphs = subgraphs
         events = self._select_events(
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
@@ -661,6 +687,7 @@ class CompiledGraph(Generic[S]):
         )
         run.starts = "events" in modes
         run.steps = bool(modes & {"events", "values"})
+        run.custom = bool(modes & {"events", "custom"})
         run.subgraphs = subgraphs
         state: Any = None
         values = "values" in modes

@@ -141,7 +141,7 @@ class _Relay:
         self.run_id = run.run_id
         self.callbacks = [*_watchers.get(thread_id, ()), *_watchers.get(EVERY_THREAD, ())]
         # A watcher sees every event, whatever the caller asked to stream.
-        run.events = run.starts = run.steps = True
+        run.events = run.starts = run.steps = run.custom = True
         self.send(RunStarted(thread_id, run.run_id, run.graph.name))
 
     def send(self, event: FeedEvent) -> None:

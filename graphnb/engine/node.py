@@ -9,12 +9,15 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Literal, get_args, get_origin
 
+from .context import INJECTED, RunContext
+
 __all__ = [
     "Node",
     "Router",
     "Streamed",
     "command_destinations",
     "complete_value",
+    "injected_parameters",
     "routes_from_annotation",
 ]
 
@@ -60,6 +63,8 @@ def _wants_context(fn: Callable[..., Any]) -> bool:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return False
+    if _injected(signature):
+        return True
     required = 0
     for parameter in signature.parameters.values():
         if parameter.name == "context":
@@ -81,14 +86,58 @@ def _caller(fn: Callable[..., Any]) -> Callable[..., Any]:
     context positionally, so that one parameter gets it by name.
     """
     try:
-        parameter = inspect.signature(fn).parameters.get("context")
+        signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return fn
+    injected = _injected(signature)
+    if injected:
+        return _injecting(fn, injected)
+    parameter = signature.parameters.get("context")
     if parameter is None or parameter.kind is not parameter.KEYWORD_ONLY:
         return fn
 
     def call(state: Any, context: Any) -> Any:
         return fn(state, context=context)
+
+    return call
+
+
+def _injected(signature: inspect.Signature) -> tuple[str, ...]:
+    """The parameters after the state that get a part of the run by keyword, as LangGraph's.
+
+    Those named ``runtime``, ``config``, ``writer`` or ``store``, or annotated
+    ``Runtime[...]`` (then it gets the run context whatever its name), and ``context``
+    beside one of these.
+    """
+    names = []
+    for index, parameter in enumerate(signature.parameters.values()):
+        if index == 0 or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        annotation = parameter.annotation
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        if parameter.name in INJECTED or str(text).startswith(("Runtime", "RunContext")):
+            names.append(parameter.name)
+    if names and "context" in signature.parameters and "context" not in names:
+        names.append("context")
+    return tuple(names)
+
+
+def injected_parameters(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The parameters of ``fn`` the engine passes by keyword (``runtime``, ``config`` ...)."""
+    try:
+        return _injected(inspect.signature(fn))
+    except (TypeError, ValueError):
+        return ()
+
+
+def _injecting(fn: Callable[..., Any], names: tuple[str, ...]) -> Callable[..., Any]:
+    """``fn`` called as ``call(state, context)``, its injected parameters given by keyword."""
+    parts = tuple(
+        (name, name if name in INJECTED else "runtime") for name in names
+    )  # a Runtime-annotated parameter of another name, or `context`: the run context
+
+    def call(state: Any, context: RunContext) -> Any:
+        return fn(state, **{name: context.inject(part) for name, part in parts})
 
     return call
 

@@ -32,7 +32,7 @@ from ..errors import (
 )
 from ..human import Command, ParentCommand
 from ..schema import WriteError, is_graph_state
-from .context import RunContext
+from .context import RunContext, done_writing, writing
 from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
 from .send import Send, check_payload, distinct, instance_key, instances, order
@@ -126,6 +126,9 @@ class Run(Generic[S]):
         # no StepFinished, so no state copy per step).
         self.starts = events
         self.steps = events
+        # Whether get_stream_writer() writes (a stream that wants custom chunks): setting
+        # it costs a context variable per node, which other streams need not pay.
+        self.custom = events
         self.workers = max_concurrency or _DEFAULT_WORKERS
         self.max_concurrency = max_concurrency  # None: async nodes are not limited
         self.values: dict[str, Any] = {}
@@ -432,6 +435,15 @@ class Run(Generic[S]):
             self.run_id, self.thread_id, self.step, node, self.data, emit, instance, self.saver
         )
 
+    def _writer(self, node: Node, emit: Callable[[Any], None]) -> Callable[[Any], None]:
+        """What :func:`get_stream_writer` returns inside ``node``: a custom chunk writer."""
+        step, name, instance = self.step, node.name, node.instance
+
+        def write(value: Any) -> None:
+            emit(Chunk(step, name, None, value, instance))
+
+        return write
+
     def state(self) -> S:
         """The current state as the user's type (a private copy)."""
         return self.schema.view(self.values)
@@ -455,6 +467,8 @@ class Run(Generic[S]):
         before = self.values if node.input is None else node.input
         # a subgraph node reads the state through its child's input, not through a view
         view = self.schema.view(before) if node.subgraph is None else before
+        # get_stream_writer() in a streamed run (invoke streams nothing: no cost there)
+        token = writing(self._writer(node, pending.append)) if self.custom else None
         try:
             args = (
                 (view, self.context(node.name, pending.append, node.instance))
@@ -485,6 +499,9 @@ class Run(Generic[S]):
             if self.events:
                 yield NodeFailed(step, node.name, failure, node.instance)
             raise failure from (None if failure is error else error)
+        finally:
+            if token is not None:
+                done_writing(token)
         if self.events:
             if pending:
                 yield from _flush(pending)
@@ -502,6 +519,7 @@ class Run(Generic[S]):
             emit(NodeStarted(step, node.name, node.instance))
         before = self.values if node.input is None else node.input
         view = self.schema.view(before)
+        token = writing(self._writer(node, emit)) if self.custom else None
         try:
             args = (
                 (view, self.context(node.name, emit, node.instance))
@@ -518,6 +536,9 @@ class Run(Generic[S]):
             if events:
                 emit(NodeFailed(step, node.name, failure, node.instance))
             raise failure from (None if failure is error else error)
+        finally:
+            if token is not None:
+                done_writing(token)
         if events:
             emit(
                 NodeFinished(step, node.name, update, time.perf_counter() - started, node.instance)

@@ -12,12 +12,14 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from ..binding import resolve
 from ..spec import EdgeSpec, GraphSpec
 from .parts import GraphParts
 
 __all__ = [
     "builder_function",
     "call_text",
+    "context_schema_of",
     "destinations_argument",
     "docstring_text",
     "example_input",
@@ -78,6 +80,7 @@ def builder_function(
     name: str,
     local: str = "graph",
     policies: Mapping[str, list[str]] | None = None,
+    context_schema: str | None = None,
 ) -> str:
     """The ``build_graph()`` function replaying the graph's construction.
 
@@ -94,6 +97,7 @@ def builder_function(
         local: the builder's variable in the function; it must not be a name the
             callables' expressions use, which it would shadow.
         policies: each node's policy arguments (``retry=RetryPolicy(...)`` ...).
+        context_schema: the expression naming the run context's type, if any.
     """
 
     def endpoint(node: str) -> str:
@@ -106,6 +110,8 @@ def builder_function(
     if parts.streaming:
         arguments.append(f"streaming={string_literal(parts.streaming)}")
     arguments.append(f"name={string_literal(spec.name)}")
+    if context_schema:
+        arguments.append(f"context_schema={context_schema}")
     lines = [
         f"def {name}() -> {state_graph}[{state or 'dict'}]:",
         f'    """Build the graph {docstring_text(repr(spec.name))} as it was drawn."""',
@@ -343,3 +349,16 @@ def destinations_argument(destinations: Mapping[str, str | None]) -> str:
         labelled = {target: label or target for target, label in destinations.items()}
         return f"destinations={labelled!r}"
     return f"destinations={tuple(destinations)!r}"
+
+
+def context_schema_of(
+    obj: Any, spec: GraphSpec, namespace: Mapping[str, Any] | None
+) -> type[Any] | None:
+    """The run context's type of a graph: the live class, or its spec binding resolved."""
+    found = getattr(obj, "context_schema", None)
+    if isinstance(found, type):
+        return found
+    if spec.context_schema:
+        resolved = resolve(spec.context_schema, namespace)
+        return resolved if isinstance(resolved, type) else None
+    return None

@@ -34,6 +34,7 @@ from ..spec import END, START, GraphSpec
 from .codegen import (
     builder_function,
     call_text,
+    context_schema_of,
     destinations_argument,
     docstring_text,
     example_input,
@@ -244,6 +245,8 @@ def _builder(
     policies = _policy_arguments(spec, resolver, _retry_predicates(obj))
     for node_id, arguments in extra.items():
         policies.setdefault(node_id, []).extend(arguments)
+    context = context_schema_of(obj, spec, namespace)
+    context_name = resolver.reference(context, "context_schema") if context else None
     build_name = resolver.fresh(f"build_{identifier(prefix)}graph")
     local = resolver.fresh(f"{identifier(prefix)}graph")
     builder = builder_function(
@@ -256,6 +259,7 @@ def _builder(
         state_graph=state_graph,
         markers=markers,
         policies=policies,
+        context_schema=context_name,
         name=build_name,
         # No definition or import has the compiled graph's name; inside the function it
         # may shadow only that global, which the function does not read.

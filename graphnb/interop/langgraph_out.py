@@ -15,9 +15,11 @@ from typing import Any, get_origin, get_type_hints
 
 from typing_extensions import is_typeddict  # typing's misses typing_extensions' TypedDict
 
+from ..engine.node import injected_parameters
 from ..engine.policy import RetryPolicy
 from ..export.codegen import (
     call_text,
+    context_schema_of,
     destinations_argument,
     docstring_text,
     import_block,
@@ -213,6 +215,9 @@ def _graph_builder(
         router = getattr(router, "__langgraph_router__", router)
         _check_callable(router, who, resolver.problems)
         routers[source] = resolver.reference(router, who)
+    context = context_schema_of(obj, spec, namespace)
+    if context is not None:  # StateGraph(State, context_schema=Ctx), as LangGraph takes it
+        state = f"{state or 'dict'}, context_schema={resolver.reference(context, 'context_schema')}"
     if resolver.problems:
         return None
     name = resolver.fresh(f"build_{identifier(prefix)}graph")
@@ -371,10 +376,13 @@ def _check_callable(
         parameters = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         parameters = []
+    injected = set(injected_parameters(fn))  # runtime, config ...: LangGraph injects them
     required = [
         p
         for p in parameters[1:]
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        and p.name not in injected
     ]
     if required:
         problems.append(
