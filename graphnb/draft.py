@@ -98,6 +98,8 @@ class Draft:
     state: DraftState = field(default_factory=DraftState)
     metadata: dict[str, Any] = field(default_factory=dict)
     context_schema: str | None = None
+    input_schema: str | None = None
+    output_schema: str | None = None
 
     def node(self, node_id: str) -> DraftNode | NodeSpec:
         """Return the node named ``node_id``; ``KeyError`` names it when absent."""
@@ -127,6 +129,8 @@ class Draft:
             copy.deepcopy(self.state),
             copy.deepcopy(self.metadata),
             self.context_schema,
+            self.input_schema,
+            self.output_schema,
         )
 
     def to_spec(self) -> GraphSpec:
@@ -153,4 +157,6 @@ class Draft:
             ),
             metadata=copy.deepcopy(self.metadata),
             context_schema=self.context_schema,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
         )

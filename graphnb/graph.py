@@ -62,6 +62,12 @@ class StateGraph(Generic[S]):
         context_schema: the type of the run context (LangGraph's ``context_schema``):
             ``invoke(..., context=Ctx(...))`` (a mapping is made one), read by nodes as
             ``runtime.context``.
+        input_schema: a TypedDict or model naming the state fields a run's input is read
+            from (other keys are dropped), as LangGraph's.
+        output_schema: likewise the fields ``invoke`` returns (a dict); the ``values``
+            stream keeps the whole state, as LangGraph's does.
+        input: LangGraph's older name of ``input_schema``.
+        output: LangGraph's older name of ``output_schema``.
     """
 
     def __init__(
@@ -72,6 +78,10 @@ class StateGraph(Generic[S]):
         streaming: str | None = None,
         name: str = "graph",
         context_schema: type[Any] | None = None,
+        input_schema: type[Any] | None = None,
+        output_schema: type[Any] | None = None,
+        input: type[Any] | None = None,
+        output: type[Any] | None = None,
     ) -> None:
         try:
             self.schema: StateSchema[S] = StateSchema.of(
@@ -89,6 +99,16 @@ class StateGraph(Generic[S]):
         self.context_schema = context_schema
         if context_schema is not None:
             self._spec.context_schema = binding_of(context_schema)
+        # LangGraph's deprecated input=/output= (still taken by LangGraph 1.2)
+        self.input_schema = input_schema if input_schema is not None else input
+        self.output_schema = output_schema if output_schema is not None else output
+        self._input_fields = self._schema_fields("input_schema", self.input_schema)
+        self._output_fields = self._schema_fields("output_schema", self.output_schema)
+        if self.input_schema is not None:
+            self._spec.input_schema = binding_of(self.input_schema)
+        if self.output_schema is not None:
+            self._spec.output_schema = binding_of(self.output_schema)
+
         self._callables: dict[str, Callable[..., Any] | None] = {}
         self._routers: dict[str, Callable[..., Any]] = {}
         self._problems: list[str] = []
@@ -102,6 +122,24 @@ class StateGraph(Generic[S]):
             ],
         ] = {}
         self._policies: dict[str, tuple[RetryPolicy | None, float | None, CachePolicy | None]] = {}
+
+    def _schema_fields(self, what: str, schema: type[Any] | None) -> frozenset[str] | None:
+        """The state fields an input or output schema names; refused if it names others."""
+        if schema is None:
+            return None
+        try:
+            fields = StateSchema.of(schema).fields
+        except TypeError as error:
+            raise GraphSetupError(f"{what}: {error}") from None
+        outside = [name for name in fields if name not in self.schema.fields]
+        if outside:
+            names = ", ".join(repr(name) for name in outside)
+            raise GraphSetupError(
+                f"{what} {schema.__name__} has field(s) {names} that {self.schema.label} "
+                "lacks; graphnb's input and output schemas are views of the graph's state "
+                "(declare those fields on the state too)"
+            )
+        return frozenset(fields)
 
     # -- building ----------------------------------------------------------------------
 
@@ -465,6 +503,8 @@ class StateGraph(Generic[S]):
             reducers=reducers,
             streaming=streaming,
             context_schema=context,
+            input_schema=resolve(spec.input_schema, namespace) if spec.input_schema else None,
+            output_schema=resolve(spec.output_schema, namespace) if spec.output_schema else None,
         )
         for node in spec.nodes:
             if node.subgraph is not None:
@@ -627,6 +667,7 @@ class StateGraph(Generic[S]):
             interrupt_after=interrupt_after,
         )
         compiled.context_schema = self.context_schema
+        compiled.input_fields, compiled.output_fields = self._input_fields, self._output_fields
         return compiled
 
 

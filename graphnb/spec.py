@@ -176,6 +176,18 @@ class GraphSpec(_Spec):
         "context_schema): what invoke(..., context=...) takes and nodes read as "
         "runtime.context.",
     )
+    input_schema: str | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="`module:qualname` of the input schema: the state fields a run's input "
+        "is read from (others are dropped).",
+    )
+    output_schema: str | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="`module:qualname` of the output schema: the state fields a run returns "
+        "and streams as values.",
+    )
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
 
     @property

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from ..draft import START, Draft
 from ..errors import GraphSetupError
@@ -69,6 +69,10 @@ class CompiledGraph(Generic[S]):
         self.recursion_limit = _positive(recursion_limit, "recursion_limit")
         # The run context's type (StateGraph(..., context_schema=...)); None: any mapping.
         self.context_schema: type[Any] | None = None
+        # The fields of the graph's input and output schemas (StateGraph(...,
+        # input_schema=..., output_schema=...)); None: the whole state.
+        self.input_fields: frozenset[str] | None = None
+        self.output_fields: frozenset[str] | None = None
         self.max_concurrency = (
             None if max_concurrency is None else _positive(max_concurrency, "max_concurrency")
         )
@@ -396,6 +400,14 @@ class CompiledGraph(Generic[S]):
 
     # -- running -----------------------------------------------------------------------
 
+    def _output(self, values: dict[str, Any]) -> S:
+        """What a run returns: the state, or the output schema's fields of it (a dict)."""
+        fields = self.output_fields
+        if fields is None:
+            return self.schema.build(values)
+        # typed as the state, as LangGraph types it (its output schema is a view of it)
+        return cast("S", {name: value for name, value in values.items() if name in fields})
+
     def _context(self, context: Any) -> Any:
         """The run's ``context=``, as the graph's ``context_schema`` when it has one."""
         schema = self.context_schema
@@ -522,7 +534,7 @@ class CompiledGraph(Generic[S]):
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         ):
             pass
-        return self.schema.build(run.values)
+        return self._output(run.values)
 
     async def ainvoke(
         self,
@@ -544,7 +556,7 @@ class CompiledGraph(Generic[S]):
             run, input, thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         ):
             pass
-        return self.schema.build(run.values)
+        return self._output(run.values)
 
     def _select_events(
         self,

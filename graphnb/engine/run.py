@@ -201,6 +201,10 @@ class Run(Generic[S]):
         try:
             if is_graph_state(given):
                 given = schema.values_of(given)
+            fields = self.graph.input_fields
+            if fields is not None:  # the input schema's fields only, as LangGraph reads them
+                keys = schema.keys
+                given = {k: v for k, v in given.items() if keys.get(k, k) in fields}
             return schema.check_writes(given)
         except WriteError as error:
             raise _input_error(error) from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..binding import resolve
@@ -20,6 +20,8 @@ __all__ = [
     "builder_function",
     "call_text",
     "context_schema_of",
+    "schema_arguments",
+    "schema_of",
     "destinations_argument",
     "docstring_text",
     "example_input",
@@ -80,7 +82,7 @@ def builder_function(
     name: str,
     local: str = "graph",
     policies: Mapping[str, list[str]] | None = None,
-    context_schema: str | None = None,
+    schemas: Sequence[str] = (),
 ) -> str:
     """The ``build_graph()`` function replaying the graph's construction.
 
@@ -97,7 +99,7 @@ def builder_function(
         local: the builder's variable in the function; it must not be a name the
             callables' expressions use, which it would shadow.
         policies: each node's policy arguments (``retry=RetryPolicy(...)`` ...).
-        context_schema: the expression naming the run context's type, if any.
+        schemas: ``context_schema=...``, ``input_schema=...`` ... arguments of StateGraph.
     """
 
     def endpoint(node: str) -> str:
@@ -110,8 +112,7 @@ def builder_function(
     if parts.streaming:
         arguments.append(f"streaming={string_literal(parts.streaming)}")
     arguments.append(f"name={string_literal(spec.name)}")
-    if context_schema:
-        arguments.append(f"context_schema={context_schema}")
+    arguments.extend(schemas)
     lines = [
         f"def {name}() -> {state_graph}[{state or 'dict'}]:",
         f'    """Build the graph {docstring_text(repr(spec.name))} as it was drawn."""',
@@ -355,10 +356,36 @@ def context_schema_of(
     obj: Any, spec: GraphSpec, namespace: Mapping[str, Any] | None
 ) -> type[Any] | None:
     """The run context's type of a graph: the live class, or its spec binding resolved."""
-    found = getattr(obj, "context_schema", None)
+    return schema_of(obj, spec, namespace, "context_schema")
+
+
+def schema_of(
+    obj: Any, spec: GraphSpec, namespace: Mapping[str, Any] | None, which: str
+) -> type[Any] | None:
+    """A graph's ``context_schema``, ``input_schema`` or ``output_schema`` class, if any."""
+    found = getattr(obj, which, None)
     if isinstance(found, type):
         return found
-    if spec.context_schema:
-        resolved = resolve(spec.context_schema, namespace)
+    binding = getattr(spec, which)
+    if binding:
+        resolved = resolve(binding, namespace)
         return resolved if isinstance(resolved, type) else None
     return None
+
+
+def schema_arguments(
+    obj: Any,
+    spec: GraphSpec,
+    namespace: Mapping[str, Any] | None,
+    reference: Any,
+) -> list[str]:
+    """``context_schema=...``, ``input_schema=...``, ``output_schema=...`` for StateGraph(...).
+
+    ``reference(value, who)`` names a class in the generated code (a resolver's).
+    """
+    arguments = []
+    for which in ("context_schema", "input_schema", "output_schema"):
+        found = schema_of(obj, spec, namespace, which)
+        if found is not None:
+            arguments.append(f"{which}={reference(found, which)}")
+    return arguments

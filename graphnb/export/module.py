@@ -34,12 +34,12 @@ from ..spec import END, START, GraphSpec
 from .codegen import (
     builder_function,
     call_text,
-    context_schema_of,
     destinations_argument,
     docstring_text,
     example_input,
     import_block,
     printable,
+    schema_arguments,
     string_literal,
 )
 from .errors import ExportError, ExportProblem
@@ -245,8 +245,7 @@ def _builder(
     policies = _policy_arguments(spec, resolver, _retry_predicates(obj))
     for node_id, arguments in extra.items():
         policies.setdefault(node_id, []).extend(arguments)
-    context = context_schema_of(obj, spec, namespace)
-    context_name = resolver.reference(context, "context_schema") if context else None
+    schemas = schema_arguments(obj, spec, namespace, resolver.reference)
     build_name = resolver.fresh(f"build_{identifier(prefix)}graph")
     local = resolver.fresh(f"{identifier(prefix)}graph")
     builder = builder_function(
@@ -259,7 +258,7 @@ def _builder(
         state_graph=state_graph,
         markers=markers,
         policies=policies,
-        context_schema=context_name,
+        schemas=schemas,
         name=build_name,
         # No definition or import has the compiled graph's name; inside the function it
         # may shadow only that global, which the function does not read.

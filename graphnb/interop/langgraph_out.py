@@ -19,11 +19,11 @@ from ..engine.node import injected_parameters
 from ..engine.policy import RetryPolicy
 from ..export.codegen import (
     call_text,
-    context_schema_of,
     destinations_argument,
     docstring_text,
     import_block,
     python_literal,
+    schema_arguments,
     string_literal,
 )
 from ..export.errors import ExportError, ExportProblem
@@ -215,9 +215,9 @@ def _graph_builder(
         router = getattr(router, "__langgraph_router__", router)
         _check_callable(router, who, resolver.problems)
         routers[source] = resolver.reference(router, who)
-    context = context_schema_of(obj, spec, namespace)
-    if context is not None:  # StateGraph(State, context_schema=Ctx), as LangGraph takes it
-        state = f"{state or 'dict'}, context_schema={resolver.reference(context, 'context_schema')}"
+    schemas = schema_arguments(obj, spec, namespace, resolver.reference)
+    if schemas:  # StateGraph(State, context_schema=..., input_schema=...), as LangGraph's
+        state = ", ".join([state or "dict", *schemas])
     if resolver.problems:
         return None
     name = resolver.fresh(f"build_{identifier(prefix)}graph")
