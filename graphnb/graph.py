@@ -22,7 +22,12 @@ from .binding import binding_of, resolve
 from .draft import END, START, Draft, DraftEdge, DraftField, DraftNode, DraftState
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
-from .engine.node import Router, command_destinations, routes_from_annotation
+from .engine.node import (
+    Router,
+    command_destinations,
+    first_parameter_type,
+    routes_from_annotation,
+)
 from .engine.policy import (
     CachePolicy,
     MemoryCache,
@@ -122,6 +127,24 @@ class StateGraph(Generic[S]):
             ],
         ] = {}
         self._policies: dict[str, tuple[RetryPolicy | None, float | None, CachePolicy | None]] = {}
+        self._private: dict[str, type[Any]] = {}  # node -> its private input schema
+
+    def _private_input(self, node: object, fn: object, given: type[Any] | None) -> type[Any] | None:
+        """A node's private input schema: ``given``, or its first parameter's annotation."""
+        if given is not None:
+            self._schema_fields(f"the input_schema of `{node}`", given)
+            return given
+        found = first_parameter_type(fn) if callable(fn) else None
+        if not isinstance(found, type) or found is self.schema.state_type or found is dict:
+            return None
+        try:
+            fields = StateSchema.of(found).fields
+        except TypeError:  # not a state type: an annotation like any other
+            return None
+        # LangGraph would add fields the state lacks as channels; graphnb reads the state
+        if not fields or any(name not in self.schema.fields for name in fields):
+            return None
+        return found
 
     def _schema_fields(self, what: str, schema: type[Any] | None) -> frozenset[str] | None:
         """The state fields an input or output schema names; refused if it names others."""
@@ -158,6 +181,7 @@ class StateGraph(Generic[S]):
         inputs: Mapping[str, str] | None = None,
         outputs: Mapping[str, str] | None = None,
         destinations: Mapping[str, str] | Sequence[str] | None = None,
+        input_schema: type[Any] | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -182,11 +206,16 @@ class StateGraph(Generic[S]):
                 ``-> Command[Literal["a", "b"]]`` return annotation when omitted. A
                 ``goto`` elsewhere still runs; a destination that is no node is refused
                 when the graph compiles.
+            input_schema: the node's private input schema (LangGraph's): a TypedDict or
+                model whose fields (all of them fields of the state) are all the node
+                reads, as that type. Read from the annotation of the function's first
+                parameter when omitted, if that names such a type other than the state's.
         """
         callee = fn if fn is not None else node
         if destinations is None and callable(callee):
             destinations = command_destinations(callee)
         marks = _destinations(node, destinations)
+        private = self._private_input(node, callee, input_schema)
         if isinstance(fn, (StateGraph, CompiledGraph)):
             _refuse_subgraph_policies(node, retry, timeout, cache)
             return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs, marks)
@@ -210,7 +239,8 @@ class StateGraph(Generic[S]):
         bound = binding or (binding_of(fn) if callable(fn) else None)
         plain = (label is None or isinstance(label, str)) and isinstance(bound, (str, type(None)))
         policies = retry is not None or timeout is not None or cache is not None
-        if plain and not (position or metadata or policies or marks is not None):
+        special = marks is not None or private is not None
+        if plain and not (position or metadata or policies or special):
             self._spec.nodes.append(DraftNode(node, label, bound))
         else:
             from .spec import NodeSpec, Position
@@ -226,8 +256,11 @@ class StateGraph(Generic[S]):
                     timeout=timeout,
                     cache=cache.to_spec() if cache is not None else None,
                     destinations=marks,
+                    input_schema=binding_of(private) if private is not None else None,
                 )
             )
+        if private is not None:
+            self._private[node] = private
         if retry is not None or timeout is not None or cache is not None:
             self._policies[node] = (retry, timeout, cache)
         return self
@@ -517,6 +550,8 @@ class StateGraph(Generic[S]):
             fn = resolve(node.binding, namespace) if node.binding else None
             graph._callables[node.id] = fn
             graph._spec.nodes.append(node.model_copy(deep=True))
+            if node.input_schema is not None:
+                graph._private[node.id] = resolve(node.input_schema, namespace)
             if node.retry is not None or node.timeout is not None or node.cache is not None:
                 graph._policies[node.id] = (
                     RetryPolicy.from_spec(node.retry, namespace, node=node.id)
@@ -667,6 +702,8 @@ class StateGraph(Generic[S]):
             interrupt_after=interrupt_after,
         )
         compiled.context_schema = self.context_schema
+        for name, private in self._private.items():
+            compiled.nodes[name].reading(StateSchema.of(private))
         compiled.input_fields, compiled.output_fields = self._input_fields, self._output_fields
         return compiled
 

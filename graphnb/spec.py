@@ -116,6 +116,12 @@ class NodeSpec(_Spec):
     outputs: dict[str, str] | None = Field(
         default=None, exclude_if=_unset, description="Subgraph: child field -> parent field."
     )
+    input_schema: str | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="`module:qualname` of the node's private input schema: the state fields "
+        "it reads.",
+    )
     destinations: dict[str, str | None] | None = Field(
         default=None,
         exclude_if=_unset,

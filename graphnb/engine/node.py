@@ -17,6 +17,7 @@ __all__ = [
     "Streamed",
     "command_destinations",
     "complete_value",
+    "first_parameter_type",
     "injected_parameters",
     "routes_from_annotation",
 ]
@@ -162,6 +163,8 @@ class Node:
         "is_async_gen",
         "name",
         "payload",
+        "plain",
+        "reads",
         "subgraph",
         "takes_context",
     )
@@ -182,6 +185,15 @@ class Node:
         self.payload: dict[str, Any] | None = None
         # A graph run as this node (graphnb.engine.subgraph.Subgraph), else None.
         self.subgraph: Any = fn if getattr(fn, "is_subgraph", False) else None
+        # The node's private input schema (a StateSchema of it), else None: see reading().
+        self.reads: Any = None
+        # Whether the node reads a plain view of the state (one test per call decides).
+        self.plain = self.subgraph is None
+
+    def reading(self, schema: Any) -> None:
+        """Give the node a private input schema: it reads only that schema's fields."""
+        self.reads = schema
+        self.plain = self.subgraph is None and schema is None
 
     def instance_of(self, number: int, values: dict[str, Any], payload: dict[str, Any]) -> Node:
         """A copy of this node that runs on ``values`` as the ``number``-th Send instance."""
@@ -251,6 +263,23 @@ def routes_from_annotation(fn: Callable[..., Any]) -> list[str] | None:
     found: list[str] = []
     _collect_literals(annotation, found)
     return found or None
+
+
+def first_parameter_type(fn: Callable[..., Any]) -> Any:
+    """The resolved annotation of ``fn``'s first parameter (the state it reads), if any."""
+    target = _unwrap(fn)
+    try:
+        first = next(iter(inspect.signature(target).parameters.values()), None)
+    except (TypeError, ValueError):
+        return None
+    if first is None or first.annotation is first.empty:
+        return None
+    holder = SimpleNamespace(__annotations__={first.name: first.annotation})
+    try:
+        hints = typing.get_type_hints(holder, globalns=getattr(target, "__globals__", {}))
+    except Exception:  # an unresolvable annotation (a class local to a function)
+        return None
+    return hints.get(first.name)
 
 
 def command_destinations(fn: Callable[..., Any]) -> list[str] | None:

@@ -439,6 +439,15 @@ class Run(Generic[S]):
             self.run_id, self.thread_id, self.step, node, self.data, emit, instance, self.saver
         )
 
+    def _special_view(self, node: Node, before: dict[str, Any]) -> Any:
+        """What a subgraph node (the values) or a node with an input schema reads."""
+        if node.subgraph is not None:
+            return before
+        reads = node.reads
+        values = reads.defaults()
+        values.update({name: value for name, value in before.items() if name in reads.fields})
+        return reads.view(values)
+
     def _writer(self, node: Node, emit: Callable[[Any], None]) -> Callable[[Any], None]:
         """What :func:`get_stream_writer` returns inside ``node``: a custom chunk writer."""
         step, name, instance = self.step, node.name, node.instance
@@ -470,7 +479,7 @@ class Run(Generic[S]):
             yield NodeStarted(step, node.name, node.instance)
         before = self.values if node.input is None else node.input
         # a subgraph node reads the state through its child's input, not through a view
-        view = self.schema.view(before) if node.subgraph is None else before
+        view = self.schema.view(before) if node.plain else self._special_view(node, before)
         # get_stream_writer() in a streamed run (invoke streams nothing: no cost there)
         token = writing(self._writer(node, pending.append)) if self.custom else None
         try:
@@ -522,7 +531,7 @@ class Run(Generic[S]):
         if self.starts:
             emit(NodeStarted(step, node.name, node.instance))
         before = self.values if node.input is None else node.input
-        view = self.schema.view(before)
+        view = self.schema.view(before) if node.plain else self._special_view(node, before)
         token = writing(self._writer(node, emit)) if self.custom else None
         try:
             args = (

@@ -15,6 +15,7 @@ from typing import Any, get_origin, get_type_hints
 
 from typing_extensions import is_typeddict  # typing's misses typing_extensions' TypedDict
 
+from ..binding import resolve
 from ..engine.node import injected_parameters
 from ..engine.policy import RetryPolicy
 from ..export.codegen import (
@@ -282,6 +283,9 @@ def _node_options(
         arguments.append(f"metadata={python_literal(dict(node.metadata))}")
     if node.destinations is not None:  # LangGraph's own argument, same shapes
         arguments.append(destinations_argument(node.destinations))
+    if node.input_schema is not None:
+        schema = resolve(node.input_schema, namespace)
+        arguments.append(f"input_schema={resolver.reference(schema, f'input_schema of {who}')}")
     return arguments
 
 
