@@ -371,10 +371,12 @@ def _interrupt_row(
         "joins": _joins(run),
         "interrupts": sorted(run.interrupted, key=lambda i: order.get(i.node, 0)),
         "resumes": run.resumes,
+        # A finished node whose Command went somewhere runs again on resume rather than
+        # being kept as done: the row keeps updates, not where a Command sent the run.
         "pending": [
             (instance_key(node), update)
             for node, update in results
-            if instance_key(node) not in stopped
+            if instance_key(node) not in stopped and (node.index, node.instance) not in run.gotos
         ],
     }
 

@@ -317,3 +317,24 @@ def test_langgraph_commands_and_sends_run_on_graphnb() -> None:
         )
 
     assert _graph(a, destinations=("b", "c")).compile().invoke({}) == {"log": ["a", "b", "c"]}
+
+
+def test_a_goto_beside_an_interrupted_sibling_is_not_lost_on_resume() -> None:
+    from graphnb import interrupt
+
+    runs: list[str] = []
+
+    def a(state: Log) -> Command[Literal["c"]]:
+        runs.append("a")
+        return Command(goto="c", update={"log": ["a"]})
+
+    def b(state: Log) -> dict[str, list[str]]:
+        return {"log": ["b:" + interrupt("?")]}
+
+    graph = StateGraph(Log).add_node("a", a).add_node("b", b).add_node("c", _say("c"))
+    graph.add_edge(START, "a").add_edge(START, "b").add_edge("b", END).add_edge("c", END)
+    app = graph.compile(checkpointer=MemorySaver())
+    app.invoke({}, thread_id="t")
+    # the Command's node runs again with the resumed step (its goto is not stored)
+    assert app.invoke(Command(resume="ok"), thread_id="t") == {"log": ["a", "b:ok", "c"]}
+    assert runs == ["a", "a"]
