@@ -157,7 +157,10 @@ def test_a_learner_draws_lesson_one_in_the_builder_and_its_check_passes(lab: Any
     result = _check(lab)
     text = result.inner_text()
     assert re.search(r"Lesson 1: two nodes: \d of \d checks passed", text), text
-    assert "`shout` is a dead end" in text
+    # Names in backticks show as code: the text reads without the backticks.
+    assert "shout is a dead end" in text
+    assert result.locator("code", has_text="shout").count() >= 1
+    assert "`" not in text
     assert "Traceback" not in text
     # The summary line stands above its list: the builder's stylesheet, loaded into the
     # same page, laid out its own `.graphnb-check` (a checkbox row) as a row, and the
