@@ -29,7 +29,7 @@ import { EditorOverlays } from "./panels/EditorOverlays";
 import { InspectPanel } from "./panels/InspectPanel";
 import { KeptDrawing } from "./panels/KeptDrawing";
 import { Palette } from "./panels/Palette";
-import type { CanvasContext } from "./nodes";
+import type { CanvasContext } from "./canvasContext";
 import { BindingPanel } from "./panels/BindingPanel";
 import { PolicyFields } from "./panels/PolicyFields";
 import { SubgraphPanel } from "./panels/SubgraphPanel";

@@ -7,7 +7,7 @@ import { edgeTypes } from "./edges";
 import { FIT } from "./flow";
 import { useDrawnNodes, type CanvasEditing } from "./hooks/useCanvasEditing";
 import type { Connection } from "./hooks/useConnection";
-import { Canvas, type CanvasContext } from "./nodes";
+import { Canvas, type CanvasContext } from "./canvasContext";
 import { allNodeTypes } from "./SubgraphNode";
 import { CULL_FROM } from "./virtualise";
 import { LightMiniMap } from "./LightMiniMap";

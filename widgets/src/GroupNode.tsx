@@ -4,7 +4,7 @@
 
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { useCanvas } from "./nodes";
+import { useCanvas } from "./canvasContext";
 
 export type GroupData = { label: string; count: number; lr?: boolean; group: string };
 export type GroupBox = Node<GroupData, "collapsed">;

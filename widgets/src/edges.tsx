@@ -4,7 +4,7 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type Edge, type EdgeProps } from "@xyflow/react";
 import { memo, useState } from "react";
 import { backEdgePath } from "./backEdge";
-import { useCanvas } from "./nodes";
+import { useCanvas } from "./canvasContext";
 import type { EdgeKind } from "./protocol";
 import { routeText } from "./spec";
 

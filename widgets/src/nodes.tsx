@@ -1,10 +1,11 @@
 // The node components the canvas draws: a step (a graph node) and the START/END terminals.
 
 import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
-import { createContext, memo, useContext, useEffect, useRef, useState } from "react";
-import type { NodeStatus, ProblemInfo, RunState } from "./protocol";
+import { memo, useEffect, useRef, useState } from "react";
+import type { NodeStatus } from "./protocol";
 import { Elapsed } from "./Elapsed";
 import { GroupNodeView } from "./GroupNode";
+import { useCanvas } from "./canvasContext";
 import { formatDuration } from "./format";
 import { createStore, type Store, useSelect } from "./store";
 import { RunBadges } from "./RunBadges";
@@ -25,27 +26,7 @@ export function bindingText(id: string, data: Pick<StepData, "binding" | "code">
 export type StepNode = Node<StepData, "step">;
 export type TerminalNode = Node<{ label: string; lr?: boolean }, "terminal">;
 
-/** What nodes read besides their own data: run state, problems, and how to rename. */
-export type CanvasContext = {
-  run: Store<RunState>;
-  problems: Store<Record<string, ProblemInfo[]>>;
-  rename(from: string, to: string): boolean;
-  setRoute(source: string, target: string, route: string): void;
-  /** Open a collapsed group (see groups.ts). */
-  expandGroup?(id: string): void;
-  /** Where runs pause: node -> "before" / "after" (panels/DebugPanels.tsx). */
-  breakpoints?: Store<Record<string, string[]>>;
-};
-
 const NO_BREAKPOINTS = createStore<Record<string, string[]>>({});
-
-export const Canvas = createContext<CanvasContext | null>(null);
-
-export function useCanvas(): CanvasContext {
-  const context = useContext(Canvas);
-  if (!context) throw new Error("[graphnb] node rendered outside the canvas");
-  return context;
-}
 
 const STATUS_ICON: Record<NodeStatus, string> = {
   idle: "",
