@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,17 @@ import pytest
 
 HERE = Path(__file__).parent
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool whose workers start fresh (spawn), not as forks of this process.
+
+    By the time a test asks for one, this process may run Ray's, Dask's or a connection
+    pool's threads; a fork copies them mid-flight and the child can die at once
+    (BrokenProcessPool, seen in CI after the Ray tests). Spawned workers find the node
+    module through ``PYTHONPATH``, which the ``nodes`` fixture sets.
+    """
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 @pytest.fixture

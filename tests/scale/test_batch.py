@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from graphnb import END, START, StateGraph
 from graphnb.engine.batch import BatchSetupError, RemoteError
 from graphnb.errors import NodeError
 
-from .conftest import POSTGRES_URL
+from .conftest import POSTGRES_URL, process_pool
 
 
 def expected(x: int) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def test_batch_as_completed_yields_each_input_as_it_finishes_and_stops_when_left
 
 def test_process_pool_sends_errors_back_as_themselves(nodes: Any) -> None:
     graph = nodes.build()
-    with ProcessPoolExecutor(2) as pool:
+    with process_pool(2) as pool:
         results = graph.batch([{"x": 2}, {"x": -1}], executor=pool, return_exceptions=True)
     assert strip(results[0]) == expected(2)
     assert isinstance(results[1], NodeError)
@@ -163,7 +163,7 @@ def test_thread_ids_must_match_inputs(nodes: Any, tmp_path: Path) -> None:
 def test_a_lambda_cannot_travel_and_the_error_names_it() -> None:
     graph = StateGraph(dict).add_node("shout", lambda state: {"x": 1})
     app = graph.add_edge(START, "shout").add_edge("shout", END).compile()
-    with ProcessPoolExecutor(1) as pool, pytest.raises(BatchSetupError, match="'shout'") as caught:
+    with process_pool(1) as pool, pytest.raises(BatchSetupError, match="'shout'") as caught:
         app.batch([{}], executor=pool)
     assert caught.value.node == "shout"
     assert "lambda" in str(caught.value)
@@ -178,13 +178,13 @@ def test_a_closure_cannot_travel() -> None:
 
     graph = StateGraph(dict).add_node("inner", make())
     app = graph.add_edge(START, "inner").add_edge("inner", END).compile()
-    with ProcessPoolExecutor(1) as pool, pytest.raises(BatchSetupError, match="'inner'"):
+    with process_pool(1) as pool, pytest.raises(BatchSetupError, match="'inner'"):
         app.batch([{}], executor=pool)
 
 
 def test_a_memory_checkpointer_cannot_travel(nodes: Any) -> None:
     graph = nodes.build("memory://")
-    with ProcessPoolExecutor(1) as pool, pytest.raises(BatchSetupError, match="database URL"):
+    with process_pool(1) as pool, pytest.raises(BatchSetupError, match="database URL"):
         graph.batch([{"x": 1}], executor=pool, thread_ids=["a"])
 
 

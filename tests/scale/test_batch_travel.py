@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from graphnb.checkpoint import PostgresSaver, SqliteSaver
 from graphnb.engine.batch import BatchSetupError
 from graphnb.errors import NodeError
 
-from .conftest import POSTGRES_URL
+from .conftest import POSTGRES_URL, process_pool
 from .test_batch import strip
 
 INPUTS = [{"x": 1}, {"x": 2}, {"x": -1}, {"x": 4}]
@@ -44,7 +43,7 @@ def check_like_local(graph: Any, results: list[Any], local: Any) -> None:
 @pytest.mark.parametrize("build", ["build_with_policies", "build_nested"])
 def test_policies_and_subgraphs_run_on_a_process_pool(nodes: Any, build: str) -> None:
     graph = getattr(nodes, build)()
-    with ProcessPoolExecutor(2) as pool:
+    with process_pool(2) as pool:
         results = graph.batch(INPUTS, executor=pool, return_exceptions=True)
     check_like_local(graph, results, getattr(nodes, build)())
 
@@ -70,7 +69,7 @@ def test_a_subgraph_compiled_with_its_own_options_is_refused_naming_them(nodes: 
     inner.add_edge(START, "double").add_edge("double", END)
     outer = StateGraph(dict).add_node("inner", inner.compile(interrupt_before="double"))
     app = outer.add_edge(START, "inner").add_edge("inner", END).compile()
-    with ProcessPoolExecutor(1) as pool, pytest.raises(BatchSetupError) as caught:
+    with process_pool(1) as pool, pytest.raises(BatchSetupError) as caught:
         app.batch([{"x": 1}], executor=pool)
     assert caught.value.node == "inner"
     assert "interrupt_before" in str(caught.value)
@@ -79,7 +78,7 @@ def test_a_subgraph_compiled_with_its_own_options_is_refused_naming_them(nodes: 
     closure.add_edge(START, "step").add_edge("step", END)
     outer = StateGraph(dict).add_node("inner", closure)
     app = outer.add_edge(START, "inner").add_edge("inner", END).compile()
-    with ProcessPoolExecutor(1) as pool, pytest.raises(BatchSetupError, match="lambda") as caught:
+    with process_pool(1) as pool, pytest.raises(BatchSetupError, match="lambda") as caught:
         app.batch([{"x": 1}], executor=pool)
     assert caught.value.node == "inner/step"
 
@@ -94,7 +93,7 @@ def test_a_sqlite_savers_options_travel_to_a_process_pool(nodes: Any, tmp_path: 
     saver = SqliteSaver(tmp_path / "runs.db", table_prefix="mine_", synchronous="FULL")
     graph = nodes.build(saver)
     ids = ["a", "b", "c", "d"]
-    with ProcessPoolExecutor(2) as pool:
+    with process_pool(2) as pool:
         results = graph.batch(INPUTS, executor=pool, thread_ids=ids, return_exceptions=True)
     assert strip(results[0]) == strip(graph.get_state("a").values)
     assert graph.get_state("d").next == ()
@@ -119,7 +118,7 @@ def test_a_postgres_savers_options_travel_to_the_workers(
     ids = [f"{prefix}{i}" for i in range(len(INPUTS))]
     try:
         if executor == "process":
-            with ProcessPoolExecutor(2) as pool:
+            with process_pool(2) as pool:
                 results = graph.batch(INPUTS, executor=pool, thread_ids=ids, return_exceptions=True)
         else:
             pool = (

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
 
 from graphnb.engine.batch import BatchProgress
 from graphnb.progress import ProgressWidget, TextProgress, describe, display_for, in_notebook
+
+from .conftest import process_pool
 
 
 def test_callback_sees_every_input_finish_and_a_last_finished_update(nodes: Any) -> None:
@@ -26,7 +27,7 @@ def test_callback_sees_every_input_finish_and_a_last_finished_update(nodes: Any)
 
 def test_callback_on_a_process_pool(nodes: Any) -> None:
     seen: list[BatchProgress] = []
-    with ProcessPoolExecutor(2) as pool:
+    with process_pool(2) as pool:
         nodes.build().batch([{"x": 1}, {"x": 2}], executor=pool, progress=seen.append)
     assert (seen[-1].done, seen[-1].failed, seen[-1].finished) == (2, 0, True)
 
