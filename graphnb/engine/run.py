@@ -35,7 +35,7 @@ from ..schema import WriteError, is_graph_state
 from .context import RunContext, done_writing, writing
 from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
-from .send import Send, check_payload, distinct, instance_key, instances, order
+from .send import Send, check_payload, distinct, instance_key, instances, order, position
 
 if TYPE_CHECKING:
     import asyncio
@@ -231,10 +231,12 @@ class Run(Generic[S]):
             )
 
     def merge(self, results: list[tuple[Node, Update]]) -> None:
-        """Apply a step's updates in node order; all of them or none."""
+        """Apply a step's updates, plain runs in node order then Send instances; all or none."""
         schema = self.schema
         writers: dict[str, Node] | None = {} if len(results) > 1 else None  # a lone node: no rival
         values = dict(self.values)
+        if self.fanned:  # Send instances among the tasks: LangGraph's merge order
+            results = sorted(results, key=lambda result: position(result[0]))
         for node, update in results:
             if writers is not None:
                 self._claim(writers, node, update)

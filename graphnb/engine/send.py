@@ -102,15 +102,26 @@ def instances(
 
 
 def order(plain: list[Node], made: list[Node]) -> list[Node]:
-    """A step's tasks: node order, a plain run of a node before its instances."""
+    """A step's tasks in the order they start: Send instances, then plain runs.
+
+    That is the order LangGraph prepares a step's tasks in (its Send packets, then the
+    nodes its edges triggered), so the updates of quick nodes stream in the same order.
+    Their writes merge in another order: see :func:`position`.
+    """
     tasks = plain + made
-    tasks.sort(key=position)  # stable: instances keep their item order
+    tasks.sort(key=lambda node: -position(node)[0])  # stable: node order within each kind
     return tasks
 
 
-def position(node: Node) -> tuple[int, int]:
-    """Where a task sorts in its step: node order, then instance order."""
-    return (node.index, -1 if node.instance is None else node.instance)
+def position(node: Node) -> tuple[int, int, int]:
+    """Where a task's writes merge in its step: plain runs in node order, then Send instances.
+
+    LangGraph applies a step's plain tasks before its Send packets, so a reducer such as
+    ``operator.add`` sees the router's own successors' items first, then the mapped ones.
+    """
+    if node.instance is None:
+        return (0, node.index, 0)
+    return (1, node.index, node.instance)
 
 
 def distinct(finished: list[Node]) -> list[Node]:

@@ -121,6 +121,28 @@ def test_sends_mix_with_plain_routes_and_a_single_send() -> None:
     assert single.invoke({"docs": []})["summaries"] == ["S"]
 
 
+def test_a_plain_tasks_writes_merge_before_the_send_instances_of_its_step() -> None:
+    # LangGraph's order (test_pregel.py::test_send_react_interrupt): a step's plain
+    # tasks merge first, then its Send packets, whatever the node order; the instances
+    # start first, as LangGraph prepares them.
+    def tally(state: Docs) -> dict[str, Any]:
+        return {"summaries": ["tally"]}
+
+    def both(state: Docs) -> list[Any]:
+        return ["tally", *fan(state)]
+
+    built = StateGraph(Docs).add_node("split", split).add_node("summarise", summarise)
+    built.add_node("tally", tally).add_edge(START, "split")
+    built.add_conditional_edges("split", both, ["tally"], sends=["summarise"])
+    built.add_edge("summarise", END).add_edge("tally", END)
+    app = built.compile()
+    assert app.invoke({"docs": ["a", "b"]})["summaries"] == ["tally", "A", "B"]
+    started = [
+        (e.node, e.instance) for e in app.stream({"docs": ["a", "b"]}) if isinstance(e, NodeStarted)
+    ]
+    assert started == [("split", None), ("summarise", 0), ("summarise", 1), ("tally", None)]
+
+
 def test_no_sends_skips_the_target() -> None:
     CALLS.clear()
     result = graph(lambda state: []).compile().invoke({"docs": []})

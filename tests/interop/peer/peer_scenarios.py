@@ -1426,17 +1426,6 @@ DIFFERENCES: dict[str, Difference] = {
         "import refuses defer=True by name",
         {"*": {"import": ["defer"]}},
     ),
-    "route and Send together": Difference(
-        "graphnb merges one step's writes in node order (the Send instances of `joke` "
-        "before `tally`), LangGraph its plain tasks before its Send packets",
-        {
-            "0:input/values": [
-                {"jokes": [], "subjects": ["a", "b"]},
-                {"jokes": ["A", "B", "tally"], "subjects": ["a", "b"]},
-            ],
-            "0:input:invoke/jokes": ["A", "B", "tally"],
-        },
-    ),
     "Send after a breakpoint": Difference(
         "graphnb's get_state().next names each node once; LangGraph repeats a node per Send "
         "packet waiting for it (graphnb keeps the packets, and runs each)",
