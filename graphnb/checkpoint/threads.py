@@ -233,8 +233,7 @@ class Threads(Generic[S]):
         row, meta = position.row, position.meta
         return StateSnapshot(
             values=self.schema.view(position.values),
-            # a pending map-reduce step names its Send targets among the next nodes
-            next=tuple(dict.fromkeys([*meta.next, *(str(e[0]) for e in meta.sends if e)])),
+            next=_next_tasks(meta.next, meta.sends),
             thread_id=row.thread_id,
             checkpoint_id=row.checkpoint_id,
             parent_id=row.parent_id,
@@ -827,3 +826,12 @@ def _chain(rows: list[StoredCheckpoint], target: StoredCheckpoint) -> list[Store
         chain.append(row)
     chain.reverse()
     return chain
+
+
+def _next_tasks(plain: Sequence[str], sends: Sequence[Any]) -> tuple[str, ...]:
+    """A snapshot's ``next``: one name per pending Send packet, then the plain next nodes.
+
+    As LangGraph's ``StateSnapshot.next``: a map-reduce step waiting on three packets to
+    ``joke`` names ``joke`` three times, in the order the packets were sent.
+    """
+    return (*(str(send[0]) for send in sends if send), *dict.fromkeys(plain))

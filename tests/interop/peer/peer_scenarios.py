@@ -1426,11 +1426,6 @@ DIFFERENCES: dict[str, Difference] = {
         "import refuses defer=True by name",
         {"*": {"import": ["defer"]}},
     ),
-    "Send after a breakpoint": Difference(
-        "graphnb's get_state().next names each node once; LangGraph repeats a node per Send "
-        "packet waiting for it (graphnb keeps the packets, and runs each)",
-        {"0:input:state/next": ["joke"]},
-    ),
     "Command to the parent graph": Difference(
         "a child's Command(graph=Command.PARENT) needs graphnb's engine to route a child's "
         "command in its parent; the import refuses it by name",
