@@ -22,9 +22,8 @@ from typing_extensions import is_typeddict  # typing's misses typing_extensions'
 from ..engine.compiled import CompiledGraph
 from ..graph import StateGraph
 from ..spec import END
-from .code import code_names, references, wrapper_of
+from .code import references, wrapper_of
 from .errors import LangGraphMissingError, Unmapped, UnmappedFeatureError
-from .langgraph_command import commanding, follow_command
 from .state import graphnb_state
 
 __all__ = ["Imported", "from_langgraph", "import_langgraph", "is_langgraph"]
@@ -44,7 +43,7 @@ _RUNTIME_ONLY = {
 
 # What the shim gives a node: LangGraph's functions it may call, parameters it may take.
 _SHIMMED = {key for key in _RUNTIME_ONLY if key[1] != "Command"}
-# What a node may refer to: the shim's functions, and Command (.langgraph_command).
+# What a node may refer to: the shim's functions, and Command (the engine follows it).
 _NODE_MAPPED = set(_RUNTIME_ONLY)
 _INJECTED = {"config", "runtime", "writer", "store"}
 
@@ -162,14 +161,14 @@ def _import(graph: Any, *, top: bool) -> Imported:
     result = (_CompiledLangGraph if top else StateGraph)(state, name=name)
     _reducer_start_values(result, builder)
     cached = compiled is None or compiled.cache is not None
-    commanding_nodes: dict[str, list[str]] = {}
     for node_name, node in builder.nodes.items():
         fn = _node_callable(node_name, node, builder, unmapped)
-        routes = _command_routes(node_name, node, fn, builder, unmapped)
-        if routes is not None and fn is not None:
-            fn = commanding(fn, node_name)
-            commanding_nodes[node_name] = routes
         options = _node_options(node_name, node, unmapped, cached=cached)
+        if node.ends:
+            # Where its Command(goto=...) (or, for a subgraph node, its child's
+            # Command(graph=PARENT)) may go; graphnb's engine follows LangGraph's Command
+            # as it is, this only draws the dashed edges LangGraph draws.
+            options["destinations"] = _destinations(node.ends)
         if isinstance(fn, StateGraph | CompiledGraph):  # a subgraph node takes no policies
             for option in ("retry", "timeout", "cache"):
                 if options.pop(option, None) is not None:
@@ -182,22 +181,6 @@ def _import(graph: Any, *, top: bool) -> Imported:
         result.add_edge(list(sources), target)
     for source, branches in sorted(builder.branches.items()):
         _add_branches(result, source, branches, builder, unmapped)
-    for node_name, routes in commanding_nodes.items():
-        if node_name in builder.branches:
-            reason = (
-                "graphnb has one router per node, and a Command's goto takes it; route by "
-                "the Command alone, or by the conditional edge alone"
-            )
-            unmapped.append(
-                Unmapped("Command and conditional edges", f"node {node_name!r}", reason)
-            )
-            continue
-        # Send targets only for a node that sends (else every route would be drawn twice)
-        original = builder.nodes[node_name].runnable
-        fn = getattr(original, "func", None) or getattr(original, "afunc", None)
-        sending = fn is not None and ("langgraph.types", "Send") in set(references(fn))
-        sends = [route for route in routes if route != END] if sending else []
-        result.add_conditional_edges(node_name, follow_command, routes, sends=sends)
     # LangGraph ends a branch at a node without outgoing edges; graphnb says so with END.
     leaving = {edge.source for edge in result.spec.edges}
     for node_name, node in builder.nodes.items():
@@ -210,38 +193,11 @@ def _import(graph: Any, *, top: bool) -> Imported:
     return Imported(result, unmapped, options)
 
 
-def _command_routes(
-    name: str, node: Any, fn: Any, builder: Any, unmapped: list[Unmapped]
-) -> list[str] | None:
-    """Where a node returning ``Command`` may go (``None``: it returns none).
-
-    Its declared destinations (``Command[Literal[...]]``, ``destinations=``), else every
-    node; ``END`` always, as a Command's ``goto`` may end the branch.
-    """
-    runnable = node.runnable
-    original = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
-    if _is_subgraph(runnable):
-        if node.ends:  # a child whose nodes send a Command to this graph
-            reason = (
-                "a Command to the parent graph (graph=Command.PARENT) needs graphnb's engine "
-                "to route a child's command in its parent"
-            )
-            unmapped.append(Unmapped("Command.PARENT", f"node {name!r}", reason))
-        return None
-    returns = node.ends or (
-        original is not None and ("langgraph.types", "Command") in set(references(original))
-    )
-    if not returns or fn is None:
-        return None
-    if original is not None and "PARENT" in code_names(original):
-        reason = (
-            "a Command to the parent graph (graph=Command.PARENT) needs graphnb's engine to "
-            "route a child's command in its parent"
-        )
-        unmapped.append(Unmapped("Command.PARENT", f"node {name!r}", reason))
-        return None
-    targets = [str(end) for end in node.ends] if node.ends else list(builder.nodes)
-    return list(dict.fromkeys([*targets, END]))
+def _destinations(ends: Any) -> dict[str, str] | list[str]:
+    """A LangGraph node's ``ends`` (a tuple of names, or a dict of name -> label)."""
+    if isinstance(ends, Mapping):
+        return {str(target): str(label) for target, label in ends.items()}
+    return [str(target) for target in ends]
 
 
 def _check_schemas(builder: Any, unmapped: list[Unmapped]) -> None:

@@ -205,14 +205,6 @@ def _graph_builder(
         if router is None:
             resolver.problems.append(ExportProblem(who, "it has no callable"))
             continue
-        if getattr(router, "__langgraph_command__", False):
-            # The node's own Command routes it on LangGraph; its routes are its destinations.
-            ends = [e.target for e in spec.edges if e.kind == "conditional" and e.source == source]
-            options.setdefault(source, []).append(
-                f"destinations={python_literal(tuple(t for t in ends if t != END))}"
-            )
-            routers[source] = _COMMAND_ROUTES
-            continue
         router = getattr(router, "__langgraph_router__", router)
         _check_callable(router, who, resolver.problems)
         routers[source] = resolver.reference(router, who)
@@ -226,10 +218,6 @@ def _graph_builder(
         _builder(spec, state or "dict", nodes, options, routers, state_graph, markers, name)
     )
     return name
-
-
-# In `routers`: the node's routes are where its Command goes (no router of its own).
-_COMMAND_ROUTES = "<command>"
 
 
 def _node_options(
@@ -464,8 +452,7 @@ def _builder(
             lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
         elif edge.kind == "conditional" and edge.source not in routed:
             routed.add(edge.source)
-            if routers.get(edge.source) != _COMMAND_ROUTES:
-                lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
+            lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
     lines.append(f"    return {local}\n")
     return "\n".join(lines)
 

@@ -101,6 +101,9 @@ def test_builder_draws_a_command_nodes_destinations_and_runs_it(comm):
     graph.add_edge("research", "triage")
     builder = Builder(graph, namespace={})
     assert builder.problems == []
-    drawn = sorted((e.source, e.target, e.kind) for e in builder.spec.edges if e.source == "triage")
-    assert drawn == [("triage", END, "conditional"), ("triage", "research", "conditional")]
+    # its Command's destinations, which the canvas and the diagrams draw dashed
+    triage = next(node for node in builder.spec.nodes if node.id == "triage")
+    assert triage.destinations is not None
+    assert sorted(triage.destinations) == [END, "research"]
+    assert not [e for e in builder.spec.edges if e.source == "triage"]
     assert builder.to_graph().compile().invoke({"notes": []})["notes"] == ["handed over", "facts"]

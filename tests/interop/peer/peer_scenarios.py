@@ -1426,11 +1426,6 @@ DIFFERENCES: dict[str, Difference] = {
         "import refuses defer=True by name",
         {"*": {"import": ["defer"]}},
     ),
-    "Command to the parent graph": Difference(
-        "a child's Command(graph=Command.PARENT) needs graphnb's engine to route a child's "
-        "command in its parent; the import refuses it by name",
-        {"*": {"import": ["Command.PARENT"]}},
-    ),
     "interrupt() inside a subgraph": Difference(
         "a subgraph node writes what the child changed, where LangGraph writes the child's "
         "whole output through the parent's reducers (an operator.add key shared with the "
