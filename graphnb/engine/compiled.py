@@ -955,6 +955,8 @@ def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:
             key = "/".join(event.path) if event.namespace else event.node
             # a node that wrote nothing: None, as LangGraph streams it
             update = {key: event.update or None}
+            if event.cached:
+                update["__metadata__"] = {"cached": True}
             selected.append(update if single else ("updates", update))
     elif isinstance(event, StepFinished):
         if "values" in modes and event.wrote:  # a step that wrote nothing left the state as it was

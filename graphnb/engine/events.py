@@ -71,6 +71,10 @@ class NodeFinished:
     """Which of the node's ``Send`` instances this is; ``None`` for a plain run."""
     namespace: tuple[str, ...] = ()
     """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
+    cached: bool = False
+    """The update came from the node's cache (a :class:`CacheHit` came first); the node
+    did not run. The ``updates`` stream marks it ``"__metadata__": {"cached": True}``, as
+    LangGraph's does."""
 
     @property
     def path(self) -> tuple[str, ...]:

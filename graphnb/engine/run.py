@@ -33,7 +33,7 @@ from ..errors import (
 from ..human import Command, ParentCommand
 from ..schema import WriteError, is_graph_state
 from .context import RunContext, done_writing, writing
-from .events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
+from .events import CacheHit, Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
 from .send import Send, check_payload, distinct, instance_key, instances, order, position
 
@@ -476,6 +476,7 @@ class Run(Generic[S]):
         """Run a node in this thread, yielding its events; returns its checked update."""
         step = self.step
         pending: list[Event] = []
+        cached = False
         started = time.perf_counter()
         if self.starts:
             yield NodeStarted(step, node.name, node.instance)
@@ -504,6 +505,7 @@ class Run(Generic[S]):
             else:
                 result = node.call(*args)
             if pending and self.events:
+                cached = any(type(event) is CacheHit for event in pending)
                 yield from _flush(pending)
             if type(result) is not dict and (isinstance(result, Streamed) or _is_stream(result)):
                 update = yield from self._drain_sync(node, result, pending)
@@ -520,9 +522,8 @@ class Run(Generic[S]):
         if self.events:
             if pending:
                 yield from _flush(pending)
-            yield NodeFinished(
-                step, node.name, update, time.perf_counter() - started, node.instance
-            )
+            duration = time.perf_counter() - started
+            yield NodeFinished(step, node.name, update, duration, node.instance, cached=cached)
         return update
 
     async def node_async(self, node: Node, emit: Callable[[Event], None]) -> Update:
@@ -530,6 +531,9 @@ class Run(Generic[S]):
         step = self.step
         started = time.perf_counter()
         events = self.events
+        hits: list[CacheHit] = []
+        if events:
+            emit = _noting_hits(emit, hits)
         if self.starts:
             emit(NodeStarted(step, node.name, node.instance))
         before = self.values if node.input is None else node.input
@@ -555,9 +559,8 @@ class Run(Generic[S]):
             if token is not None:
                 done_writing(token)
         if events:
-            emit(
-                NodeFinished(step, node.name, update, time.perf_counter() - started, node.instance)
-            )
+            duration = time.perf_counter() - started
+            emit(NodeFinished(step, node.name, update, duration, node.instance, cached=bool(hits)))
         return update
 
     async def _call_async(
@@ -796,6 +799,17 @@ def _iterate_async(chunks: Any) -> Iterator[Any]:
         if item is _END_OF_STREAM:
             return
         yield item
+
+
+def _noting_hits(emit: Callable[[Event], None], hits: list[CacheHit]) -> Callable[[Event], None]:
+    """``emit``, keeping the node's :class:`CacheHit` in ``hits`` as it passes."""
+
+    def noting(event: Event) -> None:
+        if type(event) is CacheHit:
+            hits.append(event)
+        emit(event)
+
+    return noting
 
 
 def _flush(pending: list[Event]) -> Iterator[Event]:

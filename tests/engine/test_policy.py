@@ -19,6 +19,7 @@ from graphnb import (
     GraphSpec,
     MemoryCache,
     NodeError,
+    NodeFinished,
     NodeRetrying,
     NodeTimeout,
     RetryPolicy,
@@ -198,6 +199,31 @@ def test_a_cached_result_is_reused_until_its_ttl_runs_out() -> None:
     clock.now = 10.0
     app.invoke({"q": 2})
     assert calls == [2, 3, 2]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_the_updates_stream_marks_a_cached_update_as_langgraph_does(kind: str) -> None:
+    def double(state: dict[str, Any]) -> dict[str, Any]:
+        return {"answer": state["q"] * 2}
+
+    async def adouble(state: dict[str, Any]) -> dict[str, Any]:
+        return double(state)
+
+    app = one(double if kind == "sync" else adouble, cache=CachePolicy()).compile()
+
+    async def collect() -> list[Any]:
+        return [chunk async for chunk in app.astream({"q": 2}, mode="updates")]
+
+    def updates() -> list[Any]:
+        return (
+            list(app.stream({"q": 2}, mode="updates")) if kind == "sync" else asyncio.run(collect())
+        )
+
+    assert updates() == [{"work": {"answer": 4}}]
+    hit = {"work": {"answer": 4}, "__metadata__": {"cached": True}}
+    assert updates() == [hit]  # LangGraph's shape (test_pregel.py::test_node_cache)
+    events = list(app.stream({"q": 2}, mode="events"))
+    assert [e.cached for e in events if isinstance(e, NodeFinished)] == [True]
 
 
 def test_the_cache_key_is_the_chosen_fields_and_the_version() -> None:

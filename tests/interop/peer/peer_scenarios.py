@@ -1529,14 +1529,6 @@ DIFFERENCES: dict[str, Difference] = {
         "again when the resumed node writes them again",
         {"0:input/custom": []},
     ),
-    "compile(cache=...)": Difference(
-        "the same cached results; graphnb reports a hit as its own CacheHit event (stream "
-        "mode `events`), LangGraph as `__metadata__: {cached: True}` inside the update",
-        {
-            "0:input/updates": [{"slow": {"n": 2}}],
-            "1:input/updates": [{"slow": {"n": 2}}],
-        },
-    ),
 }
 
 SCENARIOS = [
