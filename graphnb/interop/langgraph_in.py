@@ -93,10 +93,22 @@ class _CompiledLangGraph(StateGraph[Any]):
         """Compile with the options the LangGraph graph was compiled with (``options`` win)."""
         from .langgraph_calls import LangGraphCalls
 
-        compiled = super().compile(**{**self.compile_options, **options})
+        defaults = {"recursion_limit": _langgraph_recursion_limit()}
+        compiled = super().compile(**{**defaults, **self.compile_options, **options})
         compiled.__class__ = LangGraphCalls  # the same object, LangGraph's calls on top
         compiled.io_keys = self.io_keys  # type: ignore[attr-defined]
         return compiled
+
+
+def _langgraph_recursion_limit() -> int:
+    """LangGraph's default recursion limit (10,007 in 1.x; its environment may set it).
+
+    An imported program loops as long as it does on LangGraph; graphnb's own graphs keep
+    their default of 100.
+    """
+    from langgraph._internal._config import DEFAULT_RECURSION_LIMIT
+
+    return int(DEFAULT_RECURSION_LIMIT)
 
 
 def is_langgraph(obj: Any) -> bool:

@@ -22,6 +22,7 @@ from langgraph.types import CachePolicy, Command, RetryPolicy, Send, StreamWrite
 from pydantic import BaseModel
 
 import graphnb
+from graphnb import StateGraph
 from graphnb.checkpoint import MemorySaver
 from graphnb.interop import UnmappedFeatureError, from_langgraph, import_langgraph
 
@@ -669,3 +670,20 @@ def test_a_context_schema_instance_reaches_the_nodes_runtime():
     expected = graph.compile().invoke({"n": 0}, context=Caller("ada"))
     assert from_langgraph(graph).compile().invoke({"n": 0}, context=Caller("ada")) == expected
     assert expected["n"] == 3
+
+
+def test_an_imported_graph_loops_as_long_as_on_langgraph():
+    # LangGraph's default recursion limit (10,007 in 1.x), not graphnb's 100: a program
+    # whose loop runs 150 super-steps finishes on both.
+    def more(state: Counter) -> str:
+        return "bump" if state["n"] < 150 else END
+
+    graph = one_node()
+    graph.add_conditional_edges("bump", more)
+    app = from_langgraph(graph).compile()
+    assert app.recursion_limit == 10_007
+    assert app.invoke({"n": 0})["n"] == graph.compile().invoke({"n": 0})["n"] == 150
+    assert from_langgraph(graph).compile(recursion_limit=5).recursion_limit == 5
+    native = StateGraph(dict).add_node("bump", bump).add_edge(START, "bump")
+    native = native.add_edge("bump", END).compile()
+    assert native.recursion_limit == 100

@@ -1392,17 +1392,6 @@ SCENARIOS: list[Scenario] = [
 
 
 DIFFERENCES: dict[str, Difference] = {
-    "recursion limit": Difference(
-        "graphnb stops a run after 100 super-steps by default, LangGraph after 10,007: a "
-        "runaway agent loop stops early and cheaply; pass recursion_limit=... for longer runs",
-        {
-            "0:input/error": "GraphRecursionError",
-            "0:input/updates": lambda updates: len(updates) == 100,
-            "0:input/values": lambda values: len(values) == 101,
-            "0:input:invoke": {"error": "GraphRecursionError"},
-        },
-        cite="langchain-ai/langgraph#6504 (its default moved from 25 to 10,007)",
-    ),
     "two writes to a plain key": Difference(
         "the same refusal under graphnb's name: ConflictingUpdateError (a subclass of "
         "InvalidUpdateError) naming the field and both nodes",
