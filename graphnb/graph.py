@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from pydantic import JsonValue
 
     from .engine.store import Saver
-    from .spec import EdgeKind, EdgeSpec, GraphSpec
+    from .spec import EdgeKind, EdgeSpec, GraphSpec, SubgraphWrites
 
 __all__ = ["StateGraph"]
 
@@ -182,6 +182,7 @@ class StateGraph(Generic[S]):
         outputs: Mapping[str, str] | None = None,
         destinations: Mapping[str, str] | Sequence[str] | None = None,
         input_schema: type[Any] | None = None,
+        writes: SubgraphWrites | None = None,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -210,6 +211,11 @@ class StateGraph(Generic[S]):
                 model whose fields (all of them fields of the state) are all the node
                 reads, as that type. Read from the annotation of the function's first
                 parameter when omitted, if that names such a type other than the state's.
+            writes: for a subgraph node: what it writes back. ``"changes"`` (the default):
+                what the child changed, so an ``append`` field gets the child's new items
+                once. ``"state"``: the child's final values of its output fields, through
+                the parent's reducers, as LangGraph does (an ``append`` field the child
+                shares gets the parent's items again); graphs imported from LangGraph use it.
         """
         callee = fn if fn is not None else node
         if destinations is None and callable(callee):
@@ -218,7 +224,12 @@ class StateGraph(Generic[S]):
         private = self._private_input(node, callee, input_schema)
         if isinstance(fn, (StateGraph, CompiledGraph)):
             _refuse_subgraph_policies(node, retry, timeout, cache)
-            return self._add_subgraph(node, fn, label, position, metadata, inputs, outputs, marks)
+            _check_writes(node, writes)
+            return self._add_subgraph(
+                node, fn, label, position, metadata, inputs, outputs, marks, writes
+            )
+        if writes is not None:
+            raise GraphSetupError(f"writes= of `{node}` needs a graph as its callable")
         if inputs is not None or outputs is not None:
             raise GraphSetupError(f"inputs/outputs of `{node}` need a graph as its callable")
         if callable(node) and fn is None:
@@ -275,6 +286,7 @@ class StateGraph(Generic[S]):
         inputs: Mapping[str, str] | None,
         outputs: Mapping[str, str] | None,
         destinations: dict[str, str | None] | None = None,
+        writes: SubgraphWrites | None = None,
     ) -> StateGraph[S]:
         if not isinstance(node, str):
             raise GraphSetupError(f"a node's name must be a string, got {node!r}")
@@ -297,6 +309,7 @@ class StateGraph(Generic[S]):
                 inputs=dict(inputs) if inputs is not None else None,
                 outputs=dict(outputs) if outputs is not None else None,
                 destinations=destinations,
+                writes=writes,
             )
         )
         return self
@@ -354,7 +367,13 @@ class StateGraph(Generic[S]):
                     problems.extend(f"subgraph `{name}` ({label!r}): {p}" for p in error.problems)
                     continue
             bound = Subgraph(
-                name, child, self.schema, self._spec.name, inputs=inputs, outputs=outputs
+                name,
+                child,
+                self.schema,
+                self._spec.name,
+                inputs=inputs,
+                outputs=outputs,
+                writes=getattr(self._spec.node(name), "writes", None) or "changes",
             )
             problems.extend(bound.problems())
             made[name] = bound
@@ -815,6 +834,13 @@ def _check_position(node: str, position: object) -> None:
     ):
         raise GraphSetupError(
             f"the position of `{node}` must be (x, y), two numbers, got {position!r}"
+        )
+
+
+def _check_writes(node: object, writes: object) -> None:
+    if writes is not None and writes not in ("changes", "state"):
+        raise GraphSetupError(
+            f"writes= of subgraph node `{node}` must be 'changes' or 'state', got {writes!r}"
         )
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "Position",
     "RetrySpec",
     "StateSpec",
+    "SubgraphWrites",
 ]
 
 SPEC_VERSION: Literal[2] = 2
@@ -38,6 +39,10 @@ EdgeKind = Literal["direct", "conditional", "join", "send"]
 ``join``: all join edges into one target form one join; the target runs once all sources ran.
 ``send``: the source's router may ``Send`` items to the target, one run of it per item.
 """
+
+
+SubgraphWrites = Literal["changes", "state"]
+"""What a subgraph node writes to its parent: see :attr:`NodeSpec.writes`."""
 
 
 class _Spec(BaseModel):
@@ -115,6 +120,13 @@ class NodeSpec(_Spec):
     )
     outputs: dict[str, str] | None = Field(
         default=None, exclude_if=_unset, description="Subgraph: child field -> parent field."
+    )
+    writes: SubgraphWrites | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Subgraph: what the node writes back. 'changes' (unset): what the child "
+        "changed; 'state': the child's final values of its output fields, through the "
+        "parent's reducers, as LangGraph does.",
     )
     input_schema: str | None = Field(
         default=None,

@@ -48,6 +48,7 @@ from .send import instance_key, parse_key
 if TYPE_CHECKING:
     from ..records import Position, StateSnapshot
     from ..schema import StateSchema
+    from ..spec import SubgraphWrites
     from .compiled import CompiledGraph
     from .driver import ThreadedRun
     from .node import Node
@@ -221,8 +222,10 @@ class Subgraph:
         *,
         inputs: Mapping[str, str] | None = None,
         outputs: Mapping[str, str] | None = None,
+        writes: SubgraphWrites = "changes",
     ) -> None:
         self.node = node
+        self.writes = writes
         self.child = child
         self.parent = parent
         self.parent_name = parent_name
@@ -268,11 +271,17 @@ class Subgraph:
         return {target: values[source] for source, target in pairs.items() if source in values}
 
     def update_of(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-        """The parent's update: what the child changed, renamed, as reducer writes."""
+        """The parent's update, renamed, as reducer writes.
+
+        What the child changed or, with ``writes="state"``, its final values (LangGraph's).
+        """
         mine, theirs = field_names(self.parent), field_names(self.child.schema)
+        whole = self.writes == "state"
         if self.outputs is None and mine is None and theirs is None:
-            return self.parent.diff(before, after)
+            return dict(after) if whole else self.parent.diff(before, after)
         pairs = self._pairs(self.outputs, theirs, mine)
+        if whole:
+            return {target: after[source] for source, target in pairs.items() if source in after}
         fed = self._pairs(self.inputs, mine, theirs)  # parent field -> child field
         update: dict[str, Any] = {}
         round_trip: dict[str, Any] = {}

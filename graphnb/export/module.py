@@ -216,6 +216,8 @@ def _builder(
                 mapping.append(f"inputs={node.inputs!r}")
             if node.outputs is not None:
                 mapping.append(f"outputs={node.outputs!r}")
+            if node.writes is not None:
+                mapping.append(f"writes={node.writes!r}")
             extra[node.id] = mapping
             continue
         if fn is None:

@@ -182,6 +182,8 @@ def _import(graph: Any, *, top: bool) -> Imported:
             # as it is, this only draws the dashed edges LangGraph draws.
             options["destinations"] = _destinations(node.ends)
         if isinstance(fn, StateGraph | CompiledGraph):  # a subgraph node takes no policies
+            # LangGraph writes a child's whole output through the parent's reducers
+            options["writes"] = "state"
             for option in ("retry", "timeout", "cache"):
                 if options.pop(option, None) is not None:
                     reason = "graphnb's subgraph nodes take no retry, timeout or cache"

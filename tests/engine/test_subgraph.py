@@ -86,6 +86,35 @@ def test_shared_fields_pass_in_and_out_and_reducers_apply_once() -> None:
     assert result["report"] == "begin; found bees; checked"
 
 
+def test_writes_state_writes_the_childs_final_values_through_the_reducers(
+    tmp_path: Path,
+) -> None:
+    # LangGraph's way: the child's whole output, so operator.add gets "begin" again
+    graph = outer(writes="state")
+    assert graph.compile().invoke({"topic": "bees"})["notes"] == [
+        "begin",
+        "begin",
+        "found bees",
+        "checked",
+    ]
+    spec = GraphSpec.from_json(graph.spec.to_json())
+    assert spec.node("research").writes == "state"
+    assert "writes" not in outer().spec.to_json()  # the default is left out of the JSON
+    rebuilt = StateGraph.from_spec(spec).compile().invoke({"topic": "x"})
+    assert rebuilt["notes"][:2] == ["begin", "begin"]
+    from graphnb.export import load_module, write_module
+
+    module = load_module(write_module(graph, tmp_path / "whole.py", ruff=False))
+    assert module.graph.invoke({"topic": "x"})["notes"][:2] == ["begin", "begin"]
+
+
+def test_writes_is_checked_and_only_for_a_subgraph_node() -> None:
+    with pytest.raises(GraphSetupError, match="'changes' or 'state', got 'all'"):
+        outer(writes="all")
+    with pytest.raises(GraphSetupError, match="writes= of `a` needs a graph"):
+        StateGraph(Outer).add_node("a", begin, writes="state")
+
+
 def test_a_shared_field_the_parent_lacks_comes_back_as_written() -> None:
     # the parent has no notes yet: the child's notes are all new, not a change to diff
     graph = StateGraph(Outer, name="outer").add_node("research", research())

@@ -1415,23 +1415,6 @@ DIFFERENCES: dict[str, Difference] = {
         "import refuses defer=True by name",
         {"*": {"import": ["defer"]}},
     ),
-    "interrupt() inside a subgraph": Difference(
-        "a subgraph node writes what the child changed, where LangGraph writes the child's "
-        "whole output through the parent's reducers (an operator.add key shared with the "
-        "child gets the parent's items twice)",
-        {
-            "1:resume/updates": [{"child": {"answers": ["child-before", "deep"]}}],
-            "1:resume/values": [
-                {"answers": ["outer"], "question": "q"},
-                {"answers": ["outer", "child-before", "deep"], "question": "q"},
-            ],
-            "1:resume:state/values": {
-                "answers": ["outer", "child-before", "deep"],
-                "question": "q",
-            },
-        },
-        cite="langchain-ai/langgraph#4007, #3648",
-    ),
     "interrupt() beside a parallel node": Difference(
         "graphnb holds a step whose node stopped in interrupt(): the parallel node's write "
         "is kept with the interrupt and applied with the resumed node's, in node order; "
@@ -1465,28 +1448,6 @@ DIFFERENCES: dict[str, Difference] = {
                 {"values": {"steps": ["a", "b", "c"], "text": ""}, "next": []},
             ]
         },
-    ),
-    "subgraph writing a shared reducer key": Difference(
-        "a subgraph node writes what the child changed; LangGraph writes the child's whole "
-        "output through the parent's reducers, so an operator.add key the child shares gets "
-        "the parent's items again (LangGraph's maintainers call it expected; users report "
-        "it as a bug)",
-        {
-            "0:input/updates": [{"outer": {"steps": ["outer"]}}, {"child": {"steps": ["inner"]}}],
-            "0:input/values": [
-                {"steps": [], "text": ""},
-                {"steps": ["outer"], "text": ""},
-                {"steps": ["outer", "inner"], "text": ""},
-            ],
-            "0:input:invoke/steps": ["outer", "inner"],
-        },
-        cite="langchain-ai/langgraph#4007, #3648, #6290",
-    ),
-    "subgraph's own interrupt_before": Difference(
-        "the child's breakpoint stops both alike; resumed, the subgraph node's update is "
-        "what the child changed, not its whole output (see the shared reducer key)",
-        {"1:input/updates": [{"child": {"steps": ["c1", "c2"]}}]},
-        cite="langchain-ai/langgraph#3648",
     ),
     "pydantic field validator": Difference(
         "graphnb keeps what the model's validators return (the state is always a valid "
