@@ -4,7 +4,7 @@
 import { useModel, useModelState } from "@anywidget/react";
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { FIT } from "./flow";
+import { FIT, isNewDrawing } from "./flow";
 import { setCollapsed } from "./groups";
 import { GraphCanvas } from "./GraphCanvas";
 import { useCanvasEditing } from "./hooks/useCanvasEditing";
@@ -47,7 +47,7 @@ import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
 import { DIRECTION_KEY, type ClientMessage, type EdgeSpec, type GraphInfo, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
-import { runBlock } from "./runInput";
+import { disconnectedBlock, runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
 
@@ -92,13 +92,20 @@ function Editor() {
     },
     [model],
   );
-  // A graph that arrives from Python (a new spec, a layout) is fitted into view once its
-  // nodes are measured; the user's own edits never move the view.
+  // The view moves only when the user asks: Fit, Layout, opening a subgraph, or a new
+  // drawing from Python (another graph, a layout), fitted once its nodes are measured. A
+  // state model picked or a binding made leaves the user's pan and zoom as they were.
   const refit = useCallback(() => {
     window.setTimeout(() => flow.fitView({ ...FIT, duration: 200 }), 60);
   }, [flow]);
+  const refitNewDrawing = useCallback(
+    (before: GraphSpec, after: GraphSpec) => {
+      if (isNewDrawing(before, after)) refit();
+    },
+    [refit],
+  );
   const connection = useConnection(model);
-  const rootHistory = useHistory(rootSpec, setSpec, refit, connection.live);
+  const rootHistory = useHistory(rootSpec, setSpec, refitNewDrawing, connection.live);
   // The canvas shows (and edits) the top graph or an opened subgraph: see useSubgraphScope.
   const scope = useSubgraphScope(rootSpec, rootHistory, refit);
   const { spec, history } = scope;
@@ -141,7 +148,10 @@ function Editor() {
   // ... and both are disabled, saying why, while the graph has problems or that input
   // would be refused.
   const [inputError, setInputError] = useState<string | null>(null);
-  const blocked = useMemo(() => runBlock(problems ?? [], inputError), [problems, inputError]);
+  const blocked = useMemo(
+    () => (connection.live ? runBlock(problems ?? [], inputError) : disconnectedBlock(connection)),
+    [problems, inputError, connection],
+  );
   const { selection } = editing;
   const selectedNode = selection.nodes.length === 1 ? (spec.nodes.find((n) => n.id === selection.nodes[0]) ?? null) : null;
   const selectedEdge: EdgeSpec | null =

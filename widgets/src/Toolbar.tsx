@@ -64,9 +64,12 @@ export function Toolbar(props: {
       <button type="button" data-testid="toolbar-layout" onClick={props.onLayout} title="auto-layout">
         Layout
       </button>
+      </fieldset>
+      {/* Fit only moves the view: a read-only (disconnected) view can still be looked over. */}
       <button type="button" data-testid="toolbar-fit" onClick={props.onFit} title="fit the graph in view">
         Fit
       </button>
+      <fieldset className="graphnb-editable" disabled={!props.editable}>
       <span className="graphnb-sep" />
       <button
         type="button"

@@ -10,6 +10,25 @@ import { keepUnchanged } from "./virtualise";
 /** Every fit of the view (first render, Fit, the ⛶ control, a graph from Python): a small
  * graph is shown at its natural size, never blown up. */
 export const FIT = { padding: 0.15, maxZoom: 1 };
+/**
+ * Whether a spec from Python is a new drawing, which is fitted into view: another graph
+ * (its name, or none of its nodes, in common with the one shown), a turn of direction, or
+ * a layout (most of the nodes moved). Anything else (a state model picked, a binding, a
+ * node added or dragged, from this view or another) leaves the user's pan and zoom alone.
+ */
+export function isNewDrawing(before: GraphSpec, after: GraphSpec): boolean {
+  if (before.name !== after.name) return true;
+  if (before.metadata?.[DIRECTION_KEY] !== after.metadata?.[DIRECTION_KEY]) return true;
+  const placed = new Map(before.nodes.map((n) => [n.id, n.position]));
+  const kept = after.nodes.filter((n) => placed.has(n.id));
+  if (!kept.length) return after.nodes.length > 0;
+  const moved = kept.filter((n) => {
+    const was = placed.get(n.id);
+    return was?.x !== n.position?.x || was?.y !== n.position?.y;
+  });
+  return kept.length > 1 && moved.length * 2 > kept.length;
+}
+
 /** Where START and END sit across a node's column: they are narrower than a step. */
 const TERMINAL_INSET = 50;
 const CODE_KEY = "graphnb.widget.code";

@@ -136,3 +136,13 @@ export function runBlock(problems: ProblemInfo[], input: string | null): RunBloc
   }
   return reasons.length ? { short: shorts.join(", "), reason: reasons.join("; ") } : null;
 }
+
+/** Why Run is off in a view that cannot reach its kernel (said on hover and on screen). */
+export function disconnectedBlock(connection: { reason: string; final: boolean }): RunBlock {
+  return {
+    short: connection.final ? "disconnected" : "reconnecting",
+    reason: connection.final
+      ? `this view is disconnected (${connection.reason}): run the cell again to run the graph`
+      : `this view is reconnecting (${connection.reason}): Run comes back with the connection`,
+  };
+}

@@ -13,13 +13,14 @@ export type HistoryControls = {
 };
 
 /**
- * `onRemote` runs when a spec that differs from the last one arrives from the model.
+ * `onRemote` runs when a spec that differs from the last one arrives from the model, with
+ * the spec it replaces.
  * While `editable` is false (the view lost its kernel) edits, undo and redo do nothing.
  */
 export function useHistory(
   spec: GraphSpec,
   setSpec: (s: GraphSpec) => void,
-  onRemote: () => void,
+  onRemote: (before: GraphSpec, after: GraphSpec) => void,
   editable = true,
 ): HistoryControls {
   const history = useRef(steps.startHistory(spec));
@@ -27,11 +28,12 @@ export function useHistory(
   enabled.current = editable;
   const [, bump] = useState(0);
   useEffect(() => {
+    const before = history.current.present;
     const received = steps.receive(history.current, spec);
     history.current = received.history;
     if (received.changed) {
       bump((n) => n + 1);
-      onRemote();
+      onRemote(before, spec);
     }
   }, [spec, onRemote]);
   const commit = useCallback(
