@@ -30,7 +30,7 @@ from ..errors import (
     NodeError,
     RouteError,
 )
-from ..human import Command, ParentCommand
+from ..human import Command, GraphInterrupt, ParentCommand
 from ..schema import WriteError, is_graph_state
 from .context import RunContext, done_writing, writing
 from .events import CacheHit, Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
@@ -511,9 +511,15 @@ class Run(Generic[S]):
                 update = yield from self._drain_sync(node, result, pending)
             else:
                 update = self.to_update(node, result, before, view)
+        except GraphInterrupt:
+            if pending and self.events:  # what it wrote before it asked, as LangGraph streams it
+                yield from _flush(pending)
+            raise
         except Exception as error:
             failure = self.node_error(node, error)
             if self.events:
+                if pending:
+                    yield from _flush(pending)
                 yield NodeFailed(step, node.name, failure, node.instance)
             raise failure from (None if failure is error else error)
         finally:

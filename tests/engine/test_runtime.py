@@ -8,7 +8,17 @@ from typing import Any, TypedDict
 
 import pytest
 
-from graphnb import END, START, RunContext, Runtime, StateGraph, get_stream_writer
+from graphnb import (
+    END,
+    START,
+    Command,
+    NodeError,
+    RunContext,
+    Runtime,
+    StateGraph,
+    get_stream_writer,
+    interrupt,
+)
 from graphnb.checkpoint import MemorySaver
 from graphnb.errors import GraphSetupError
 
@@ -81,6 +91,31 @@ def test_custom_mode_streams_what_writers_write() -> None:
     both = list(app.stream({}, context=Ctx("ada"), mode=["custom", "updates"]))
     assert both[0] == ("custom", {"greeting": "ada"})
     assert ("updates", {"greet": {"text": "hello ada"}}) in both
+
+
+def test_what_a_node_writes_before_it_stops_streams_at_once() -> None:
+    # LangGraph (test_pregel.py::test_interrupt_stream_mode_custom): the chunks a node
+    # wrote before interrupt() or before it failed stream then, not only on a rerun.
+    def ask(state: dict[str, Any]) -> dict[str, Any]:
+        get_stream_writer()("before asking")
+        return {"answer": interrupt("ok?")}
+
+    def fail(state: dict[str, Any]) -> dict[str, Any]:
+        get_stream_writer()("before failing")
+        raise ValueError("no")
+
+    def one(fn: Any) -> Any:
+        graph = StateGraph(dict).add_node("n", fn).add_edge(START, "n").add_edge("n", END)
+        return graph.compile(checkpointer=MemorySaver())
+
+    asking = one(ask)
+    assert list(asking.stream({}, thread_id="t", mode="custom")) == ["before asking"]
+    resumed = asking.stream(Command(resume="yes"), thread_id="t", mode="custom")
+    assert list(resumed) == ["before asking"]  # the node ran again, and wrote again
+    chunks: list[Any] = []
+    with pytest.raises(NodeError):
+        chunks.extend(one(fail).stream({}, thread_id="t", mode="custom"))
+    assert chunks == ["before failing"]
 
 
 def test_get_stream_writer_in_async_nodes_and_outside_a_stream() -> None:

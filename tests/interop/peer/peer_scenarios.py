@@ -1473,12 +1473,6 @@ DIFFERENCES: dict[str, Difference] = {
             ]
         },
     ),
-    "custom chunk before interrupt()": Difference(
-        "graphnb streams the events of a node that stops in interrupt() only when it runs "
-        "again and finishes (its chunks then, once); LangGraph streams them at once, and "
-        "again when the resumed node writes them again",
-        {"0:input/custom": []},
-    ),
 }
 
 SCENARIOS = [
