@@ -173,7 +173,10 @@ def _import(graph: Any, *, top: bool) -> Imported:
     result = (_CompiledLangGraph if top else StateGraph)(state, name=name)
     _reducer_start_values(result, builder)
     cached = compiled is None or compiled.cache is not None
-    for node_name, node in builder.nodes.items():
+    # By name: LangGraph starts a step's triggered nodes and merges their writes in the
+    # order of their names, graphnb in node order; so an operator.add key fed by parallel
+    # nodes gets their items in LangGraph's order.
+    for node_name, node in sorted(builder.nodes.items()):
         fn = _node_callable(node_name, node, builder, unmapped)
         options = _node_options(node_name, node, unmapped, cached=cached)
         if node.ends:

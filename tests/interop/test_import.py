@@ -191,7 +191,7 @@ def test_retry_timeout_cache_and_metadata_map_to_graphnb_policies():
     graph.add_node("double", double, timeout=2.5, cache_policy=CachePolicy(ttl=30))
     graph.add_edge(START, "flaky").add_edge("flaky", "double")
     imported = from_langgraph(graph)
-    flaky_spec, double_spec = imported.spec.nodes
+    flaky_spec, double_spec = (imported.spec.node(name) for name in ("flaky", "double"))
     assert flaky_spec.retry is not None
     assert (flaky_spec.retry.max_attempts, flaky_spec.retry.backoff_factor) == (4, 3.0)
     # LangGraph's default predicate itself: it retries a ConnectionError, not a ValueError
@@ -687,3 +687,23 @@ def test_an_imported_graph_loops_as_long_as_on_langgraph():
     native = StateGraph(dict).add_node("bump", bump).add_edge(START, "bump")
     native = native.add_edge("bump", END).compile()
     assert native.recursion_limit == 100
+
+
+def test_parallel_nodes_write_in_langgraphs_order_whatever_order_they_were_added_in():
+    # LangGraph starts a step's triggered nodes and merges their writes by node name
+    def writer(name: str) -> Any:
+        def node(state: Counter) -> dict[str, Any]:
+            return {"items": [ord(name[0])]}
+
+        return node
+
+    def build() -> LGStateGraph:
+        graph = LGStateGraph(Counter)
+        for name in ("zeta", "alpha", "mid"):
+            graph.add_node(name, writer(name))
+            graph.add_edge(START, name)
+        return graph
+
+    expected = build().compile().invoke({"n": 0})
+    assert expected["items"] == [ord("a"), ord("m"), ord("z")]
+    assert from_langgraph(build()).compile().invoke({"n": 0}) == expected
