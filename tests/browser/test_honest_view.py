@@ -119,3 +119,96 @@ def test_a_disconnected_view_can_still_be_fitted_and_says_why_it_cannot_run(lab)
     assert page.get_by_test_id("toolbar-run-why").inner_text() == "can't run: disconnected"
     assert page.get_by_test_id("toolbar-layout").is_disabled()
     lab.assert_no_js_errors()
+
+
+STORY = """
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append
+from graphnb.widget import Builder
+
+class Story(GraphState):
+    topic: str = "graphs"
+    notes: Annotated[list[str], StateField(reducer=append)] = []
+    text: str = ""
+
+def research(state: Story) -> dict:
+    return {"notes": [f"facts about {state.topic}"]}
+
+def draft(state: Story) -> dict:
+    return {"text": f"a story about {state.topic}"}
+
+graph = StateGraph(Story, name="story").add_node("research", research).add_node("draft", draft)
+graph.add_edge(START, "research").add_edge("research", "draft").add_edge("draft", END)
+builder = Builder(graph, checkpointer="sqlite:///honest-threads.db")
+app = builder.compile()
+app.invoke({"topic": "alpha"}, thread_id="alpha")
+builder
+"""
+
+
+def _side(element: Any) -> Any:
+    """Scroll the side panel (not the canvas) so ``element`` is in its view."""
+    element.evaluate(
+        """(e) => {
+            const side = e.closest('.graphnb-side-scroll') ?? e.closest('.graphnb-side');
+            side.scrollTop += e.getBoundingClientRect().top
+                - side.getBoundingClientRect().top - 20;
+        }"""
+    )
+    return element
+
+
+def _the_live_run_is_shown(lab: Any) -> None:
+    """The run just made is on screen: durations on its nodes, its bars in the Timeline."""
+    page = lab.page
+    page.get_by_test_id("node-duration-draft").wait_for(timeout=5000)
+    assert page.locator('[data-testid="run-view"][data-view="checkpoint"]').count() == 0
+    assert page.get_by_test_id("timeline-bar-draft-0").count() == 1, "the Timeline lost the run"
+
+
+def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
+    kernel = lab.open_notebook("history-open", [STORY])
+    page = lab.page
+    lab.builder()
+    _side(page.get_by_test_id("thread-alpha")).click()
+    page.get_by_test_id("history-item-0").wait_for()
+
+    # A new thread run from the run panel while alpha's history is open: once it ended
+    # (and alpha's history was read again), the run just made is still what is shown.
+    _side(page.get_by_test_id("run-start")).click()
+    page.locator('[data-testid="threads-list"] button.graphnb-thread').nth(1).wait_for()
+    lab.wait_until(
+        lambda: kernel.json("builder.last_run['status']") == "done", message="the run did not end"
+    )
+    page.wait_for_timeout(500)  # the moment main replaced it: 34 ms after the run's end
+    _the_live_run_is_shown(lab)
+
+    # A checkpoint picked on purpose is shown, says so, and one click goes back.
+    _side(page.get_by_test_id("history-item-1")).click()
+    view = page.get_by_test_id("run-view")
+    page.locator('[data-testid="run-view"][data-view="checkpoint"]').wait_for()
+    assert "History" in view.inner_text()
+    assert "thread alpha" in view.inner_text()
+    assert page.get_by_test_id("node-duration-draft").count() == 0
+    page.get_by_test_id("run-view-live").click()
+    _the_live_run_is_shown(lab)
+    assert "Live run" in view.inner_text()
+    page.get_by_test_id("run-view-checkpoint").click()
+    page.locator('[data-testid="run-view"][data-view="checkpoint"]').wait_for()
+
+    # Run again from here: the Timeline and the durations stay once the run ended.
+    newest = page.get_by_test_id("history-item-0").get_attribute("data-checkpoint")
+    _side(page.get_by_test_id("history-rerun")).click()
+    page.wait_for_function(
+        """(newest) => {
+            const item = document.querySelector('[data-testid="history-item-0"]');
+            return item && item.dataset.checkpoint !== newest;
+        }""",
+        arg=newest,
+    )
+    lab.wait_until(
+        lambda: kernel.json("builder.last_run['status']") == "done", message="the run did not end"
+    )
+    page.wait_for_timeout(500)
+    _the_live_run_is_shown(lab)
+    lab.assert_no_js_errors()

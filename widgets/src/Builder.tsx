@@ -50,6 +50,7 @@ import { DIRECTION_KEY, type ClientMessage, type EdgeSpec, type GraphInfo, type 
 import { disconnectedBlock, runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
+import { RunViewBar, useRunView } from "./RunView";
 
 const IDLE_RUN: RunState = {
   id: null,
@@ -80,7 +81,10 @@ function Editor() {
   const [notice] = useModelState<string>("notice");
   const [exportStatus] = useModelState<string>("export_status");
   const [height] = useModelState<number>("height");
-  const run = runTrait && runTrait.status ? runTrait : IDLE_RUN;
+  const runPicture = runTrait && runTrait.status ? runTrait : IDLE_RUN;
+  // The live run or the checkpoint picked in a thread's history, as the user chose.
+  const runView = useRunView(runPicture, IDLE_RUN);
+  const run = runView.shown;
   const flow = useReactFlow();
   const dark = useDarkTheme();
 
@@ -247,7 +251,15 @@ function Editor() {
           onAdd={tools.addFromPalette}
         />
         <Groups.Provider value={groups}>
-        <GraphCanvas editing={editing} context={canvas} dark={dark} connection={connection} onMoveStart={onMoveStart}>
+        <GraphCanvas
+          editing={editing}
+          context={canvas}
+          dark={dark}
+          connection={connection}
+          onMoveStart={onMoveStart}
+          viewing={runView.viewing}
+        >
+          <RunViewBar view={runView} />
           <CanvasCorner
             room={room}
             message={tools.message}
@@ -328,7 +340,7 @@ function Editor() {
           />
           <ChatPanel run={run} chunks={chunks} />
           <TimelinePanel run={run} />
-          {threads && <DebugPanels ask={askDebugger} spec={spec} run={run} state={currentModel} selected={selectedNode?.id ?? null} />}
+          {threads && <DebugPanels ask={askDebugger} spec={spec} run={runPicture} state={currentModel} selected={selectedNode?.id ?? null} />}
           </div>
           {/* The final state and the problems stay in view, below the scrolling panels. */}
           <div className="graphnb-side-pinned">

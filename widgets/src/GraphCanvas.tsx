@@ -24,6 +24,8 @@ export function GraphCanvas(props: {
   dark: boolean;
   connection: Connection;
   onMoveStart(event: MouseEvent | TouchEvent | null): void;
+  /** Which run the badges show: the live one or a picked checkpoint (see RunView.tsx). */
+  viewing?: "live" | "checkpoint";
   /** Drawn over the canvas (its corner buttons). */
   children?: ReactNode;
 }) {
@@ -31,7 +33,7 @@ export function GraphCanvas(props: {
   const editable = props.connection.live;
   const nodes = useDrawnNodes(editing.nodes);
   return (
-    <div className="graphnb-canvas" ref={editing.wrapper} onDoubleClick={editing.onCanvasDoubleClick}>
+    <div className="graphnb-canvas" data-view={props.viewing ?? "live"} ref={editing.wrapper} onDoubleClick={editing.onCanvasDoubleClick}>
       <Canvas.Provider value={props.context}>
         <ReactFlow
           nodes={nodes}

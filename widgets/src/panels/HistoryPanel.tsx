@@ -54,6 +54,15 @@ export function HistoryPanel(props: {
   // read again (a run ended) is dropped.
   const asked = useRef<string | null>(null);
   const reading = useRef(0);
+  // The canvas shows a checkpoint only when the user picks one (the thread, a row, the
+  // slider, a fork): a history read again because a run ended, or a run's end itself,
+  // never replaces the run just made on screen (issue 31, defect 3).
+  const userPick = useRef(true);
+  const mounted = useRef(false);
+  const choose = useCallback((i: number) => {
+    userPick.current = true;
+    setChosen(i);
+  }, []);
 
   const load = useCallback(
     async (cursor: string | null) => {
@@ -77,6 +86,8 @@ export function HistoryPanel(props: {
   useEffect(() => {
     setEditing(false);
     setNote("");
+    userPick.current = !mounted.current; // the thread's first read: the user just picked it
+    mounted.current = true;
     void load(null);
   }, [load, props.refresh]);
 
@@ -102,7 +113,10 @@ export function HistoryPanel(props: {
     [ask, threadId],
   );
   useEffect(() => {
-    if (item && !props.running) void show(item.checkpoint_id);
+    if (props.running) userPick.current = false; // its end shows the run, not the history
+  }, [props.running]);
+  useEffect(() => {
+    if (item && !props.running && userPick.current) void show(item.checkpoint_id);
   }, [item?.checkpoint_id, props.running, show]);
   // The slider nears the oldest loaded checkpoint: read the next page ahead of it.
   useEffect(() => {
@@ -152,6 +166,7 @@ export function HistoryPanel(props: {
     }
     setEditing(false);
     setNote(`forked: new checkpoint ${reply.checkpoint_id?.slice(0, 8)} after step ${item.step}`);
+    userPick.current = true; // the fork made is shown
     await load(null);
   };
   const rerun = async () => {
@@ -192,7 +207,7 @@ export function HistoryPanel(props: {
             min={0}
             max={span - 1}
             value={position}
-            onChange={(e) => setChosen(span - 1 - Number(e.target.value))}
+            onChange={(e) => choose(span - 1 - Number(e.target.value))}
           />
           <p className="graphnb-muted" data-testid="history-count">
             {items.length}
@@ -211,7 +226,7 @@ export function HistoryPanel(props: {
                     data-source={it.source}
                     className={i === chosen ? "graphnb-step-chosen" : ""}
                     aria-pressed={i === chosen}
-                    onClick={() => setChosen(i)}
+                    onClick={() => choose(i)}
                   >
                     {parent && (
                       <span className="graphnb-fork" data-testid={`history-fork-${i}`} title="a branch of the history">
