@@ -35,7 +35,7 @@ from ..schema import WriteError, is_graph_state
 from .context import RunContext, done_writing, writing
 from .events import CacheHit, Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
-from .send import Send, check_payload, distinct, instance_key, instances, order, position
+from .send import Send, check_payload, distinct, instance_key, instances, order
 
 if TYPE_CHECKING:
     import asyncio
@@ -235,8 +235,8 @@ class Run(Generic[S]):
         schema = self.schema
         writers: dict[str, Node] | None = {} if len(results) > 1 else None  # a lone node: no rival
         values = dict(self.values)
-        if self.fanned:  # Send instances among the tasks: LangGraph's merge order
-            results = sorted(results, key=lambda result: position(result[0]))
+        if self.fanned:  # LangGraph's merge order: plain tasks, then Sends as they were sent
+            results = sorted(results, key=lambda result: result[0].instance is not None)
         for node, update in results:
             if writers is not None:
                 self._claim(writers, node, update)

@@ -118,6 +118,8 @@ def position(node: Node) -> tuple[int, int, int]:
 
     LangGraph applies a step's plain tasks before its Send packets, so a reducer such as
     ``operator.add`` sees the router's own successors' items first, then the mapped ones.
+    (A running step keeps its Sends in the order they were sent; a step resumed from a
+    checkpoint, which keeps no such order, puts them in node order.)
     """
     if node.instance is None:
         return (0, node.index, 0)

@@ -707,3 +707,22 @@ def test_parallel_nodes_write_in_langgraphs_order_whatever_order_they_were_added
     expected = build().compile().invoke({"n": 0})
     assert expected["items"] == [ord("a"), ord("m"), ord("z")]
     assert from_langgraph(build()).compile().invoke({"n": 0}) == expected
+
+
+def test_sends_to_several_nodes_merge_in_the_order_they_were_sent():
+    def fan(state: Counter) -> list[Send]:
+        return [Send("b", {"n": 1}), Send("a", {"n": 2}), Send("b", {"n": 3})]
+
+    def item(state: Counter) -> dict[str, Any]:
+        return {"items": [state["n"]]}
+
+    def build() -> LGStateGraph:
+        graph = LGStateGraph(Counter)
+        graph.add_node("a", item)
+        graph.add_node("b", item)
+        graph.add_conditional_edges(START, fan, ["a", "b"])
+        return graph
+
+    expected = build().compile().invoke({"n": 0})
+    assert expected["items"] == [1, 2, 3]
+    assert from_langgraph(build()).compile().invoke({"n": 0}) == expected
