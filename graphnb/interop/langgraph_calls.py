@@ -194,13 +194,48 @@ def _langgraph_style(config: Any, options: Mapping[str, Any]) -> bool:
     return config is not None or "stream_mode" in options
 
 
+def _also_langgraphs(error: GraphRuntimeError) -> GraphRuntimeError:
+    """``error``, made an instance of LangGraph's error for the same refusal too.
+
+    A conflicting write is then both graphnb's ``ConflictingUpdateError`` (``.field``,
+    ``.nodes``) and LangGraph's ``InvalidUpdateError``, a recursion limit both graphnb's
+    ``GraphRecursionError`` and LangGraph's: ``except`` clauses written for either catch it.
+    """
+    from langgraph import errors
+
+    from ..errors import ConflictingUpdateError, GraphRecursionError
+
+    peers: dict[type[GraphRuntimeError], type[Exception]] = {
+        ConflictingUpdateError: errors.InvalidUpdateError,
+        GraphRecursionError: errors.GraphRecursionError,
+    }
+    for ours, theirs in peers.items():
+        if type(error) is ours:
+            error.__class__ = _both(ours, theirs)
+    return error
+
+
+_BOTH: dict[str, type[GraphRuntimeError]] = {}
+
+
+def _both(ours: type[GraphRuntimeError], theirs: type[Exception]) -> type[GraphRuntimeError]:
+    """The subclass of graphnb's error ``ours`` and LangGraph's ``theirs``, made once."""
+    if ours.__name__ not in _BOTH:
+        doc = f"{ours.__doc__} (LangGraph's {theirs.__name__} too)"
+        _BOTH[ours.__name__] = type(
+            ours.__name__, (ours, theirs), {"__module__": __name__, "__doc__": doc}
+        )
+    return _BOTH[ours.__name__]
+
+
 def _reraise(error: GraphRuntimeError, style: bool) -> NoReturn:
     """Raise ``error``, as LangGraph would have raised it for a call written for LangGraph.
 
-    A call in graphnb's own style (keywords) gets graphnb's errors, ``.node`` and all.
+    A call in graphnb's own style (keywords) gets graphnb's errors, ``.node`` and all,
+    each also LangGraph's error for the same refusal where LangGraph has one.
     """
     if not style:
-        raise error
+        raise _also_langgraphs(error)
     translated = _langgraph_error(error)
     if translated is error.__cause__:  # the node's own exception, as LangGraph raises it
         translated.add_note(f"(graphnb: {error})")

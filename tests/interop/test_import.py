@@ -655,6 +655,30 @@ def test_a_call_written_for_langgraph_gets_langgraphs_errors_a_graphnb_call_grap
         from_langgraph(loop()).compile().invoke({"n": 0}, {"recursion_limit": 1})
 
 
+def test_a_graphnb_call_gets_an_error_langgraphs_except_clause_catches_too():
+    from langgraph import errors
+
+    def both(state: Counter) -> dict[str, Any]:
+        return {"n": 1}
+
+    rivals = LGStateGraph(Counter)
+    rivals.add_node("a", both)
+    rivals.add_node("b", both)
+    rivals.add_edge(START, "a")
+    rivals.add_edge(START, "b")
+    app = from_langgraph(rivals).compile()
+    with pytest.raises(errors.InvalidUpdateError) as caught:
+        app.invoke({"n": 0})
+    assert isinstance(caught.value, graphnb.ConflictingUpdateError)
+    assert (caught.value.field, set(caught.value.nodes)) == ("n", {"a", "b"})
+    with pytest.raises(graphnb.ConflictingUpdateError):
+        list(app.stream({"n": 0}))
+    with pytest.raises(errors.GraphRecursionError) as limited:
+        from_langgraph(loop()).compile().invoke({"n": 0}, recursion_limit=1)
+    assert isinstance(limited.value, graphnb.GraphRecursionError)
+    assert limited.value.limit == 1
+
+
 @dataclass
 class Caller:
     user: str

@@ -232,10 +232,16 @@ def _values(values: Any) -> Any:
 
 
 def _error(error: BaseException) -> str:
+    """The error a LangGraph program's ``except`` clause sees: its LangGraph class if it
+    is one (graphnb's ``ConflictingUpdateError`` on an imported graph is also LangGraph's
+    ``InvalidUpdateError``), else its own."""
     from graphnb import NodeError
 
     while isinstance(error, NodeError) and error.__cause__ is not None:
         error = error.__cause__
+    for kind in type(error).__mro__:
+        if kind.__module__.startswith("langgraph."):
+            return kind.__name__
     return type(error).__name__
 
 

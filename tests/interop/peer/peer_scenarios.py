@@ -1392,14 +1392,6 @@ SCENARIOS: list[Scenario] = [
 
 
 DIFFERENCES: dict[str, Difference] = {
-    "two writes to a plain key": Difference(
-        "the same refusal under graphnb's name: ConflictingUpdateError (a subclass of "
-        "InvalidUpdateError) naming the field and both nodes",
-        {
-            "0:input/error": "ConflictingUpdateError",
-            "0:input:invoke": {"error": "ConflictingUpdateError"},
-        },
-    ),
     "async node": Difference(
         "graphnb runs an async node under the plain invoke()/stream() (on its own event "
         "loop); LangGraph's sync API refuses it with a TypeError",
