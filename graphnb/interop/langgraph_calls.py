@@ -13,6 +13,7 @@ too, so the program's own calls run unchanged: the config's
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, NoReturn
@@ -66,9 +67,10 @@ class LangGraphCalls(CompiledGraph[Any]):
         style = _langgraph_style(config, options)
         options.pop("stream_mode", None)  # LangGraph's invoke takes one; the result is the same
         threaded = self.checkpointer is not None
+        given = self._taken(_input(input))
         try:
             result = super().invoke(
-                self._taken(_input(input)), **_options(config, options, threaded=threaded)
+                given, **self._replaying(given, _options(config, options, threaded=threaded))
             )
         except GraphRuntimeError as error:
             _reraise(error, style)
@@ -81,13 +83,35 @@ class LangGraphCalls(CompiledGraph[Any]):
         style = _langgraph_style(config, options)
         options.pop("stream_mode", None)
         threaded = self.checkpointer is not None
+        given = self._taken(_input(input))
+        run_options = _options(config, options, threaded=threaded)
         try:
             result = await super().ainvoke(
-                self._taken(_input(input)), **_options(config, options, threaded=threaded)
+                given, **await asyncio.to_thread(self._replaying, given, run_options)
             )
         except GraphRuntimeError as error:
             _reraise(error, style)
         return self._returned(result)
+
+    def _replaying(self, given: Any, options: dict[str, Any]) -> dict[str, Any]:
+        """A run's options; a replay's start from a copy of the checkpoint it replays.
+
+        LangGraph 1.x starts a replay (input ``None`` at a ``checkpoint_id``, not a
+        resume) by writing a copy of that checkpoint (source ``fork``) and runs on from
+        the copy, so the thread's history shows where the new branch starts; graphnb
+        writes the copy as an edit changing nothing (source ``update``, as
+        ``import_langgraph_threads`` reads LangGraph's ``fork``). As on LangGraph, an edit
+        that is still the thread's last checkpoint is a branch already, and not copied.
+        """
+        addressed, thread = options.get("checkpoint_id"), options.get("thread_id")
+        if given is not None or addressed is None or not isinstance(thread, str):
+            return options
+        replayed = CompiledGraph.get_state(self, thread, addressed)
+        last = CompiledGraph.get_state(self, thread).checkpoint_id
+        if replayed.source == "update" and last == replayed.checkpoint_id:
+            return options
+        copy = CompiledGraph.update_state(self, thread, {}, checkpoint_id=addressed)
+        return {**options, "checkpoint_id": copy}
 
     def _taken(self, given: Any) -> Any:
         keys = self.io_keys[0]
@@ -107,9 +131,9 @@ class LangGraphCalls(CompiledGraph[Any]):
         """:meth:`CompiledGraph.stream`, also as ``stream(input, config, stream_mode=...)``."""
         style = _langgraph_style(config, options)
         threaded = self.checkpointer is not None
-        items = super().stream(
-            _input(input), **_modes(_options(config, options, threaded=threaded))
-        )
+        given = _input(input)
+        run_options = self._replaying(given, _options(config, options, threaded=threaded))
+        items = super().stream(given, **_modes(run_options))
         try:
             yield from items
         except GraphRuntimeError as error:
@@ -121,9 +145,10 @@ class LangGraphCalls(CompiledGraph[Any]):
         """:meth:`CompiledGraph.astream`, also as ``astream(input, config, stream_mode=...)``."""
         style = _langgraph_style(config, options)
         threaded = self.checkpointer is not None
-        items = super().astream(
-            _input(input), **_modes(_options(config, options, threaded=threaded))
-        )
+        given = _input(input)
+        run_options = _options(config, options, threaded=threaded)
+        run_options = await asyncio.to_thread(self._replaying, given, run_options)
+        items = super().astream(given, **_modes(run_options))
         try:
             async for item in items:
                 yield item

@@ -750,3 +750,36 @@ def test_sends_to_several_nodes_merge_in_the_order_they_were_sent():
     expected = build().compile().invoke({"n": 0})
     assert expected["items"] == [1, 2, 3]
     assert from_langgraph(build()).compile().invoke({"n": 0}) == expected
+
+
+def test_a_replay_starts_from_a_copy_of_its_checkpoint_as_on_langgraph():
+    # LangGraph 1.x writes a copy of the checkpoint a replay starts from (its "fork"), so
+    # the history a LangGraph program reads shows where the new branch starts.
+    def chain() -> LGStateGraph:
+        graph = LGStateGraph(Counter)
+        graph.add_node("bump", bump)
+        graph.add_node("check", check)
+        graph.add_edge(START, "bump")
+        graph.add_edge("bump", "check")
+        return graph
+
+    def program(app: Any) -> list[Any]:
+        config = {"configurable": {"thread_id": "1"}}
+        app.invoke({"items": [], "n": 1}, config)
+        after_bump = next(s for s in app.get_state_history(config) if s.next == ("check",))
+        app.invoke(None, after_bump.config)
+        branched = app.get_state(config)
+        # A replay of that branch's edit-free copy, still the branch's start, is not copied
+        # again: replaying at an edit (LangGraph's fork) that is the last checkpoint.
+        app.update_state(after_bump.config, {"n": 7})
+        app.invoke(None, app.get_state(config).config)
+        history = [(s.values, s.next) for s in app.get_state_history(config)]
+        # graphnb writes no checkpoint before a run's __start__ task
+        return [branched.values, *[entry for entry in history if entry[1] != ("__start__",)]]
+
+    expected = program(chain().compile(checkpointer=InMemorySaver()))
+    got = program(from_langgraph(chain().compile(checkpointer=InMemorySaver())).compile())
+    assert got == expected
+    # newest first: the edit's run, the edit, the replay, its copy, the first run
+    nexts = [("check",), (), ("check",), ("bump",)]
+    assert [next for _, next in expected[1:]] == [(), ("check",), (), *nexts]

@@ -1423,20 +1423,6 @@ DIFFERENCES: dict[str, Difference] = {
             "1:resume/updates": [{"ask": {"answers": ["fine"]}}],
         },
     ),
-    "replay from a checkpoint": Difference(
-        "LangGraph 1.x starts a replay by copying the checkpoint it replays from; graphnb "
-        "runs from that checkpoint itself: the new branch lacks that one copy",
-        {
-            "history": [
-                {"values": {"steps": [], "text": ""}, "next": ["a"]},
-                {"values": {"steps": ["a"], "text": ""}, "next": ["b"]},
-                {"values": {"steps": ["a", "b"], "text": ""}, "next": ["c"]},
-                {"values": {"steps": ["a", "b", "c"], "text": ""}, "next": []},
-                {"values": {"steps": ["a", "b"], "text": ""}, "next": ["c"]},
-                {"values": {"steps": ["a", "b", "c"], "text": ""}, "next": []},
-            ]
-        },
-    ),
     "pydantic field validator": Difference(
         "graphnb keeps what the model's validators return (the state is always a valid "
         "model); LangGraph validates a node's input copy but stores and streams the raw "
