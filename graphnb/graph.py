@@ -614,6 +614,7 @@ class StateGraph(Generic[S]):
         interrupt_before: Sequence[str] | str = (),
         interrupt_after: Sequence[str] | str = (),
         cache: NodeCache | None = None,
+        store: Any = None,
     ) -> CompiledGraph[S]:
         """Validate the graph and return it ready to run.
 
@@ -628,6 +629,11 @@ class StateGraph(Generic[S]):
             interrupt_after: stop threaded runs after these nodes (``"*"``: all).
             cache: where nodes with a cache policy keep their results (a fresh
                 :class:`MemoryCache` per compile when omitted).
+            store: the long-term store every run's nodes share across threads, as
+                LangGraph's ``compile(store=...)``: any object with LangGraph's
+                ``BaseStore`` shape (``put``/``get``/``search``/``delete`` on namespaced
+                items), such as ``langgraph.store.memory.InMemoryStore()``. Nodes read it
+                as ``context.store`` or through a ``store`` parameter; subgraphs share it.
 
         Raises:
             GraphValidationError: listing every problem found.
@@ -644,6 +650,7 @@ class StateGraph(Generic[S]):
                 interrupt_after=interrupt_after,
                 cache=cache,
             )
+        compiled.store = store
         if scope.owner:
             bind_saver_cache(slot, compiled.checkpointer, self._spec.name)
         return compiled

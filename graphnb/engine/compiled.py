@@ -80,6 +80,9 @@ class CompiledGraph(Generic[S]):
             name: Node(name, index, fn) for index, (name, fn) in enumerate(nodes.items())
         }
         self.checkpointer: Saver | None = None
+        # The long-term store (compile(store=...)): any object of LangGraph's BaseStore
+        # shape, handed to nodes as RunContext.store.
+        self.store: Any = None
         self._threads: ThreadStore[S] | None = None
         # a URL lets a batch's workers open the same checkpointer (engine.batch)
         self._checkpointer_url = checkpointer if isinstance(checkpointer, str) else None

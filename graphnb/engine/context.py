@@ -57,6 +57,8 @@ class RunContext(Generic[C]):
     # The saver of the outermost run: where CachePolicy(store="saver") keeps results,
     # for a subgraph's nodes too (see graphnb.engine.policy.SaverCache.on).
     _saver: Any = field(default=None, repr=False)
+    # The graph's long-term store (compile(store=...)), shared by every run.
+    _store: Any = field(default=None, repr=False)
 
     def write(self, value: Any) -> None:
         """Stream a custom chunk now; it reaches ``stream(mode="custom")`` consumers."""
@@ -87,9 +89,9 @@ class RunContext(Generic[C]):
         return self.write
 
     @property
-    def store(self) -> None:
-        """The long-term store: ``None``, graphnb has none yet."""
-        return None
+    def store(self) -> Any:
+        """The graph's long-term store (``compile(store=...)``), ``None`` without one."""
+        return self._store
 
     @property
     def previous(self) -> None:
@@ -124,7 +126,7 @@ class RunContext(Generic[C]):
         if name == "writer":
             return self.write
         if name == "store":
-            return None
+            return self._store
         return self
 
 

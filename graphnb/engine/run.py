@@ -134,6 +134,8 @@ class Run(Generic[S]):
         self.values: dict[str, Any] = {}
         # The saver of the outermost run; a subgraph's run is given its parent's.
         self.saver: Any = graph.checkpointer
+        # The long-term store (compile(store=...)); a subgraph's run is given its parent's.
+        self.long_term_store: Any = graph.store
         self.step = 0
         self.joins: dict[int, set[str]] = {}
         # Map-reduce (graphnb.engine.send): Sends the routers made for the next step, and
@@ -438,7 +440,15 @@ class Run(Generic[S]):
     ) -> RunContext:
         """The run context handed to a node or router."""
         return RunContext(
-            self.run_id, self.thread_id, self.step, node, self.data, emit, instance, self.saver
+            self.run_id,
+            self.thread_id,
+            self.step,
+            node,
+            self.data,
+            emit,
+            instance,
+            self.saver,
+            self.long_term_store,
         )
 
     def _special_view(self, node: Node, before: dict[str, Any]) -> Any:

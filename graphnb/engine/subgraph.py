@@ -306,6 +306,7 @@ class Subgraph:
         child = self.child
         inner = child._run(events=run.subgraphs, context=run.data, recursion_limit=None)
         inner.saver = run.saver  # the child's saver caches use the parent's saver
+        inner.long_term_store = run.long_term_store or child.store
         inner.steps = False  # the child's states are its own business, not the stream's
         inner.subgraphs = run.subgraphs
         inner.nested = True  # its nodes may return Command(graph=Command.PARENT)
@@ -344,6 +345,7 @@ class Subgraph:
             events=run.subgraphs, context=run.data, recursion_limit=None, thread_id=thread
         )
         inner.saver = run.store.saver  # where its thread lives, and its saver caches
+        inner.long_term_store = run.long_term_store or child.store
         inner.steps = False
         inner.subgraphs = run.subgraphs
         inner.nested = True

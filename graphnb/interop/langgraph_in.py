@@ -732,7 +732,9 @@ def _compile_options(compiled: Any, unmapped: list[Unmapped]) -> dict[str, Any]:
         else:
             options["checkpointer"] = mapped
     if compiled.store is not None:
-        unmapped.append(Unmapped("store", type(compiled.store).__name__, "graphnb has no store"))
+        # The same store, shared: its items are the program's long-term memory, read and
+        # written by the nodes through LangGraph's BaseStore API alone.
+        options["store"] = compiled.store
     cache = getattr(compiled, "cache", None)
     if cache is not None:
         from langgraph.cache.memory import InMemoryCache

@@ -11,8 +11,9 @@ that does so runs inside a LangGraph-shaped config built from graphnb's run:
   resumed node gets them in order; its first unanswered call stops the graphnb run as
   graphnb's ``interrupt()`` does;
 - the runtime: ``context`` (graphnb's ``invoke(context=...)``: a mapping, or an
-  instance of the graph's ``context_schema``), ``store`` (``None``:
-  graphnb has no store) and ``stream_writer`` (graphnb's ``RunContext.write``, read by
+  instance of the graph's ``context_schema``), ``store`` (the graph's
+  ``compile(store=...)``, LangGraph's own store object when imported) and
+  ``stream_writer`` (graphnb's ``RunContext.write``, read by
   ``stream(mode="custom")``);
 - ``metadata``: ``langgraph_node``, ``langgraph_step`` and ``thread_id``.
 
@@ -154,7 +155,7 @@ def _config(context: RunContext) -> dict[str, Any]:
         data = data[CONTEXT_KEY]
     runtime: Runtime[Any] = Runtime(
         context=data,
-        store=None,
+        store=context.store,
         stream_writer=context.write,
     )
     configurable: dict[str, Any] = {

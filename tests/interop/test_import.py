@@ -534,16 +534,13 @@ def test_several_branches_from_one_node_are_followed_all():
     assert sorted(expected["items"]) == [-1, 0, 10, 20]
 
 
-def test_other_checkpointers_and_store_are_reported(tmp_path):
+def test_other_checkpointers_are_reported_and_a_store_is_kept(tmp_path):
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.memory import InMemoryStore
 
     with SqliteSaver.from_conn_string(str(tmp_path / "lg.db")) as saver:
         compiled = loop().compile(checkpointer=saver, store=InMemoryStore())
-        assert unmapped_of(compiled) == [
-            ("SqliteSaver", "checkpointer"),
-            ("store", "InMemoryStore"),
-        ]
+        assert unmapped_of(compiled) == [("SqliteSaver", "checkpointer")]
 
 
 def test_non_strict_import_returns_the_graph_and_the_list():
@@ -783,3 +780,31 @@ def test_a_replay_starts_from_a_copy_of_its_checkpoint_as_on_langgraph():
     # newest first: the edit's run, the edit, the replay, its copy, the first run
     nexts = [("check",), (), ("check",), ("bump",)]
     assert [next for _, next in expected[1:]] == [(), ("check",), (), *nexts]
+
+
+def test_a_langgraph_store_is_the_imported_graphs_store():
+    from langgraph.config import get_store
+    from langgraph.store.base import BaseStore
+    from langgraph.store.memory import InMemoryStore
+
+    def remember(state: Counter, store: BaseStore) -> dict[str, Any]:
+        store.put(("runs",), str(state["n"]), {"n": state["n"]})
+        return {"n": state["n"] + 1}
+
+    def count(state: Counter, runtime: Runtime[None]) -> dict[str, Any]:
+        assert get_store() is runtime.store
+        return {"items": [len(runtime.store.search(("runs",)))]}
+
+    graph = LGStateGraph(Counter)
+    graph.add_node("remember", remember)
+    graph.add_node("count", count)
+    graph.add_edge(START, "remember")
+    graph.add_edge("remember", "count")
+    store = InMemoryStore()
+    imported = import_langgraph(graph.compile(store=store))
+    assert imported.unmapped == []
+    app = imported.compile()
+    assert app.store is store
+    app.invoke({"n": 0, "items": []})
+    assert app.invoke({"n": 5, "items": []}) == {"n": 6, "items": [2]}
+    assert sorted(item.key for item in store.search(("runs",))) == ["0", "5"]

@@ -16,10 +16,11 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.config import get_config, get_stream_writer
+from langgraph.config import get_config, get_store, get_stream_writer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime, get_runtime
+from langgraph.store.base import BaseStore
 from langgraph.types import CachePolicy, Command, RetryPolicy, Send, StreamWriter, interrupt
 from peer_harness import (
     ABSENT,
@@ -973,6 +974,116 @@ def _in_memory_cache() -> Any:
 
 
 # ---------------------------------------------------------------------------------------
+# test_pregel.py / test_runtime.py: the long-term store (compile(store=...))
+
+
+class Memory(TypedDict):
+    count: Annotated[int, operator.add]
+    seen: Annotated[list[Any], operator.add]
+
+
+def store_injected() -> StateGraph:
+    def remember(state: Memory, config: RunnableConfig, store: BaseStore) -> dict[str, Any]:
+        thread = config["configurable"]["thread_id"]
+        store.put(("foo", "bar"), f"doc-{state['count']}", {"some-key": "val", "from": thread})
+        return {"count": 1}
+
+    def recall(state: Memory, store: BaseStore) -> dict[str, Any]:
+        found = store.search(("foo", "bar"))
+        return {"seen": sorted((item.key, item.value["from"]) for item in found)}
+
+    builder = StateGraph(Memory)
+    builder.add_node("remember", remember)
+    builder.add_node("recall", recall)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", "recall")
+    return builder
+
+
+def store_get_store() -> StateGraph:
+    def count_visits(state: Memory) -> dict[str, Any]:
+        store = get_store()
+        item = store.get(("visits",), "user-1")
+        visits = item.value["n"] + 1 if item is not None else 1
+        store.put(("visits",), "user-1", {"n": visits})
+        return {"count": visits}
+
+    builder = StateGraph(Memory)
+    builder.add_node("count_visits", count_visits)
+    builder.add_edge(START, "count_visits")
+    return builder
+
+
+def store_on_runtime() -> StateGraph:
+    def note(state: Memory, runtime: Runtime[None]) -> dict[str, Any]:
+        assert runtime.store is not None
+        runtime.store.put(("notes", "a"), "x", {"text": "first"})
+        runtime.store.put(("notes", "b"), "y", {"text": "second"})
+        return {"count": 1}
+
+    def read(state: Memory, runtime: Runtime[None]) -> dict[str, Any]:
+        store = runtime.store
+        assert store is not None
+        everything = sorted(item.value["text"] for item in store.search(("notes",)))
+        only_b = [item.key for item in store.search(("notes", "b"))]
+        namespaces = sorted(tuple(n) for n in store.list_namespaces(prefix=("notes",)))
+        return {"seen": [everything, only_b, namespaces]}
+
+    builder = StateGraph(Memory)
+    builder.add_node("note", note)
+    builder.add_node("read", read)
+    builder.add_edge(START, "note")
+    builder.add_edge("note", "read")
+    return builder
+
+
+def store_delete() -> StateGraph:
+    def put_two(state: Memory, store: BaseStore) -> dict[str, Any]:
+        store.put(("tmp",), "keep", {"v": 1})
+        store.put(("tmp",), "drop", {"v": 2})
+        return {"count": 2}
+
+    def drop_one(state: Memory, store: BaseStore) -> dict[str, Any]:
+        store.delete(("tmp",), "drop")
+        left = [item.key for item in store.search(("tmp",))]
+        return {"seen": [left, store.get(("tmp",), "drop") is None]}
+
+    builder = StateGraph(Memory)
+    builder.add_node("put_two", put_two)
+    builder.add_node("drop_one", drop_one)
+    builder.add_edge(START, "put_two")
+    builder.add_edge("put_two", "drop_one")
+    return builder
+
+
+def store_in_subgraph() -> StateGraph:
+    def child_writes(state: Memory, store: BaseStore) -> dict[str, Any]:
+        store.put(("child",), "k", {"from": "child"})
+        return {"count": 1}
+
+    child = StateGraph(Memory)
+    child.add_node("child_writes", child_writes)
+    child.add_edge(START, "child_writes")
+
+    def parent_reads(state: Memory, store: BaseStore) -> dict[str, Any]:
+        item = store.get(("child",), "k")
+        return {"seen": [None if item is None else item.value]}
+
+    builder = StateGraph(Memory)
+    builder.add_node("child", child.compile())
+    builder.add_node("parent_reads", parent_reads)
+    builder.add_edge(START, "child")
+    builder.add_edge("child", "parent_reads")
+    return builder
+
+
+def _in_memory_store() -> Any:
+    from langgraph.store.memory import InMemoryStore
+
+    return InMemoryStore()
+
+
+# ---------------------------------------------------------------------------------------
 # The registry
 
 H = HumanMessage
@@ -1384,6 +1495,42 @@ SCENARIOS: list[Scenario] = [
         [Input({"n": 1}), Input({"n": 1})],
         compile=lambda: {"cache": _in_memory_cache()},
     ),
+    Scenario(
+        "store injected into a node",
+        "test_pregel.py::test_store_injected",
+        store_injected,
+        [Input({"count": 0}), Input({"count": 0})],
+        compile=lambda: {"store": _in_memory_store()},
+        thread=True,
+    ),
+    Scenario(
+        "get_store() across runs",
+        "test_pregel.py::test_store_injected (get_store)",
+        store_get_store,
+        [Input({"count": 0}), Input({"count": 0})],
+        compile=lambda: {"store": _in_memory_store()},
+    ),
+    Scenario(
+        "runtime.store search and namespaces",
+        "test_runtime.py::Runtime.store",
+        store_on_runtime,
+        [Input({"count": 0})],
+        compile=lambda: {"store": _in_memory_store()},
+    ),
+    Scenario(
+        "store delete",
+        "test_pregel.py::test_store_injected (BaseStore.delete)",
+        store_delete,
+        [Input({"count": 0})],
+        compile=lambda: {"store": _in_memory_store()},
+    ),
+    Scenario(
+        "subgraph sharing the parent's store",
+        "test_pregel.py::test_store_injected (a subgraph's nodes)",
+        store_in_subgraph,
+        [Input({"count": 0})],
+        compile=lambda: {"store": _in_memory_store()},
+    ),
 ]
 
 
@@ -1438,7 +1585,9 @@ DIFFERENCES: dict[str, Difference] = {
     ),
     "dataclass state": Difference(
         "graphnb's state holds a dataclass field's default from the start (`fruit: []` in "
-        "the first streamed state); LangGraph shows a field once it is written",
+        "the first streamed state); LangGraph shows a field once it is written. Kept on "
+        "purpose: a typed state is a whole model instance everywhere (streams, get_state, "
+        "the builder), and a node reads that same default on both engines",
         {
             "0:input/values": [
                 {"fruit": [], "total": 5},
