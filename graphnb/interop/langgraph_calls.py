@@ -22,6 +22,7 @@ from ..engine.compiled import CompiledGraph
 from ..errors import GraphRuntimeError, NodeError
 from ..human import Command
 from ..records import StateSnapshot
+from .langgraph_messages import messages_mode
 from .langgraph_runtime import CONTEXT_KEY
 
 __all__ = ["LangGraphCalls", "LangGraphSnapshot"]
@@ -133,9 +134,11 @@ class LangGraphCalls(CompiledGraph[Any]):
         threaded = self.checkpointer is not None
         given = _input(input)
         run_options = self._replaying(given, _options(config, options, threaded=threaded))
-        items = super().stream(given, **_modes(run_options))
+        run_options = _modes(run_options)
+        messages = messages_mode(run_options)
+        items = super().stream(given, **run_options)
         try:
-            yield from items
+            yield from (items if messages is None else messages.convert(items))
         except GraphRuntimeError as error:
             _reraise(error, style)
 
@@ -148,9 +151,11 @@ class LangGraphCalls(CompiledGraph[Any]):
         given = _input(input)
         run_options = _options(config, options, threaded=threaded)
         run_options = await asyncio.to_thread(self._replaying, given, run_options)
-        items = super().astream(given, **_modes(run_options))
+        run_options = _modes(run_options)
+        messages = messages_mode(run_options)
+        items = super().astream(given, **run_options)
         try:
-            async for item in items:
+            async for item in items if messages is None else messages.aconvert(items):
                 yield item
         except GraphRuntimeError as error:
             _reraise(error, style)
