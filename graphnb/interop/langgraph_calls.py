@@ -114,6 +114,27 @@ class LangGraphCalls(CompiledGraph[Any]):
         copy = CompiledGraph.update_state(self, thread, {}, checkpoint_id=addressed)
         return {**options, "checkpoint_id": copy}
 
+    def _last_writer(self, thread: str, checkpoint: str | None) -> str | None:
+        """The node LangGraph's ``update_state`` edits as when given no ``as_node``.
+
+        The graph's only node, or the one node of the last step that wrote the state
+        (``None``: no node ran yet, several did, or a node is waiting in ``interrupt()``;
+        the edit then keeps the next nodes as they are, graphnb's own way).
+        """
+        from ..engine.send import parse_key
+
+        snapshot = CompiledGraph.get_state(self, thread, checkpoint)
+        if any(stop.when == "during" for stop in snapshot.interrupts):
+            return None
+        if len(self.nodes) == 1:
+            return next(iter(self.nodes))
+        while not snapshot.ran:
+            if snapshot.parent_id is None:
+                return None
+            snapshot = CompiledGraph.get_state(self, thread, snapshot.parent_id)
+        writers = {parse_key(key) for key in snapshot.ran}
+        return writers.pop() if len(writers) == 1 else None
+
     def _taken(self, given: Any) -> Any:
         keys = self.io_keys[0]
         if keys is None or not isinstance(given, Mapping):
@@ -182,8 +203,13 @@ class LangGraphCalls(CompiledGraph[Any]):
         """:meth:`CompiledGraph.update_state`, also as ``update_state(config, values, as_node)``.
 
         Called with a config, it returns one naming the new checkpoint, as LangGraph's does.
+        Without ``as_node``, the edit is made as the node that wrote the state last, as
+        LangGraph infers it (:meth:`_last_writer`): its edges run again on the edited
+        state, so a router after it routes on the edit.
         """
         thread, checkpoint = _thread(thread_id, options.pop("checkpoint_id", None))
+        if as_node is None:
+            as_node = self._last_writer(thread, checkpoint)
         new = super().update_state(
             thread, values, as_node=as_node, checkpoint_id=checkpoint, **options
         )

@@ -808,3 +808,31 @@ def test_a_langgraph_store_is_the_imported_graphs_store():
     app.invoke({"n": 0, "items": []})
     assert app.invoke({"n": 5, "items": []}) == {"n": 6, "items": [2]}
     assert sorted(item.key for item in store.search(("runs",))) == ["0", "5"]
+
+
+def test_update_state_without_as_node_edits_as_the_last_writer_as_on_langgraph():
+    # LangGraph infers as_node (the node that wrote last) and runs its edges again: a
+    # router after a breakpoint routes on the edited state.
+    def route(state: Counter) -> Literal["small", "big"]:
+        return "big" if state["n"] > 10 else "small"
+
+    def build() -> Any:
+        graph = LGStateGraph(Counter)
+        graph.add_node("bump", bump)
+        graph.add_node("small", check)
+        graph.add_node("big", lambda state: {"items": [100]})
+        graph.add_edge(START, "bump")
+        graph.add_conditional_edges("bump", route)
+        return graph.compile(checkpointer=InMemorySaver(), interrupt_after=["bump"])
+
+    def program(app: Any) -> list[Any]:
+        config = {"configurable": {"thread_id": "1"}}
+        app.invoke({"n": 1, "items": []}, config)
+        before = app.get_state(config).next
+        app.update_state(config, {"n": 50})
+        after = app.get_state(config).next
+        return [before, after, app.invoke(None, config)]
+
+    expected = program(build())
+    assert expected == [("small",), ("big",), {"n": 50, "items": [1, 100]}]
+    assert program(from_langgraph(build()).compile()) == expected

@@ -1084,6 +1084,134 @@ def _in_memory_store() -> Any:
 
 
 # ---------------------------------------------------------------------------------------
+# More of test_pregel.py, test_interruption.py, test_time_travel.py, test_state.py and
+# test_messages_state.py
+
+
+def ask_until_valid() -> StateGraph:
+    def ask_age(state: Ask) -> dict[str, Any]:
+        prompt = "age?"
+        while True:
+            answer = interrupt(prompt)
+            if isinstance(answer, int) and answer > 0:
+                return {"answers": [str(answer)]}
+            prompt = f"{answer!r} is not an age; age?"
+
+    builder = StateGraph(Ask)
+    builder.add_node("ask_age", ask_age)
+    builder.add_edge(START, "ask_age")
+    return builder
+
+
+def fails_once() -> StateGraph:
+    failed = {"yet": False}
+
+    def flaky_step(state: Text) -> dict[str, Any]:
+        if not failed["yet"]:
+            failed["yet"] = True
+            raise ConnectionError("the service is down")
+        return {"steps": ["flaky"]}
+
+    builder = StateGraph(Text)
+    builder.add_node("first", note("first"))
+    builder.add_node("flaky", flaky_step)
+    builder.add_node("last", note("last"))
+    builder.add_edge(START, "first")
+    builder.add_edge("first", "flaky")
+    builder.add_edge("flaky", "last")
+    return builder
+
+
+def interrupt_before_all() -> StateGraph:
+    return chain_of("one", "two")
+
+
+def router_after_breakpoint() -> StateGraph:
+    def route(state: Text) -> Literal["short", "long"]:
+        return "long" if len(state["text"]) > 3 else "short"
+
+    builder = StateGraph(Text)
+    builder.add_node("read", note("read"))
+    builder.add_node("short", note("short"))
+    builder.add_node("long", note("long"))
+    builder.add_edge(START, "read")
+    builder.add_conditional_edges("read", route)
+    return builder
+
+
+def partial_input() -> StateGraph:
+    def greet(state: Text) -> dict[str, Any]:
+        return {"text": state.get("text", "nobody") + "!", "steps": ["greet"]}
+
+    builder = StateGraph(Text)
+    builder.add_node("greet", greet)
+    builder.add_edge(START, "greet")
+    return builder
+
+
+def remove_all_messages() -> StateGraph:
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    def reset(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), AIMessage("fresh", id="f")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("reset", reset)
+    builder.add_edge(START, "reset")
+    return builder
+
+
+class PydanticChat(BaseModel):
+    messages: Annotated[list[AnyMessage], add_messages]
+    turns: int = 0
+
+
+def pydantic_messages() -> StateGraph:
+    def reply(state: PydanticChat) -> dict[str, Any]:
+        last = state.messages[-1]
+        return {"messages": [AIMessage(f"re: {last.content}", id="r")], "turns": state.turns + 1}
+
+    builder = StateGraph(PydanticChat)
+    builder.add_node("reply", reply)
+    builder.add_edge(START, "reply")
+    return builder
+
+
+def loop_with_counter() -> StateGraph:
+    def tick(state: Count) -> dict[str, Any]:
+        return {"n": state["n"] + 1}
+
+    def more(state: Count) -> Literal["tick", "__end__"]:
+        return "tick" if state["n"] < 4 else "__end__"
+
+    builder = StateGraph(Count)
+    builder.add_node("tick", tick)
+    builder.add_edge(START, "tick")
+    builder.add_conditional_edges("tick", more)
+    return builder
+
+
+class Item(TypedDict):
+    item: str
+
+
+def ask_in_send_targets() -> StateGraph:
+    def fan(state: Ask) -> list[Send]:
+        # one item: LangGraph streams parallel tasks' updates in the order they finish
+        return [Send("check", {"item": name}) for name in ("x",)]
+
+    def check(state: Item) -> dict[str, Any]:
+        return {"answers": [f"{state['item']} checked"]}
+
+    builder = StateGraph(Ask)
+    builder.add_node("check", check)
+    builder.add_node("ask", lambda state: {"answers": [interrupt("go?")]})
+    builder.add_edge(START, "ask")
+    builder.add_conditional_edges("ask", fan, ["check"])
+    return builder
+
+
+# ---------------------------------------------------------------------------------------
 # The registry
 
 H = HumanMessage
@@ -1531,6 +1659,78 @@ SCENARIOS: list[Scenario] = [
         [Input({"count": 0})],
         compile=lambda: {"store": _in_memory_store()},
     ),
+    Scenario(
+        "interrupt() asked again until valid",
+        "test_interruption.py::test_interrupt_loop (validation)",
+        ask_until_valid,
+        [Input({"question": "q"}), Resume("ten"), Resume(-1), Resume(30)],
+        thread=True,
+    ),
+    Scenario(
+        "resume after a node failed",
+        "test_pregel.py::test_checkpoint_recovery",
+        fails_once,
+        [Input({"text": ""}), Input(None)],
+        thread=True,
+    ),
+    Scenario(
+        'interrupt_before="*"',
+        "test_interruption.py::test_interrupt_before (all nodes)",
+        interrupt_before_all,
+        [Input({"text": ""}), Input(None), Input(None)],
+        compile={"interrupt_before": "*"},
+        thread=True,
+    ),
+    Scenario(
+        "edit then route at a breakpoint",
+        "test_pregel.py::test_conditional_state_graph_with_breakpoints",
+        router_after_breakpoint,
+        [Input({"text": "hi"}), Update({"text": "a long text"}), Input(None)],
+        compile={"interrupt_after": ["read"]},
+        thread=True,
+    ),
+    Scenario(
+        "input without every key",
+        "test_state.py::test_typed_dict_partial_input",
+        partial_input,
+        [Input({"steps": []})],
+    ),
+    Scenario(
+        "RemoveMessage(REMOVE_ALL_MESSAGES)",
+        "test_messages_state.py::test_remove_all_messages",
+        remove_all_messages,
+        [Input({"messages": [H("a", id="1"), H("b", id="2")]})],
+    ),
+    Scenario(
+        "pydantic state with messages",
+        "test_messages_state.py::test_messages_state (pydantic)",
+        pydantic_messages,
+        [Input({"messages": [H("hi", id="h")]})],
+    ),
+    Scenario(
+        "a thread run twice",
+        "test_pregel.py::test_invoke_checkpoint",
+        loop_with_counter,
+        [Input({"n": 0}), Input({"n": 1})],
+        thread=True,
+        history=True,
+    ),
+    Scenario(
+        "Send after interrupt() and resume",
+        "test_pregel.py::test_send_react_interrupt_control",
+        ask_in_send_targets,
+        [Input({"question": "q"}), Resume("yes")],
+        thread=True,
+    ),
+    Scenario(
+        "replay a thread stopped at a breakpoint",
+        "test_time_travel.py::test_replay_from_interrupt",
+        static_breakpoint,
+        [Input({"text": ""}), Replay(0)],
+        compile={"interrupt_before": ["three"]},
+        thread=True,
+        history=True,
+    ),
 ]
 
 
@@ -1593,6 +1793,50 @@ DIFFERENCES: dict[str, Difference] = {
                 {"fruit": [], "total": 5},
                 {"fruit": ["apple"], "total": 6},
                 {"fruit": ["apple", "apple"], "total": 7},
+            ]
+        },
+    ),
+    "pydantic state with messages": Difference(
+        "as for the dataclass state: graphnb's first streamed state holds `turns`' default "
+        "(0); LangGraph shows a field without a reducer once it is written. Kept on "
+        "purpose: the state is a whole model instance everywhere, and a node reads that "
+        "same default on both engines",
+        {
+            "0:input/values": [
+                {
+                    "messages": [
+                        {
+                            "type": "human",
+                            "content": "hi",
+                            "id": "h",
+                            "name": None,
+                            "tool_calls": [],
+                            "tool_call_id": None,
+                        }
+                    ],
+                    "turns": 0,
+                },
+                {
+                    "messages": [
+                        {
+                            "type": "human",
+                            "content": "hi",
+                            "id": "h",
+                            "name": None,
+                            "tool_calls": [],
+                            "tool_call_id": None,
+                        },
+                        {
+                            "type": "ai",
+                            "content": "re: hi",
+                            "id": "r",
+                            "name": None,
+                            "tool_calls": [],
+                            "tool_call_id": None,
+                        },
+                    ],
+                    "turns": 1,
+                },
             ]
         },
     ),
