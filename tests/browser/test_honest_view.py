@@ -11,8 +11,11 @@ Console errors fail every test (the ``lab`` fixture).
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
+DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 TRANSFORM = "() => document.querySelector('.react-flow__viewport').style.transform"
 
 NOTES = """
@@ -211,4 +214,84 @@ def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
     )
     page.wait_for_timeout(500)
     _the_live_run_is_shown(lab)
+    lab.assert_no_js_errors()
+
+
+ASKING = """
+from typing import Annotated
+from graphnb import END, START, GraphState, StateField, StateGraph, append, interrupt
+from graphnb.widget import Builder
+
+class Form(GraphState):
+    answers: Annotated[list[str], StateField(reducer=append)] = []
+
+NAME = {"question": "Who are you?", "schema": {
+    "type": "object", "properties": {"name": {"type": "string", "title": "Name"}},
+    "required": ["name"]}}
+
+def name(state: Form) -> dict:
+    return {"answers": [f"name={interrupt(NAME)['name']}"]}
+
+def city(state: Form) -> dict:
+    return {"answers": [f"city={interrupt('Which city?')}"]}
+
+form = StateGraph(Form, name="form").add_node("name", name).add_node("city", city)
+form.add_edge(START, "name").add_edge(START, "city").add_edge("name", END).add_edge("city", END)
+builder = Builder(form, checkpointer="sqlite:///honest-asking.db")
+app = builder.compile()
+builder
+"""
+
+# Whether an element is wholly inside the side panel's visible part and the page's.
+IN_VIEW = """(e) => {
+    const box = e.getBoundingClientRect();
+    const side = e.closest('.graphnb-side-scroll').getBoundingClientRect();
+    return box.top >= side.top - 1 && box.bottom <= side.bottom + 1
+        && box.top >= 0 && box.bottom <= window.innerHeight;
+}"""
+FOCUSED_TESTID = "() => document.activeElement?.dataset?.testid ?? ''"
+IN_PAUSED = "() => document.activeElement?.closest('[data-testid=\"paused\"]') !== null"
+
+
+def test_a_question_comes_to_the_user_at_1000_by_700(lab):
+    kernel = lab.open_notebook("asking", [ASKING])
+    page = lab.page
+    page.set_viewport_size({"width": 1000, "height": 700})
+    lab.builder()
+    page.get_by_test_id("toolbar-run").click()
+    asked = page.get_by_test_id("paused")
+    asked.wait_for(timeout=30_000)
+    # The first question is in view with its answer field focused: type, Enter answers.
+    page.wait_for_function(IN_PAUSED)
+    answers = {"run-field-name": ("name", "Ada"), "interrupt-answer-city": ("city", "Paris")}
+    first, answer = answers[page.evaluate(FOCUSED_TESTID)]
+    assert page.get_by_test_id(f"interrupt-{first}").evaluate(IN_VIEW), "not in view"
+    assert "Waiting for 2 answers" in page.get_by_test_id("panel-pause").inner_text()
+    shot = lab.screenshot("question-in-view", element=lab.builder())
+    shutil.copyfile(shot, DOC_IMAGES / "question-in-view.png")
+    page.keyboard.type(answer)
+    page.keyboard.press("Enter")
+    page.get_by_test_id(f"interrupt-{first}").wait_for(state="detached", timeout=30_000)
+
+    # The next question takes the focus; Escape leaves it for the builder.
+    page.wait_for_function(IN_PAUSED)
+    (testid,) = [key for key, (node, _) in answers.items() if node != first]
+    second, answer = answers[testid]
+    assert page.evaluate(FOCUSED_TESTID) == testid
+    assert page.get_by_test_id(f"interrupt-{second}").evaluate(IN_VIEW), "not in view"
+    page.keyboard.press("Escape")
+    assert page.evaluate(FOCUSED_TESTID) == "graphnb-builder"
+    page.get_by_test_id(testid).click()
+    page.keyboard.type(answer)
+    page.keyboard.press("Enter")
+    asked.wait_for(state="detached", timeout=30_000)
+    thread = kernel.json("builder.last_run['thread_id']")
+    lab.wait_until(
+        lambda: (
+            kernel.json(f"sorted(app.get_state({thread!r}).values.answers)")
+            == ["city=Paris", "name=Ada"]
+        ),
+        timeout=30,
+        message="the answers did not reach the thread",
+    )
     lab.assert_no_js_errors()

@@ -50,8 +50,29 @@ export function InterruptAnswer(props: { pending: Pending; disabled: boolean; on
       props.onAnswer(text);
     }
   };
+  // Keys: Enter answers (Shift+Enter: a new line in the text box), Escape leaves the form
+  // for the canvas.
   return (
-    <div className="graphnb-interrupt" data-testid={`interrupt-${pending.node}`} data-interrupt={pending.id}>
+    <form
+      className="graphnb-interrupt"
+      data-testid={`interrupt-${pending.node}`}
+      data-interrupt={pending.id}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!props.disabled) submit();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.preventDefault();
+          (e.currentTarget.closest(".graphnb-builder") as HTMLElement | null)?.focus({ preventScroll: true });
+        } else if (e.key === "Enter" && !e.shiftKey && (e.target as HTMLElement).matches("input:not([type=checkbox])")) {
+          // Said here, not left to the browser: inside JupyterLab its implicit submission
+          // never comes (the page handles the key press).
+          e.preventDefault();
+          if (!props.disabled) submit();
+        }
+      }}
+    >
       <p>
         <strong>{pending.node}</strong> asks:
       </p>
@@ -77,13 +98,16 @@ export function InterruptAnswer(props: { pending: Pending; disabled: boolean; on
           value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) submit();
+            if (e.key === "Enter" && !e.shiftKey) {
+              e.preventDefault();
+              if (!props.disabled) submit();
+            }
           }}
         />
       )}
-      <button type="button" data-testid={`interrupt-submit-${pending.node}`} disabled={props.disabled} onClick={submit}>
+      <button type="submit" data-testid={`interrupt-submit-${pending.node}`} disabled={props.disabled}>
         Answer and resume
       </button>
-    </div>
+    </form>
   );
 }

@@ -1,9 +1,13 @@
 // A collapsible side panel: a header (title, extra controls) over its body.
 
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 
-export function Panel(props: { id: string; title: string; children: ReactNode; extra?: ReactNode }) {
+/** `reveal`: a new non-empty value opens a collapsed panel (a pause that needs the user). */
+export function Panel(props: { id: string; title: string; children: ReactNode; extra?: ReactNode; reveal?: string }) {
   const [open, setOpen] = useState(true);
+  useEffect(() => {
+    if (props.reveal) setOpen(true);
+  }, [props.reveal]);
   return (
     <section className="graphnb-panel" data-testid={props.id}>
       <header className="graphnb-panel-header">

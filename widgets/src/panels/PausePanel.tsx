@@ -2,6 +2,7 @@
 // card shows a marker); a run that paused says where and why, with Continue, Step (one
 // super-step) and Stop; a node's interrupt() waits here for its answer.
 
+import { useEffect, useRef } from "react";
 import type { Ask } from "../hooks/useDebugger";
 import type { Json, PauseInfo } from "../protocol";
 import { InterruptAnswer } from "./InterruptPanel";
@@ -35,8 +36,20 @@ export function PausePanel(props: {
   const stops = paused?.interrupts.filter((i) => i.when !== "during") ?? [];
   const asking = paused?.interrupts.filter((i) => i.when === "during") ?? [];
   const listed = Object.entries(props.breakpoints);
+  // What needs the user comes to the user: a new pause or question opens this panel,
+  // scrolls it into the side panel's view and focuses its answer field (or Continue),
+  // unless the user is typing outside the builder.
+  const box = useRef<HTMLDivElement>(null);
+  const waiting = paused
+    ? `${paused.thread_id}:${paused.step}:${paused.interrupts.map((i) => `${i.node}.${i.when}.${i.id}`).join(",")}`
+    : "";
+  useEffect(() => {
+    if (!waiting) return;
+    const frame = requestAnimationFrame(() => bringToUser(box.current));
+    return () => cancelAnimationFrame(frame);
+  }, [waiting]);
   return (
-    <Panel id="panel-pause" title="Breakpoints">
+    <Panel id="panel-pause" title={titleOf(asking.length, stops.length)} reveal={waiting}>
       {selected ? (
         <div className="graphnb-row" data-testid="breakpoint-toggles">
           <span className="graphnb-muted">{selected}:</span>
@@ -62,7 +75,7 @@ export function PausePanel(props: {
         </p>
       )}
       {paused && (
-        <div className="graphnb-paused" data-testid="paused" data-thread={paused.thread_id}>
+        <div className="graphnb-paused" data-testid="paused" data-thread={paused.thread_id} ref={box}>
           {stops.length > 0 && (
             <p data-testid="paused-where">
               Paused{" "}
@@ -94,4 +107,22 @@ export function PausePanel(props: {
       )}
     </Panel>
   );
+}
+
+/** Scroll `element` to the top of the side panel and focus its first field or button. */
+function bringToUser(element: HTMLElement | null) {
+  if (!element) return;
+  const side = element.closest<HTMLElement>(".graphnb-side-scroll");
+  if (side) side.scrollTop += element.getBoundingClientRect().top - side.getBoundingClientRect().top - 8;
+  const builder = element.closest(".graphnb-builder");
+  const active = document.activeElement;
+  if (active && active !== document.body && !builder?.contains(active)) return;
+  element.querySelector<HTMLElement>("textarea, input, select, button:not(:disabled)")?.focus({ preventScroll: true });
+}
+
+/** The panel's title says what waits for the user, if anything. */
+function titleOf(questions: number, stops: number): string {
+  if (questions) return `Waiting for ${questions === 1 ? "an answer" : `${questions} answers`}`;
+  if (stops) return "Paused · breakpoints";
+  return "Breakpoints";
 }
