@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..checkpoint_errors import CheckpointConflictError
-from ..records import StoredCheckpoint
+from ..records import CheckpointSource, StoredCheckpoint
 from .base import BaseSaver, Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy
 from .rows import check_row, parse_json, row_json
@@ -29,7 +29,7 @@ class _Kept(NamedTuple):
     parent_seq: int | None
     base_seq: int
     step: int
-    source: str
+    source: CheckpointSource
     created_at: float
     meta: str
     writes: str

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from ..checkpoint_errors import CheckpointLoadError, UnstorableValueError
-from ..records import StoredCheckpoint
+from ..records import CHECKPOINT_SOURCES, StoredCheckpoint, is_checkpoint_source
 
 __all__ = [
     "MAX_CHECKPOINT_ID",
@@ -34,7 +34,6 @@ _TEXTS = (
     ("thread_id", MAX_THREAD_ID, False),
     ("checkpoint_id", MAX_CHECKPOINT_ID, False),
     ("parent_id", MAX_CHECKPOINT_ID, True),
-    ("source", 16, False),
 )
 _INTS = (
     ("seq", 2**63, False),
@@ -113,9 +112,7 @@ def _plain_row(row: StoredCheckpoint) -> bool:
             )
         )
         and type(source) is str
-        and 0 < len(source) <= 16
-        and source.isascii()
-        and "\x00" not in source
+        and source in CHECKPOINT_SOURCES
         and type(seq) is int
         and 0 <= seq < 2**63
         and (parent_seq is None or (type(parent_seq) is int and 0 <= parent_seq < 2**63))
@@ -140,6 +137,8 @@ def check_row_by_column(row: StoredCheckpoint) -> None:
                 f"a non-empty str of at most {longest} characters "
                 "without NUL characters or lone surrogates",
             )
+    if not is_checkpoint_source(row.source):
+        _refuse(row, "source", row.source, f"one of {', '.join(sorted(CHECKPOINT_SOURCES))}")
     for name, bound, optional in _INTS:
         value = getattr(row, name)
         if optional and value is None:

@@ -34,7 +34,7 @@ from ..checkpoint_errors import (
     SaverSetupError,
     UnstorableValueError,
 )
-from ..records import StoredCheckpoint
+from ..records import CHECKPOINT_SOURCES, CheckpointSource, StoredCheckpoint, is_checkpoint_source
 from .base import BaseSaver, Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy, busy_error
 from .rows import (
@@ -761,7 +761,7 @@ class SqlSaver(BaseSaver):
                 None if item[4] is None else _int(item[4], "parent_seq"),
                 _int(item[5], "base_seq"),
                 _int(item[6], "step"),
-                _str(item[7], "source"),
+                _source(item[7]),
                 _float(item[8], "created_at"),
                 meta,
                 writes,
@@ -801,10 +801,10 @@ def _float(value: Any, column: str) -> float:
     raise _BadColumn(column, value, "a number")
 
 
-def _str(value: Any, column: str) -> str:
-    if isinstance(value, str):
+def _source(value: Any) -> CheckpointSource:
+    if is_checkpoint_source(value):
         return value
-    raise _BadColumn(column, value, "text")
+    raise _BadColumn("source", value, f"one of {', '.join(sorted(CHECKPOINT_SOURCES))}")
 
 
 def execute(cursor: Any, statement: Statement) -> Any:

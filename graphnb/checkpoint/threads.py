@@ -36,6 +36,7 @@ from ..records import (
     Durability,
     Interrupt,
     Loaded,
+    NewCheckpoint,
     Position,
     StateSnapshot,
     StoredCheckpoint,
@@ -469,31 +470,14 @@ class ThreadWriter:
             self.delta_bytes = position.delta_bytes
             self.snapshot_bytes = position.snapshot_bytes
 
-    def row(
-        self,
-        *,
-        step: int,
-        source: str,
-        ran: Sequence[str],
-        writes: Sequence[tuple[str, Mapping[str, Any]]],
-        next: Sequence[str],
-        values: Mapping[str, Any],
-        sends: Sequence[tuple[str, Mapping[str, Any]]] = (),
-        joins: Mapping[str, Sequence[str]] | None = None,
-        interrupts: Sequence[Interrupt] = (),
-        resumes: Mapping[str, Sequence[Any]] | None = None,
-        pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
-        start_at: Sequence[str] | None = None,
-        error: Mapping[str, Any] | None = None,
-        snapshot: bool = False,
-    ) -> StoredCheckpoint:
+    def row(self, checkpoint: NewCheckpoint, *, snapshot: bool = False) -> StoredCheckpoint:
         """Encode the next checkpoint (nothing is stored yet).
 
         Raises:
             UnstorableValueError: a value cannot be stored as JSON; names the field.
         """
         schema = self.schema
-        encoded = [[node, encode_update(schema, update)] for node, update in writes]
+        encoded = [[node, encode_update(schema, update)] for node, update in checkpoint.writes]
         writes_text = _json_text(encoded, self.thread_id)
         size = len(writes_text)
         seq = self.head_seq + 1
@@ -506,28 +490,30 @@ class ThreadWriter:
             or seq - self.base_seq >= self.threads.snapshot_every
             or self.delta_bytes + size > _SNAPSHOT_RATIO * max(self.snapshot_bytes, 256)
         )
-        snap = encode_values(schema, values) if take else None
+        snap = encode_values(schema, checkpoint.values) if take else None
         snap_text = _json_text(snap, self.thread_id) if snap is not None else None
         self._sizes = (size, len(snap_text) if snap_text is not None else 0)
-        meta: dict[str, Any] = {"ran": list(ran), "next": list(next)}
-        if sends:
-            meta["sends"] = [[node, encode_update(schema, payload)] for node, payload in sends]
+        meta: dict[str, Any] = {"ran": list(checkpoint.ran), "next": list(checkpoint.next)}
+        if checkpoint.sends:
+            meta["sends"] = [[n, encode_update(schema, sent)] for n, sent in checkpoint.sends]
             _json_text(meta["sends"], self.thread_id)  # a bad payload names its field
-        if joins:
-            meta["joins"] = {target: sorted(sources) for target, sources in joins.items()}
-        if interrupts:
-            meta["interrupts"] = [_jsonable_interrupt(i, self.thread_id) for i in interrupts]
-        if resumes:
-            meta["resumes"] = _stored_answers(resumes, self.thread_id)
-        if pending:
-            meta["pending"] = [[node, encode_update(schema, update)] for node, update in pending]
+        if checkpoint.joins:
+            meta["joins"] = {target: sorted(seen) for target, seen in checkpoint.joins.items()}
+        if checkpoint.interrupts:
+            meta["interrupts"] = [
+                _jsonable_interrupt(i, self.thread_id) for i in checkpoint.interrupts
+            ]
+        if checkpoint.resumes:
+            meta["resumes"] = _stored_answers(checkpoint.resumes, self.thread_id)
+        if checkpoint.pending:
+            meta["pending"] = [[n, encode_update(schema, u)] for n, u in checkpoint.pending]
             _json_text(meta["pending"], self.thread_id)
-        if start_at is not None:
-            meta["start_at"] = list(start_at)
+        if checkpoint.start_at is not None:
+            meta["start_at"] = list(checkpoint.start_at)
         if self.metadata:
             meta["metadata"] = self.metadata
-        if error is not None:
-            meta["error"] = dict(error)
+        if checkpoint.error is not None:
+            meta["error"] = dict(checkpoint.error)
         return StoredCheckpoint(
             thread_id=self.thread_id,
             seq=seq,
@@ -535,8 +521,8 @@ class ThreadWriter:
             parent_id=parent.checkpoint_id if parent is not None else None,
             parent_seq=parent.seq if parent is not None else None,
             base_seq=seq if snap is not None else self.base_seq,
-            step=step,
-            source=source,
+            step=checkpoint.step,
+            source=checkpoint.source,
             created_at=time.time(),
             meta=meta,
             writes=encoded,
@@ -553,19 +539,19 @@ class ThreadWriter:
             self.delta_bytes += writes_bytes
         self.head_seq, self.parent, self.base_seq, self.last = row.seq, row, row.base_seq, row
 
-    def put(self, *, keep: bool = False, **fields: Any) -> StoredCheckpoint:
-        """Encode and store the next checkpoint; see :meth:`row` for the fields.
+    def put(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
+        """Encode and store the next checkpoint, as the writer's durability says.
 
-        ``keep`` stores it even under ``"exit"`` durability.
+        Under ``"exit"`` durability it is held for :meth:`flush` unless ``checkpoint.keep``.
         """
         durability = self.durability
         if durability == "exit":
-            row = self.row(snapshot=True, **fields)
-            if not keep:
+            row = self.row(checkpoint, snapshot=True)
+            if not checkpoint.keep:
                 return self._hold(row)
             self._held = None
         else:
-            row = self.row(**fields)
+            row = self.row(checkpoint)
         if durability == "async":
             with self._queue_lock:
                 self._queued.append(row)
@@ -579,16 +565,16 @@ class ThreadWriter:
         self.advance(row)
         return row
 
-    async def aput(self, *, keep: bool = False, **fields: Any) -> StoredCheckpoint:
+    async def aput(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
         """Async :meth:`put`."""
         durability = self.durability
         if durability == "exit":
-            row = self.row(snapshot=True, **fields)
-            if not keep:
+            row = self.row(checkpoint, snapshot=True)
+            if not checkpoint.keep:
                 return self._hold(row)
             self._held = None
         else:
-            row = self.row(**fields)
+            row = self.row(checkpoint)
         if durability == "async":
             self._task = asyncio.ensure_future(self._astore(self._task, row))
         else:

@@ -36,7 +36,7 @@ from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFound
 from ..draft import START
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
-from ..records import INPUT, Durability, Interrupt, Position, child_thread
+from ..records import INPUT, Durability, Interrupt, NewCheckpoint, Position, child_thread
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync
@@ -336,65 +336,69 @@ def _stops(
     return stops
 
 
-def _step_row(
+def _keeps(tasks: list[Node]) -> bool:
+    # A child's thread is named after the checkpoint its step starts from: keep that one.
+    return any(node.subgraph is not None for node in tasks)
+
+
+def _step_checkpoint(
     run: ThreadedRun[Any],
     results: list[tuple[Node, Update]],
     tasks: list[Node],
     stops: list[Interrupt],
-) -> dict[str, Any]:
-    return {
-        "step": run.step,
-        "source": "loop",
-        "ran": [instance_key(node) for node, _ in results],
-        "writes": [(instance_key(node), update) for node, update in results if update],
-        "next": _names(tasks),
-        "sends": _sends(tasks),
-        "values": run.values,
-        "joins": _joins(run),
-        "interrupts": stops,
-    }
+) -> NewCheckpoint:
+    return NewCheckpoint(
+        step=run.step,
+        source="loop",
+        ran=[instance_key(node) for node, _ in results],
+        writes=[(instance_key(node), update) for node, update in results if update],
+        next=_names(tasks),
+        sends=_sends(tasks),
+        values=run.values,
+        joins=_joins(run),
+        interrupts=stops,
+        keep=_keeps(tasks),
+    )
 
 
-def _interrupt_row(
+def _interrupt_checkpoint(
     run: ThreadedRun[Any], tasks: list[Node], results: list[tuple[Node, Update]]
-) -> dict[str, Any]:
+) -> NewCheckpoint:
     stopped = {i.node for i in run.interrupted}
     order = {instance_key(node): i for i, node in enumerate(tasks)}
-    return {
-        "step": run.step - 1,
-        "source": "interrupt",
-        "ran": [],
-        "writes": [],
-        "next": _names(tasks),
-        "sends": _sends(tasks),
-        "values": run.values,
-        "joins": _joins(run),
-        "interrupts": sorted(run.interrupted, key=lambda i: order.get(i.node, 0)),
-        "resumes": run.resumes,
+    return NewCheckpoint(
+        step=run.step - 1,
+        source="interrupt",
+        next=_names(tasks),
+        sends=_sends(tasks),
+        values=run.values,
+        joins=_joins(run),
+        interrupts=sorted(run.interrupted, key=lambda i: order.get(i.node, 0)),
+        resumes=run.resumes,
         # A finished node whose Command went somewhere runs again on resume rather than
         # being kept as done: the row keeps updates, not where a Command sent the run.
-        "pending": [
+        pending=[
             (instance_key(node), update)
             for node, update in results
             if instance_key(node) not in stopped and (node.index, node.instance) not in run.gotos
         ],
-    }
+    )
 
 
-def _input_row(
+def _input_checkpoint(
     run: ThreadedRun[Any], plan: _Plan, tasks: list[Node], stops: list[Interrupt]
-) -> dict[str, Any]:
-    return {
-        "step": run.step - 1,
-        "source": "input",
-        "ran": [],
-        "writes": [(INPUT, plan.update)] if plan.update else [],
-        "next": _names(tasks),
-        "sends": _sends(tasks),
-        "values": run.values,
-        "joins": _joins(run),
-        "interrupts": stops,
-    }
+) -> NewCheckpoint:
+    return NewCheckpoint(
+        step=run.step - 1,
+        source="input",
+        writes=[(INPUT, plan.update)] if plan.update else [],
+        next=_names(tasks),
+        sends=_sends(tasks),
+        values=run.values,
+        joins=_joins(run),
+        interrupts=stops,
+        keep=_keeps(tasks),
+    )
 
 
 def _record_failure(
@@ -413,26 +417,24 @@ def _record_failure(
     interrupt. A failure to store it leaves the run's own error to be raised.
     """
     run.values, run.joins = before
-    row = {
-        "step": run.step,
-        "source": "error",
-        "ran": [],
-        "writes": [],
-        "next": _names(tasks),
-        "sends": _sends(tasks),
-        "values": run.values,
-        "joins": _joins(run),
-        "resumes": run.resumes,
-        "pending": list(run.done.items()),
-        "error": {
+    failed = NewCheckpoint(
+        step=run.step,
+        source="error",
+        next=_names(tasks),
+        sends=_sends(tasks),
+        values=run.values,
+        joins=_joins(run),
+        resumes=run.resumes,
+        pending=list(run.done.items()),
+        error={
             "node": getattr(error, "node", None),
             "type": type(error).__name__,
             "message": str(error)[:4000],
             "step": run.step,
         },
-    }
+    )
     try:
-        yield _put(writer, row)
+        yield _put(writer, failed)
     except Exception:  # the run's own error is the one to report
         return
 
@@ -449,11 +451,8 @@ def _stopped(
     return Interrupted(run.step, tuple(stops), row.checkpoint_id if row is not None else "")
 
 
-def _put(writer: CheckpointWriter, row: dict[str, Any], tasks: list[Node] | None = None) -> Call:
-    if tasks and any(node.subgraph is not None for node in tasks):
-        # A child's thread is named after the checkpoint its step starts from: keep it.
-        row = {**row, "keep": True}
-    return Call(writer.put, writer.aput, kwargs=row)
+def _put(writer: CheckpointWriter, checkpoint: NewCheckpoint) -> Call:
+    return Call(writer.put, writer.aput, (checkpoint,))
 
 
 def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions) -> Loop:
@@ -507,7 +506,7 @@ def _steps(
         tasks = yield Call(run.first_tasks, run.afirst_tasks)
     stops = _stops([], tasks, options, skip_before=plan.skip_before)
     if plan.update is not None:
-        yield _put(writer, _input_row(run, plan, tasks, stops), tasks)
+        yield _put(writer, _input_checkpoint(run, plan, tasks, stops))
     if any(node.subgraph is not None for node in tasks):
         run.into = options.into
         run.base = (
@@ -528,7 +527,7 @@ def _steps(
             results = run.end_step(results)
             run.into = ()
             if run.interrupted:
-                yield _put(writer, _interrupt_row(run, tasks, results))
+                yield _put(writer, _interrupt_checkpoint(run, tasks, results))
                 yield _stopped(run, writer, run.interrupted)
                 return
             run.merge(results)
@@ -541,7 +540,7 @@ def _steps(
             yield from _record_failure(run, writer, tasks, before, error)
             raise
         stops = _stops(finished, tasks, options)
-        yield _put(writer, _step_row(run, results, tasks, stops), tasks)
+        yield _put(writer, _step_checkpoint(run, results, tasks, stops))
         run.base = writer.last.checkpoint_id  # type: ignore[union-attr]
         if run.steps:
             yield run.finished_event(tuple(_names(finished)), tasks)

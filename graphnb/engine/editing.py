@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
 from ..draft import END
 from ..errors import GraphSetupError, InvalidUpdateError
-from ..records import INPUT, UPDATE, Interrupt, Position, StateSnapshot
+from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, Position, StateSnapshot
 from ..schema import WriteError
 from ..state import GraphState
 from .store import ThreadStore
@@ -162,18 +162,20 @@ def _update_state(
         joins = {graph.joins[i][1]: sorted(seen) for i, seen in run.joins.items() if seen}
         interrupts, resumes, pending = (), {}, []
     row = writer.put(
-        step=step,
-        source="update",
-        ran=[as_node] if as_node and not finish else [],
-        writes=[*kept, (node, update)] if update else kept,
-        next=next_nodes,
-        sends=sends,
-        values=merged,
-        joins=joins,
-        interrupts=interrupts,
-        resumes=resumes,
-        pending=pending,
-        start_at=start_at,
+        NewCheckpoint(
+            step=step,
+            source="update",
+            ran=[as_node] if as_node and not finish else [],
+            writes=[*kept, (node, update)] if update else kept,
+            next=next_nodes,
+            sends=sends,
+            values=merged,
+            joins=joins,
+            interrupts=interrupts,
+            resumes=resumes,
+            pending=pending,
+            start_at=start_at,
+        )
     )
     return row.checkpoint_id
 
@@ -221,12 +223,6 @@ def _seed(
     _merge(graph, seeded, update, INPUT)
     writer = threads.writer(thread_id, None, metadata={"source": "seed_thread"})
     row = writer.put(
-        step=-1,
-        source="seed",
-        ran=[],
-        writes=[],
-        next=names,
-        values=seeded,
-        start_at=names or None,
+        NewCheckpoint(step=-1, source="seed", next=names, values=seeded, start_at=names or None)
     )
     return row.checkpoint_id

@@ -13,7 +13,7 @@ store is the job of the layer that knows the savers: the package façade
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -22,7 +22,14 @@ from ..errors import GraphSetupError
 if TYPE_CHECKING:
     from datetime import timedelta
 
-    from ..records import Durability, Interrupt, Loaded, Position, StateSnapshot, StoredCheckpoint
+    from ..records import (
+        Durability,
+        Loaded,
+        NewCheckpoint,
+        Position,
+        StateSnapshot,
+        StoredCheckpoint,
+    )
     from ..schema import StateSchema
 
 __all__ = [
@@ -132,48 +139,10 @@ class CheckpointWriter(Protocol):
     def last(self) -> StoredCheckpoint | None:
         """The last checkpoint this writer stored."""
 
-    def put(
-        self,
-        *,
-        keep: bool = False,
-        step: int,
-        source: str,
-        ran: Sequence[str],
-        writes: Sequence[tuple[str, Mapping[str, Any]]],
-        next: Sequence[str],
-        values: Mapping[str, Any],
-        sends: Sequence[tuple[str, Mapping[str, Any]]] = (),
-        joins: Mapping[str, Sequence[str]] | None = None,
-        interrupts: Sequence[Interrupt] = (),
-        resumes: Mapping[str, Sequence[Any]] | None = None,
-        pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
-        start_at: Sequence[str] | None = None,
-        error: Mapping[str, Any] | None = None,
-    ) -> StoredCheckpoint:
-        """Encode and store the next checkpoint, as the writer's durability says.
+    def put(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
+        """Encode and store the next checkpoint, as the writer's durability says."""
 
-        ``keep``: store it even under ``"exit"`` durability (a subgraph's thread is named
-        after the checkpoint its step starts from, so that one must exist).
-        """
-
-    async def aput(
-        self,
-        *,
-        keep: bool = False,
-        step: int,
-        source: str,
-        ran: Sequence[str],
-        writes: Sequence[tuple[str, Mapping[str, Any]]],
-        next: Sequence[str],
-        values: Mapping[str, Any],
-        sends: Sequence[tuple[str, Mapping[str, Any]]] = (),
-        joins: Mapping[str, Sequence[str]] | None = None,
-        interrupts: Sequence[Interrupt] = (),
-        resumes: Mapping[str, Sequence[Any]] | None = None,
-        pending: Sequence[tuple[str, Mapping[str, Any]]] = (),
-        start_at: Sequence[str] | None = None,
-        error: Mapping[str, Any] | None = None,
-    ) -> StoredCheckpoint:
+    async def aput(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
         """Async :meth:`put`."""
 
     def flush(self) -> None:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .events import Chunk, Event, Interrupted, NodeFailed, NodeFinished, NodeStarted, StepFinished
 
 if TYPE_CHECKING:
-    from ..records import StoredCheckpoint
+    from ..records import NewCheckpoint, StoredCheckpoint
     from .run import Run
     from .store import CheckpointWriter
 
@@ -221,9 +221,9 @@ class _RunSpans:
         self.root.end()
         self.run.tracing = None
 
-    def checkpoint_span(self, row: Mapping[str, Any]) -> Any:
+    def checkpoint_span(self, checkpoint: NewCheckpoint) -> Any:
         return self._start(
-            "checkpoint", self.step or self.root, step=row.get("step"), source=row.get("source")
+            "checkpoint", self.step or self.root, step=checkpoint.step, source=checkpoint.source
         )
 
 
@@ -238,10 +238,10 @@ class _TracedWriter:
     def last(self) -> StoredCheckpoint | None:
         return self._writer.last
 
-    def put(self, **row: Any) -> StoredCheckpoint:
-        span = self._spans.checkpoint_span(row)
+    def put(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
+        span = self._spans.checkpoint_span(checkpoint)
         try:
-            stored = self._writer.put(**row)
+            stored = self._writer.put(checkpoint)
         except BaseException as error:
             self._spans.failed(span, error)
             span.end()
@@ -250,10 +250,10 @@ class _TracedWriter:
         span.end()
         return stored
 
-    async def aput(self, **row: Any) -> StoredCheckpoint:
-        span = self._spans.checkpoint_span(row)
+    async def aput(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
+        span = self._spans.checkpoint_span(checkpoint)
         try:
-            stored = await self._writer.aput(**row)
+            stored = await self._writer.aput(checkpoint)
         except BaseException as error:
             self._spans.failed(span, error)
             span.end()

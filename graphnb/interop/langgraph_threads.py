@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..checkpoint_errors import CheckpointLoadError, UnsafeCheckpointError
-from ..records import StoredCheckpoint
+from ..records import CheckpointSource, NewCheckpoint, StoredCheckpoint
 from .errors import LangGraphMissingError
 
 __all__ = [
@@ -58,6 +58,8 @@ _SINGLE_AS_DATA = {
 _MESSAGE_MODULE = "langchain_core.messages"
 _SEND = ("langgraph.types", "Send")
 _INTERRUPT = "__interrupt__"
+_SOURCES: dict[str, CheckpointSource] = {"loop": "loop", "update": "update", "input": "input"}
+"""LangGraph's checkpoint sources that mean what graphnb's of the same name mean."""
 
 
 class RefusedPayloadError(UnsafeCheckpointError):
@@ -603,11 +605,12 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
             for send in channels.get("__pregel_tasks", None) or []
             if isinstance(send, dict) and "node" in send
         ]
-        source = str(metadata.get("source", "loop"))
-        if started and not ran:
-            source = "input"
-        elif source == "fork" or source not in ("loop", "update", "input"):
-            source = "update"
+        source: CheckpointSource = (
+            "input"
+            if started and not ran
+            # a fork and what else LangGraph writes are edits of the state, as graphnb sees them
+            else _SOURCES.get(str(metadata.get("source", "loop")), "update")
+        )
         writes = []
         if len(ran) == 1 and direct in by_id:
             update = {
@@ -629,14 +632,16 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
                     )
                 ]
         row = writer.row(
-            step=step - offsets[checkpoint_id],
-            source=source,
-            ran=ran,
-            writes=writes,
-            next=nxt,
-            values=values,
-            sends=sends,
-            joins=joins or None,
+            NewCheckpoint(
+                step=step - offsets[checkpoint_id],
+                source=source,
+                ran=ran,
+                writes=writes,
+                next=nxt,
+                values=values,
+                sends=sends,
+                joins=joins or None,
+            ),
             snapshot=True,  # every row whole: LangGraph's tree is copied as it is
         )
         parent_row = kept.get(parent) if parent is not None else None

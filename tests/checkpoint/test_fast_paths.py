@@ -100,6 +100,7 @@ def test_the_usual_row_passes_and_each_bad_column_is_named() -> None:
         "parent_id": "",
         "step": True,
         "created_at": math.nan,
+        "source": "fork",  # a str, but not a CheckpointSource
     }
     for name, value in bad.items():
         with pytest.raises(UnstorableValueError) as caught:

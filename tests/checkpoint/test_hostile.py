@@ -30,6 +30,7 @@ from graphnb.checkpoint import (
     UnstorableValueError,
 )
 from graphnb.errors import GraphSetupError
+from graphnb.records import NewCheckpoint
 from graphnb.schema import StateSchema
 
 from .conftest import drop_tables, make_saver
@@ -255,12 +256,14 @@ def test_a_huge_int_in_the_state_names_the_field_and_the_reason(saver: BaseSaver
     writer = store.writer("t", store.load("t"), metadata=None)
     with pytest.raises(UnstorableValueError, match="field 'count' holds an int of more than"):
         writer.put(
-            step=1,
-            source="loop",
-            ran=["a"],
-            writes=[("a", {"count": 10**5000})],
-            next=[],
-            values={"messages": ["m0"], "count": 10**5000},
+            NewCheckpoint(
+                step=1,
+                source="loop",
+                ran=["a"],
+                writes=[("a", {"count": 10**5000})],
+                next=[],
+                values={"messages": ["m0"], "count": 10**5000},
+            )
         )
     assert len(saver.history("t")) == 1
 
@@ -367,6 +370,24 @@ def test_text_in_a_number_column_is_a_load_error(tmp_path: Path, column: str, te
     saver.close()
 
 
+def test_a_source_graphnb_never_writes_is_a_load_error(sql_saver: SqlSaver) -> None:
+    # A row's source is typed (CheckpointSource): a value outside it is a corrupt row.
+    _first_row(sql_saver)
+    store = threads(sql_saver)
+    with sql_saver._cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {sql_saver.table} SET source = 'fork' WHERE thread_id = {sql_saver.param}",
+            ("t",),
+        )
+    with pytest.raises(CheckpointLoadError, match="its source column holds 'fork'") as caught:
+        store.load("t")
+    assert caught.value.thread_id == "t"
+    assert "expected one of error, input, interrupt, loop, seed, update" in str(caught.value)
+    good = store.load("good")
+    assert good is not None
+    assert good.row.source == "loop"
+
+
 # -- item 6: dict keys come back in the order they were written ---------------------------
 
 
@@ -388,7 +409,9 @@ def test_dict_keys_keep_their_order_on_every_saver(saver: BaseSaver) -> None:
         update = {"data": data, "tree": tree, "log": [{"second": step, "first": step}]}
         schema.apply(values, update)
         writer.put(
-            step=step, source="loop", ran=["a"], writes=[("a", update)], next=[], values=values
+            NewCheckpoint(
+                step=step, source="loop", ran=["a"], writes=[("a", update)], next=[], values=values
+            )
         )
     for snapshot in (store.snapshot(store.load("t")), *store.history("t")):  # type: ignore[arg-type]
         state = snapshot.values

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from graphnb.checkpoint import MySQLSaver, PostgresSaver, SqlSaver
+from graphnb.records import NewCheckpoint
 
 from .conftest import drop_tables, make_saver
 from .test_savers import grow, threads
@@ -184,12 +185,14 @@ def test_a_cancelled_async_call_leaves_the_postgres_saver_usable(
                         writer = store.writer("alice", await store.aload("alice"), metadata=None)
                         update = {"messages": [f"m{before}"], "count": before + 1}
                         await writer.aput(
-                            step=before,
-                            source="loop",
-                            ran=["a"],
-                            writes=[("a", update)],
-                            next=["a"],
-                            values={"messages": [f"m{i}" for i in range(before + 1)]},
+                            NewCheckpoint(
+                                step=before,
+                                source="loop",
+                                ran=["a"],
+                                writes=[("a", update)],
+                                next=["a"],
+                                values={"messages": [f"m{i}" for i in range(before + 1)]},
+                            )
                         )
                     else:
                         await store.aload("bob")

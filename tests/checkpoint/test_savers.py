@@ -29,6 +29,7 @@ from graphnb.checkpoint import (
     UnstorableValueError,
 )
 from graphnb.checkpoint.sql import SCHEMA_VERSION
+from graphnb.records import NewCheckpoint
 from graphnb.schema import StateSchema
 
 from .conftest import drop_tables
@@ -56,7 +57,14 @@ def grow(store: Threads[Chat], thread: str, steps: int, *, start: int = 0) -> li
         update = {"messages": [f"m{step}"], "count": step + 1}
         SCHEMA.apply(values, update)
         row = writer.put(
-            step=step, source="loop", ran=["a"], writes=[("a", update)], next=["a"], values=values
+            NewCheckpoint(
+                step=step,
+                source="loop",
+                ran=["a"],
+                writes=[("a", update)],
+                next=["a"],
+                values=values,
+            )
         )
         ids.append(row.checkpoint_id)
     return ids
@@ -107,21 +115,25 @@ def test_a_second_writer_on_the_same_head_gets_a_conflict(saver: BaseSaver) -> N
     second = store.writer("t", store.load("t"), metadata=None)
     values = {"messages": ["m0", "m1", "x"], "count": 2}
     first.put(
-        step=2,
-        source="loop",
-        ran=["a"],
-        writes=[("a", {"messages": ["x"]})],
-        next=[],
-        values=values,
+        NewCheckpoint(
+            step=2,
+            source="loop",
+            ran=["a"],
+            writes=[("a", {"messages": ["x"]})],
+            next=[],
+            values=values,
+        )
     )
     with pytest.raises(CheckpointConflictError, match="another writer") as caught:
         second.put(
-            step=2,
-            source="loop",
-            ran=["b"],
-            writes=[("b", {"messages": ["y"]})],
-            next=[],
-            values=values,
+            NewCheckpoint(
+                step=2,
+                source="loop",
+                ran=["b"],
+                writes=[("b", {"messages": ["y"]})],
+                next=[],
+                values=values,
+            )
         )
     assert caught.value.thread_id == "t"
     assert caught.value.expected == 1
@@ -141,12 +153,14 @@ def test_forking_from_a_past_checkpoint_keeps_the_original_branch(saver: BaseSav
     writer = store.writer("t", past, metadata=None)
     values = {**past.values, "messages": ["m0", "m1", "fork"]}
     fork = writer.put(
-        step=2,
-        source="loop",
-        ran=["b"],
-        writes=[("b", {"messages": ["fork"]})],
-        next=[],
-        values=values,
+        NewCheckpoint(
+            step=2,
+            source="loop",
+            ran=["b"],
+            writes=[("b", {"messages": ["fork"]})],
+            next=[],
+            values=values,
+        )
     )
     assert fork.parent_id == ids[1]
     assert fork.seq == 4
@@ -170,7 +184,9 @@ def test_a_fork_from_an_old_checkpoint_stays_fast_to_read(saver: BaseSaver) -> N
         update = {"messages": [f"f{step}"], "count": step + 1}
         SCHEMA.apply(values, update)
         writer.put(
-            step=step, source="loop", ran=["b"], writes=[("b", update)], next=[], values=values
+            NewCheckpoint(
+                step=step, source="loop", ran=["b"], writes=[("b", update)], next=[], values=values
+            )
         )
     loaded = saver.load("t")
     assert loaded is not None
@@ -198,7 +214,9 @@ def test_changing_a_record_after_storing_it_changes_nothing_stored(saver: BaseSa
     writer = store.writer("t", store.load("t"), metadata={})
     values = {"messages": ["m0", "m1"], "count": 2}
     given = writer.put(
-        step=1, source="loop", ran=["a"], writes=[("a", {"count": 2})], next=[], values=values
+        NewCheckpoint(
+            step=1, source="loop", ran=["a"], writes=[("a", {"count": 2})], next=[], values=values
+        )
     )
     kept = saver.history("t")
     given.meta["ran"].append("forged")
@@ -227,15 +245,19 @@ def test_an_unstorable_value_fails_the_write_naming_the_field(saver: BaseSaver) 
     schema = StateSchema.of(Loose)
     store: Threads[Any] = Threads(saver, schema)
     writer = store.writer("t", None, metadata=None)
-    writer.put(step=-1, source="input", ran=[], writes=[], next=["a"], values={"payload": 1})
+    writer.put(
+        NewCheckpoint(step=-1, source="input", ran=[], writes=[], next=["a"], values={"payload": 1})
+    )
     with pytest.raises(UnstorableValueError, match="field 'payload'") as caught:
         writer.put(
-            step=0,
-            source="loop",
-            ran=["a"],
-            writes=[("a", {"payload": object()})],
-            next=[],
-            values={"payload": object()},
+            NewCheckpoint(
+                step=0,
+                source="loop",
+                ran=["a"],
+                writes=[("a", {"payload": object()})],
+                next=[],
+                values={"payload": object()},
+            )
         )
     assert caught.value.field == "payload"
     assert len(saver.history("t")) == 1  # nothing partial
@@ -248,16 +270,20 @@ def test_nan_and_infinity_fail_the_write_naming_the_field(saver: BaseSaver) -> N
 
     store: Threads[Any] = Threads(saver, StateSchema.of(Measures))
     writer = store.writer("t", None, metadata=None)
-    writer.put(step=-1, source="input", ran=[], writes=[], next=["a"], values={"score": 1.0})
+    writer.put(
+        NewCheckpoint(step=-1, source="input", ran=[], writes=[], next=["a"], values={"score": 1.0})
+    )
     for field, bad in (("score", float("inf")), ("extra", [1.0, float("nan")])):
         with pytest.raises(UnstorableValueError, match=f"field '{field}' holds NaN") as caught:
             writer.put(
-                step=0,
-                source="loop",
-                ran=["a"],
-                writes=[("a", {field: bad})],
-                next=[],
-                values={"score": 1.0, field: bad},
+                NewCheckpoint(
+                    step=0,
+                    source="loop",
+                    ran=["a"],
+                    writes=[("a", {field: bad})],
+                    next=[],
+                    values={"score": 1.0, field: bad},
+                )
             )
         assert caught.value.field == field
         assert caught.value.thread_id == "t"
@@ -282,15 +308,17 @@ def test_nan_in_a_field_of_inferred_type_fails_the_write_naming_the_field(
     # stored as null, and read back as None.
     store: Threads[Any] = Threads(saver, StateSchema.of(Loose))
     writer = store.writer("t", None, metadata=None)
-    writer.put(step=-1, source="input", ran=[], writes=[], next=["a"], values={})
+    writer.put(NewCheckpoint(step=-1, source="input", ran=[], writes=[], next=["a"], values={}))
     with pytest.raises(UnstorableValueError, match=f"field '{field}' holds NaN") as caught:
-        writer.put(
-            step=0,
-            source="loop",
-            ran=["a"],
-            writes=[("a", {field: bad})],
-            next=[],
-            values={field: bad},
+        writer.row(
+            NewCheckpoint(
+                step=0,
+                source="loop",
+                ran=["a"],
+                writes=[("a", {field: bad})],
+                next=[],
+                values={field: bad},
+            ),
             snapshot=True,
         )
     assert (caught.value.field, caught.value.thread_id) == (field, "t")
@@ -438,12 +466,14 @@ def test_async_methods_match_the_sync_ones(saver: BaseSaver) -> None:
     async def scenario() -> None:
         writer = store.writer("t", None, metadata=None)
         await writer.aput(
-            step=-1,
-            source="input",
-            ran=[],
-            writes=[],
-            next=["a"],
-            values={"messages": ["hi"], "count": 0},
+            NewCheckpoint(
+                step=-1,
+                source="input",
+                ran=[],
+                writes=[],
+                next=["a"],
+                values={"messages": ["hi"], "count": 0},
+            )
         )
         position = await store.aload("t")
         assert position is not None
@@ -591,12 +621,14 @@ def test_any_text_in_the_state_round_trips_on_every_saver(saver: BaseSaver) -> N
     writer = store.writer("t", store.load("t"), metadata=None)
     texts = ["lone \ud800 surrogate", "a\x00NUL", "\u00e9 \U0001f600 \\u0000"]
     writer.put(
-        step=1,
-        source="loop",
-        ran=["a"],
-        writes=[("a", {"messages": texts})],
-        next=[],
-        values={"messages": ["m0", *texts], "count": 1},
+        NewCheckpoint(
+            step=1,
+            source="loop",
+            ran=["a"],
+            writes=[("a", {"messages": texts})],
+            next=[],
+            values={"messages": ["m0", *texts], "count": 1},
+        )
     )
     loaded = store.load("t")
     assert loaded is not None
@@ -683,7 +715,9 @@ def test_event_loops_on_several_threads_each_keep_their_postgres_connection(
 
     async def put() -> str:
         writer = store.writer("t", None, metadata=None)
-        row = await writer.aput(step=-1, source="input", ran=[], writes=[], next=[], values={})
+        row = await writer.aput(
+            NewCheckpoint(step=-1, source="input", ran=[], writes=[], next=[], values={})
+        )
         return row.checkpoint_id
 
     reader, read, _ = on_its_own_loop("read", saver.athreads)
