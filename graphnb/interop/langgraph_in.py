@@ -89,12 +89,19 @@ class _CompiledLangGraph(StateGraph[Any]):
     compile_options: dict[str, Any]
     io_keys: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (None, None)
 
+    @property
+    def compile_defaults(self) -> dict[str, Any]:
+        """What :meth:`compile` uses unless told otherwise.
+
+        LangGraph's recursion limit and the options the LangGraph graph was compiled with.
+        """
+        return {"recursion_limit": _langgraph_recursion_limit(), **self.compile_options}
+
     def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile with the options the LangGraph graph was compiled with (``options`` win)."""
         from .langgraph_calls import LangGraphCalls
 
-        defaults = {"recursion_limit": _langgraph_recursion_limit()}
-        compiled = super().compile(**{**defaults, **self.compile_options, **options})
+        compiled = super().compile(**{**self.compile_defaults, **options})
         compiled.__class__ = LangGraphCalls  # the same object, LangGraph's calls on top
         compiled.io_keys = self.io_keys  # type: ignore[attr-defined]
         return compiled

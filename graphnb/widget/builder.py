@@ -63,6 +63,7 @@ from .runner import RunController, idle_run
 if TYPE_CHECKING:
     from ..checkpoint import BaseSaver
     from ..engine.feed import Watch
+    from ..schema import StateSchema
     from .watching import LiveView
 
 __all__ = ["Builder"]
@@ -195,6 +196,8 @@ class Builder(anywidget.AnyWidget):
         self._given: dict[str, Any] = {}
         self._children: dict[str, Any] = {}  # subgraph nodes' child graphs given in code
         self._state_type: type[Any] | None = None
+        self._run_options: dict[str, Any] = {}  # compile options of the graph opened
+        self._opened_schema: StateSchema[Any] | None = None
         self._notice_source = ""  # which action the notice is about
         self._secrets: set[str] = set()  # saver passwords, scrubbed from all shown text
         self._pinned: list[dict[str, Any]] = []  # an exercise's missed points, see pin_problems
@@ -269,7 +272,12 @@ class Builder(anywidget.AnyWidget):
                 {name: retry for name, (retry, _, _) in source.policies.items()}
             )
             self._state_type = source.schema.state_type
+            self._opened_schema = source.schema
             self._children = source.subgraphs
+            # A graph imported from LangGraph runs with LangGraph's recursion limit; its
+            # breakpoints and saver are the builder's own business.
+            defaults = getattr(source, "compile_defaults", {})
+            self._run_options = {k: v for k, v in defaults.items() if k == "recursion_limit"}
             return self._stamp(source.spec)
         if isinstance(source, CompiledGraph):
             self._known = {name: node.fn for name, node in source.nodes.items()}
@@ -281,6 +289,7 @@ class Builder(anywidget.AnyWidget):
                 }
             )
             self._state_type = source.schema.state_type
+            self._opened_schema = source.schema
             return self._stamp(source.spec.model_copy(deep=True))
         if isinstance(source, types.ModuleType):
             return self._open(_graph_in(source))
@@ -434,6 +443,26 @@ class Builder(anywidget.AnyWidget):
         # The namespace wins: a name redefined in the notebook means its new definition.
         return spec, ChainMap(overlay, cast("dict[str, Any]", self.namespace), self._given)
 
+    def _from_spec(self, spec: GraphSpec, namespace: Mapping[str, Any]) -> StateGraph[Any]:
+        """The graph of ``spec``, on the state the builder opened while the spec names it.
+
+        A module binding resolves by importing its module, which gives the class the
+        binding names, not the type graphnb runs: a LangGraph graph's dataclass or model
+        state is run as a GraphState made from it (graphnb.interop), named the same. Its
+        TypedDict fields keep the start values the opened graph gave them (a LangGraph
+        reducer's empty list), which a spec does not hold.
+        """
+        opened = self._opened_schema
+        same = opened is not None and binding_of(opened.state_type) == spec.state.binding
+        state = opened.state_type if same and opened is not None else None
+        graph = StateGraph.from_spec(spec, namespace=namespace, state=state)
+        if same and opened is not None and opened.model is None:
+            for name, field in graph.schema.fields.items():
+                start = opened.fields.get(name)
+                if field.default is None and start is not None:
+                    field.default = start.default
+        return graph
+
     def to_graph(self) -> StateGraph[Any]:
         """The drawing as a :class:`~graphnb.StateGraph`, every binding resolved.
 
@@ -442,7 +471,8 @@ class Builder(anywidget.AnyWidget):
         """
         spec, scope = self._scope()
         spec, space, children = bind_children(spec, scope, self._children)
-        return attach_children(StateGraph.from_spec(spec, namespace=space), children)
+        graph = self._from_spec(spec, space)
+        return attach_children(graph, children)
 
     def compile(self, **options: Any) -> CompiledGraph[Any]:
         """Compile the drawing (options as :meth:`StateGraph.compile`).
@@ -455,7 +485,7 @@ class Builder(anywidget.AnyWidget):
         """
         if self._checkpointer is not None:
             options.setdefault("checkpointer", self._checkpointer)
-        return self.to_graph().compile(**options)
+        return self.to_graph().compile(**{**self._run_options, **options})
 
     def _compile_for_run(self) -> CompiledGraph[Any]:
         """:meth:`compile`, each node wrapped to run off the kernel's loop (see offload)."""
@@ -472,11 +502,11 @@ class Builder(anywidget.AnyWidget):
                 private = f"_graphnb_run_router_{index}"
                 wrapped[private] = guard_router(resolve(binding, scope))
                 spec.routers[source] = private
-        graph = StateGraph.from_spec(spec, namespace=ChainMap(wrapped, cast("Any", scope)))
+        graph = self._from_spec(spec, ChainMap(wrapped, cast("Any", scope)))
         attach_children(graph, children)
         if self._checkpointer is not None:
-            return graph.compile(checkpointer=self._checkpointer)
-        return graph.compile()
+            return graph.compile(checkpointer=self._checkpointer, **self._run_options)
+        return graph.compile(**self._run_options)
 
     @traitlets.observe("spec")
     def _spec_changed(self, change: dict[str, Any]) -> None:

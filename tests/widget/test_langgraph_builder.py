@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, TypedDict
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
 
@@ -13,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, RetryPolicy
 
-from graphnb.interop import UnmappedFeatureError
+from graphnb.interop import UnmappedFeatureError, from_langgraph, import_langgraph
 from graphnb.widget import Builder
 
 from .conftest import run_async  # type: ignore[import-not-found]
@@ -107,3 +109,67 @@ def test_builder_draws_a_command_nodes_destinations_and_runs_it(comm):
     assert sorted(triage.destinations) == [END, "research"]
     assert not [e for e in builder.spec.edges if e.source == "triage"]
     assert builder.to_graph().compile().invoke({"notes": []})["notes"] == ["handed over", "facts"]
+
+
+def _peer_scenarios() -> list[Any]:
+    """The peer suite's LangGraph programs (tests/interop/peer), loaded by their names."""
+    peer = Path(__file__).resolve().parents[1] / "interop" / "peer"
+    if str(peer) not in sys.path:
+        sys.path.insert(0, str(peer))
+    import peer_scenarios  # type: ignore[import-not-found]
+
+    return list(peer_scenarios.SCENARIOS)
+
+
+@pytest.mark.parametrize("scenario", _peer_scenarios(), ids=lambda s: s.name)
+def test_the_builder_opens_every_peer_program_and_draws_what_langgraph_draws(comm, scenario):
+    options = scenario.compile() if callable(scenario.compile) else dict(scenario.compile)
+    options.pop("cache", None)
+    options.pop("store", None)
+    program = scenario.build()
+    unmapped = import_langgraph(program).unmapped
+    if unmapped:  # refused by name, never opened with a part missing
+        with pytest.raises(UnmappedFeatureError) as refused:
+            Builder(program.compile(**options))
+        assert list(refused.value.unmapped) == unmapped
+        return
+    builder = Builder(program.compile(**options))
+    assert builder.problems == []
+    drawn = {node.id: node for node in builder.spec.nodes}
+    assert set(drawn) == set(program.nodes)
+    for name, node in program.nodes.items():
+        # Command destinations drawn as dashed edges, compiled children as groups
+        if node.ends:
+            assert drawn[name].destinations is not None
+            assert set(drawn[name].destinations) == {str(end) for end in node.ends}
+        is_child = hasattr(node.runnable, "builder") and hasattr(node.runnable, "get_graph")
+        assert (drawn[name].subgraph is not None) == is_child
+    first = scenario.steps[0].value
+    if not scenario.thread and not scenario.context and isinstance(first, dict):
+        # run from the canvas as drawn: what the imported graph gives (each on a new build:
+        # some programs count their calls)
+        imported = from_langgraph(scenario.build()).compile()
+        expected, got = outcome(imported, first), outcome(builder.compile(), first)
+        if isinstance(expected, dict) and isinstance(got, dict):
+            # the canvas shows the whole state; the imported graph returns its output keys
+            got = {key: got[key] for key in expected}
+        assert got == expected
+
+
+def outcome(app: Any, given: Any) -> Any:
+    """The run's result as data (a model as its fields, a message as its kind and text),
+    or the name of what it raised."""
+    try:
+        result = app.invoke(given)
+    except Exception as error:
+        return type(error).__name__
+    values = result.model_dump() if hasattr(result, "model_dump") else dict(result)
+    return {key: _plain(value) for key, value in values.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if hasattr(value, "content") and hasattr(value, "type"):  # ids may be new uuids
+        return (value.type, value.content)
+    return value
