@@ -3,7 +3,12 @@
 - picking a state model leaves the user's pan and zoom as they were, and a node dragged
   right after lands where the mouse put it (issue 31, defect 4); Layout still fits;
 - a disconnected view keeps Fit (it only moves the view), and its disabled Run buttons
-  say on hover that the view is disconnected (defect 5).
+  say on hover that the view is disconnected (defect 5);
+- a run that ends while a thread's history is open stays on screen, and the canvas says
+  whether it shows the live run or a checkpoint (defect 3);
+- a question comes into view at 1,000 x 700 px with its answer field focused (Enter
+  answers, Escape leaves);
+- a selection group and a subgraph are drawn differently (defect 5).
 
 One JupyterLab server and one Chromium for the module; each test opens its own notebook.
 Console errors fail every test (the ``lab`` fixture).
@@ -294,4 +299,51 @@ def test_a_question_comes_to_the_user_at_1000_by_700(lab):
         timeout=30,
         message="the answers did not reach the thread",
     )
+    lab.assert_no_js_errors()
+
+
+TEAM = """
+from graphnb import END, START, StateGraph
+from graphnb.widget import Builder
+
+def step(state: dict) -> dict:
+    return {}
+
+research = StateGraph(dict, name="research").add_node("search", step)
+research.add_edge(START, "search").add_edge("search", END)
+graph = StateGraph(dict, name="team").add_node("research", research)
+graph.add_node("prep", step).add_node("work", step)
+graph.add_edge(START, "research").add_edge("research", "prep").add_edge("prep", "work")
+builder = Builder(graph.add_edge("work", END))
+builder
+"""
+
+LOOK = """(e) => {
+    const style = getComputedStyle(e);
+    return { border: style.borderTopStyle + ' ' + style.borderTopColor,
+             background: style.backgroundColor, text: e.innerText };
+}"""
+
+
+def test_a_selection_group_and_a_subgraph_look_different(lab):
+    lab.open_notebook("team", [TEAM])
+    page = lab.page
+    lab.builder()
+    lab.node("prep").click()
+    lab.node("work").click(modifiers=["Shift"])
+    page.keyboard.press("Control+g")
+    group = page.get_by_test_id("group-group_1")
+    group.wait_for()
+    looks = {
+        "group": group.evaluate(LOOK),
+        "subgraph": page.get_by_test_id("node-research").evaluate(LOOK),
+    }
+    assert "group" in looks["group"]["text"], looks
+    assert "subgraph" in looks["subgraph"]["text"], looks
+    assert looks["group"]["border"] != looks["subgraph"]["border"], looks
+    assert looks["group"]["background"] != looks["subgraph"]["background"], looks
+    # Not the same hue either: the subgraph's border is the accent, the group's is not.
+    assert looks["group"]["border"].split(" ", 1)[1] != looks["subgraph"]["border"].split(" ", 1)[1]
+    shot = lab.screenshot("group-and-subgraph", element=lab.builder())
+    shutil.copyfile(shot, DOC_IMAGES / "group-and-subgraph.png")
     lab.assert_no_js_errors()

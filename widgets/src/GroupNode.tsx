@@ -32,7 +32,7 @@ function GroupView({ data }: NodeProps<GroupBox>) {
         ▸
       </button>
       <span className="graphnb-node-label">{data.label}</span>
-      <span className="graphnb-group-count">{data.count} nodes</span>
+      <span className="graphnb-group-count">group · {data.count} nodes</span>
       <Handle type="source" position={data.lr ? Position.Right : Position.Bottom} isConnectable={false} />
     </div>
   );
