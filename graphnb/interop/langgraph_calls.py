@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Set
 from typing import Any, NoReturn
 
+from pydantic import BaseModel
+
+from ..checkpoint_errors import ThreadNotFoundError
 from ..engine.compiled import CompiledGraph
 from ..errors import GraphRuntimeError, NodeError
 from ..human import Command
 from ..records import StateSnapshot
+from ..schema import is_graph_state
 from .langgraph_messages import messages_mode
 from .langgraph_runtime import CONTEXT_KEY
 
@@ -69,10 +73,13 @@ class LangGraphCalls(CompiledGraph[Any]):
         options.pop("stream_mode", None)  # LangGraph's invoke takes one; the result is the same
         threaded = self.checkpointer is not None
         given = self._taken(_input(input))
+        run_options = self._replaying(given, _options(config, options, threaded=threaded))
+        if style and self._unwritten() is not None:
+            # LangGraph's result is a dict of the channels written (see _as_langgraphs)
+            states = list(self._langgraph_values(given, run_options))
+            return self._returned(states[-1] if states else None)
         try:
-            result = super().invoke(
-                given, **self._replaying(given, _options(config, options, threaded=threaded))
-            )
+            result = super().invoke(given, **run_options)
         except GraphRuntimeError as error:
             _reraise(error, style)
         return self._returned(result)
@@ -93,6 +100,82 @@ class LangGraphCalls(CompiledGraph[Any]):
         except GraphRuntimeError as error:
             _reraise(error, style)
         return self._returned(result)
+
+    def _unwritten(self) -> frozenset[str] | None:
+        """The fields LangGraph leaves out of a state until something writes them.
+
+        A dataclass or Pydantic state's fields without a reducer (LangGraph's
+        ``LastValue`` channels, empty until written); a reducer field starts from its
+        empty value, shown at once. ``None`` for a TypedDict state, whose unwritten keys
+        are absent on graphnb too and whose values are dicts already.
+        """
+        from .state import ORIGINAL_STATE
+
+        model = self.schema.model
+        if model is None or getattr(model, ORIGINAL_STATE, None) is None:
+            return None
+        return frozenset(name for name, f in self.schema.fields.items() if f.reducer.exclusive)
+
+    def _written_before(self, given: Any, options: Mapping[str, Any]) -> set[str]:
+        """The fields written before a run: its input's, and its thread's so far."""
+        written: set[str] = set()
+        if isinstance(given, Mapping):
+            written.update(given)
+        elif isinstance(given, BaseModel):
+            written.update(given.model_fields_set)
+        elif dataclasses.is_dataclass(given) and not isinstance(given, type):
+            written.update(f.name for f in dataclasses.fields(given))
+        thread = options.get("thread_id")
+        if not isinstance(thread, str):
+            return written
+        try:
+            snapshot = CompiledGraph.get_state(self, thread, options.get("checkpoint_id"))
+        except ThreadNotFoundError:
+            return written
+        while True:
+            for _, update in snapshot.writes:
+                written.update(update)
+            if snapshot.parent_id is None:
+                return written
+            snapshot = CompiledGraph.get_state(self, thread, snapshot.parent_id)
+
+    def _as_langgraphs(self, given: Any, options: dict[str, Any]) -> Iterator[Any]:
+        """A stream's ``(mode, item)`` pairs, its ``values`` as LangGraph streams them.
+
+        LangGraph's values are a dict of the channels that hold a value: a dataclass or
+        Pydantic state's plain field shows once its input or a node wrote it (graphnb's
+        own calls keep the state's model instance, every field set). The run's
+        ``updates`` say what was written; they are streamed only when asked for.
+        """
+        hidden = self._unwritten() or frozenset()
+        asked = list(options["mode"])
+        written = self._written_before(given, options)
+        items = super().stream(given, **{**options, "mode": [*asked, "updates"]})
+        try:
+            for mode, item in items:
+                if mode == "updates":
+                    for update in item.values():
+                        if isinstance(update, Mapping):
+                            written.update(update)
+                    if "updates" not in asked:
+                        continue
+                elif mode == "values":
+                    item = self._shown(item, hidden - written)
+                yield mode, item
+        except GraphRuntimeError as error:
+            _reraise(error, True)
+
+    def _langgraph_values(self, given: Any, options: dict[str, Any]) -> Iterator[Any]:
+        for _, item in self._as_langgraphs(given, {**options, "mode": ["values"]}):
+            yield item
+
+    def _shown(self, values: Any, left_out: Set[str]) -> Any:
+        """``values`` as a dict, without the fields ``left_out``."""
+        if is_graph_state(values):
+            values = self.schema.values_of(values)
+        if not isinstance(values, Mapping):
+            return values
+        return {key: value for key, value in values.items() if key not in left_out}
 
     def _replaying(self, given: Any, options: dict[str, Any]) -> dict[str, Any]:
         """A run's options; a replay's start from a copy of the checkpoint it replays.
@@ -156,6 +239,18 @@ class LangGraphCalls(CompiledGraph[Any]):
         given = _input(input)
         run_options = self._replaying(given, _options(config, options, threaded=threaded))
         run_options = _modes(run_options)
+        mode = run_options.get("mode")
+        modes = [mode] if isinstance(mode, str) else list(mode or ())
+        if (
+            style
+            and "values" in modes
+            and "messages" not in modes
+            and self._unwritten() is not None
+        ):
+            # LangGraph's values are a dict of the channels written (see _as_langgraphs)
+            for item in self._as_langgraphs(given, {**run_options, "mode": modes}):
+                yield item[1] if isinstance(mode, str) else item
+            return
         messages = messages_mode(run_options)
         items = super().stream(given, **run_options)
         try:

@@ -836,3 +836,27 @@ def test_update_state_without_as_node_edits_as_the_last_writer_as_on_langgraph()
     expected = program(build())
     assert expected == [("small",), ("big",), {"n": 50, "items": [1, 100]}]
     assert program(from_langgraph(build()).compile()) == expected
+
+
+class Profile(BaseModel):
+    name: str
+    nickname: str | None = None
+
+
+def test_a_langgraph_call_gets_a_models_state_as_langgraphs_dict_of_written_fields():
+    def nick(state: Profile) -> dict[str, Any]:
+        return {"name": state.name.upper()}
+
+    graph = LGStateGraph(Profile)
+    graph.add_node("nick", nick)
+    graph.add_edge(START, "nick")
+    expected = graph.compile().invoke({"name": "ada"})
+    app = from_langgraph(graph).compile()
+    assert app.invoke({"name": "ada"}, {}) == expected == {"name": "ADA"}
+    assert type(expected) is not Profile
+    values = list(app.stream({"name": "ada"}, {}, stream_mode="values"))
+    assert values == list(graph.compile().stream({"name": "ada"}, stream_mode="values"))
+    # graphnb's own calls keep the typed state: the model, every field set
+    own = app.invoke({"name": "ada"})
+    assert isinstance(own, Profile)
+    assert (own.name, own.nickname) == ("ADA", None)

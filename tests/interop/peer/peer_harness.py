@@ -46,11 +46,15 @@ class Difference:
         graphnb: the parts of the observation where graphnb differs, as graphnb gives
             them; every other part must equal LangGraph's.
         cite: a LangGraph issue or doc saying why LangGraph's behaviour is a trap.
+        langgraphs_calls_same: the difference is in graphnb's own calls only; the
+            LangGraph program's calls (``invoke(input, config)``, ``stream_mode=``) on
+            the imported graph give LangGraph's results.
     """
 
     reason: str
     graphnb: Mapping[str, Any]
     cite: str = ""
+    langgraphs_calls_same: bool = False
 
 
 def assert_difference(

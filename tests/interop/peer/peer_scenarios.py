@@ -1211,6 +1211,117 @@ def ask_in_send_targets() -> StateGraph:
     return builder
 
 
+def parallel_one_fails() -> StateGraph:
+    failed = {"yet": False}
+
+    def steady(state: Text) -> dict[str, Any]:
+        return {"steps": ["steady"]}
+
+    def shaky(state: Text) -> dict[str, Any]:
+        if not failed["yet"]:
+            failed["yet"] = True
+            raise ConnectionError("shaky failed")
+        return {"steps": ["shaky"]}
+
+    builder = StateGraph(Text)
+    builder.add_node("steady", steady)
+    builder.add_node("shaky", shaky)
+    builder.add_node("join", note("join"))
+    builder.add_edge(START, "steady")
+    builder.add_edge(START, "shaky")
+    builder.add_edge(["steady", "shaky"], "join")
+    return builder
+
+
+class Ticket(BaseModel):
+    title: str
+    status: str = "open"
+    history: Annotated[list[str], operator.add] = []
+
+
+def command_pydantic() -> StateGraph:
+    def triage(state: Ticket) -> Command[Literal["close", "escalate"]]:
+        urgent = "urgent" in state.title
+        return Command(
+            goto="escalate" if urgent else "close",
+            update={"history": [f"triaged {state.title}"]},
+        )
+
+    builder = StateGraph(Ticket)
+    builder.add_node("triage", triage)
+    builder.add_node("close", lambda state: {"status": "closed", "history": ["closed"]})
+    builder.add_node("escalate", lambda state: {"status": "escalated", "history": ["up"]})
+    builder.add_edge(START, "triage")
+    return builder
+
+
+def empty_update() -> StateGraph:
+    builder = StateGraph(Text)
+    builder.add_node("nothing", lambda state: {})
+    builder.add_node("after", note("after"))
+    builder.add_edge(START, "nothing")
+    builder.add_edge("nothing", "after")
+    return builder
+
+
+class Profile(BaseModel):
+    name: str
+    nickname: str | None = None
+    tags: list[str] = []
+
+
+def optional_fields() -> StateGraph:
+    def nick(state: Profile) -> dict[str, Any]:
+        return {"nickname": state.name[:3], "tags": [*state.tags, "nicknamed"]}
+
+    builder = StateGraph(Profile)
+    builder.add_node("nick", nick)
+    builder.add_edge(START, "nick")
+    return builder
+
+
+def conditional_entry_fan_out() -> StateGraph:
+    def pick(state: Text) -> list[str]:
+        return ["left", "right"] if state["text"] == "both" else ["left"]
+
+    builder = StateGraph(Text)
+    builder.add_node("left", note("left"))
+    builder.add_node("right", note("right"))
+    builder.add_node("end_node", note("end_node"))
+    builder.add_conditional_edges(START, pick, ["left", "right"])
+    builder.add_edge("left", "end_node")
+    builder.add_edge("right", "end_node")
+    return builder
+
+
+def branch_then_join() -> StateGraph:
+    def to_both(state: Text) -> list[str]:
+        return ["fetch_a", "fetch_b"]
+
+    builder = StateGraph(Text)
+    builder.add_node("plan", note("plan"))
+    builder.add_node("fetch_a", note("fetch_a"))
+    builder.add_node("fetch_b", note("fetch_b"))
+    builder.add_node("merge", note("merge"))
+    builder.add_edge(START, "plan")
+    builder.add_conditional_edges("plan", to_both, ["fetch_a", "fetch_b"])
+    builder.add_edge(["fetch_a", "fetch_b"], "merge")
+    return builder
+
+
+def update_as_named_node() -> StateGraph:
+    def route(state: Text) -> Literal["a", "b"]:
+        return "b" if "b" in state["text"] else "a"
+
+    builder = StateGraph(Text)
+    builder.add_node("start", note("start"))
+    builder.add_node("a", note("a"))
+    builder.add_node("b", note("b"))
+    builder.add_edge(START, "start")
+    builder.add_conditional_edges("start", route)
+    return builder
+
+
 # ---------------------------------------------------------------------------------------
 # The registry
 
@@ -1731,12 +1842,68 @@ SCENARIOS: list[Scenario] = [
         thread=True,
         history=True,
     ),
+    Scenario(
+        "resume after one of two parallel nodes failed",
+        "test_pregel.py::test_pending_writes_resume",
+        parallel_one_fails,
+        [Input({"text": ""}), Input(None)],
+        thread=True,
+        history=True,
+    ),
+    Scenario(
+        "Command on a pydantic state",
+        "test_pregel.py::test_command_pydantic_state",
+        command_pydantic,
+        [Input({"title": "urgent: printer"})],
+    ),
+    Scenario(
+        "node returning an empty dict",
+        "test_pregel.py::test_falsy_return_from_task",
+        empty_update,
+        [Input({"text": "x"})],
+    ),
+    Scenario(
+        "pydantic state with optional fields",
+        "test_pydantic.py::test_optional_fields",
+        optional_fields,
+        [Input({"name": "Grace"})],
+    ),
+    Scenario(
+        "conditional entry to several nodes",
+        "test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph",
+        conditional_entry_fan_out,
+        [Input({"text": "both"})],
+    ),
+    Scenario(
+        "branch then join",
+        "test_large_cases.py::test_in_one_fan_out_state_graph_waiting_edge_via_branch",
+        branch_then_join,
+        [Input({"text": ""})],
+    ),
+    Scenario(
+        "update_state as a named node re-routes",
+        "test_pregel.py::test_update_state_as_node (router)",
+        update_as_named_node,
+        [Input({"text": "x"}), Update({"text": "b"}, as_node="start"), Input(None)],
+        compile={"interrupt_after": ["start"]},
+        thread=True,
+        history=True,
+    ),
 ]
 
 
 # ---------------------------------------------------------------------------------------
 # What graphnb gives differently, and why (docs/interop.md's table quotes these reasons)
 
+
+UNWRITTEN_DEFAULTS = (
+    "graphnb's own calls (mode=, thread_id=) stream the state as its model instance, every "
+    "field set, a field's default from the start; LangGraph streams a dict of the fields "
+    "written (a plain field shows once the input or a node writes it). Kept on purpose: a "
+    "typed state is a whole model everywhere, and a node reads that same default on both "
+    "engines. The LangGraph program's own calls (invoke(input, config), stream_mode=) on "
+    "the imported graph get LangGraph's dicts"
+)
 
 DIFFERENCES: dict[str, Difference] = {
     "async node": Difference(
@@ -1784,10 +1951,7 @@ DIFFERENCES: dict[str, Difference] = {
         cite="langchain-ai/langgraph#4074",
     ),
     "dataclass state": Difference(
-        "graphnb's state holds a dataclass field's default from the start (`fruit: []` in "
-        "the first streamed state); LangGraph shows a field once it is written. Kept on "
-        "purpose: a typed state is a whole model instance everywhere (streams, get_state, "
-        "the builder), and a node reads that same default on both engines",
+        UNWRITTEN_DEFAULTS,
         {
             "0:input/values": [
                 {"fruit": [], "total": 5},
@@ -1795,12 +1959,10 @@ DIFFERENCES: dict[str, Difference] = {
                 {"fruit": ["apple", "apple"], "total": 7},
             ]
         },
+        langgraphs_calls_same=True,
     ),
     "pydantic state with messages": Difference(
-        "as for the dataclass state: graphnb's first streamed state holds `turns`' default "
-        "(0); LangGraph shows a field without a reducer once it is written. Kept on "
-        "purpose: the state is a whole model instance everywhere, and a node reads that "
-        "same default on both engines",
+        UNWRITTEN_DEFAULTS,
         {
             "0:input/values": [
                 {
@@ -1839,6 +2001,59 @@ DIFFERENCES: dict[str, Difference] = {
                 },
             ]
         },
+        langgraphs_calls_same=True,
+    ),
+    "resume after one of two parallel nodes failed": Difference(
+        "graphnb runs a failed step again whole, from the state before it: the parallel "
+        "node that had finished runs again on resume and its update streams then (the "
+        "same final state); LangGraph keeps its write as a pending write, shows it in the "
+        "failed thread's state and streams it again marked cached; graphnb's failed step "
+        "also leaves an error checkpoint in the history",
+        {
+            "0:input/updates": [],
+            "0:input:state/values": {"steps": [], "text": ""},
+            "0:input:state/next": ["shaky", "steady"],
+            "1:input/updates": [
+                {"shaky": {"steps": ["shaky"]}},
+                {"steady": {"steps": ["steady"]}},
+                {"join": {"steps": ["join"]}},
+            ],
+            "history": [
+                {"values": {"steps": [], "text": ""}, "next": ["shaky", "steady"]},
+                {"values": {"steps": [], "text": ""}, "next": ["shaky", "steady"]},
+                {"values": {"steps": ["shaky", "steady"], "text": ""}, "next": ["join"]},
+                {"values": {"steps": ["shaky", "steady", "join"], "text": ""}, "next": []},
+            ],
+        },
+    ),
+    "Command on a pydantic state": Difference(
+        UNWRITTEN_DEFAULTS,
+        {
+            "0:input/values": [
+                {"title": "urgent: printer", "status": "open", "history": []},
+                {
+                    "title": "urgent: printer",
+                    "status": "open",
+                    "history": ["triaged urgent: printer"],
+                },
+                {
+                    "title": "urgent: printer",
+                    "status": "escalated",
+                    "history": ["triaged urgent: printer", "up"],
+                },
+            ]
+        },
+        langgraphs_calls_same=True,
+    ),
+    "pydantic state with optional fields": Difference(
+        UNWRITTEN_DEFAULTS,
+        {
+            "0:input/values": [
+                {"name": "Grace", "nickname": None, "tags": []},
+                {"name": "Grace", "nickname": "Gra", "tags": ["nicknamed"]},
+            ]
+        },
+        langgraphs_calls_same=True,
     ),
 }
 
