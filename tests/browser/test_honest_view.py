@@ -174,6 +174,29 @@ def _the_live_run_is_shown(lab: Any) -> None:
     assert page.get_by_test_id("timeline-bar-draft-0").count() == 1, "the Timeline lost the run"
 
 
+CHANGE_THEME = "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', { theme })"
+
+
+def _keep_shots(lab: Any, name: str) -> None:
+    """Screenshots of the builder in the light and the dark theme, kept in docs/images."""
+    page = lab.page
+
+    def shoot(theme: str) -> None:
+        shot = lab.screenshot(f"{name}-{theme}", element=lab.builder())
+        shutil.copyfile(shot, DOC_IMAGES / f"{name}-{theme}.png")
+
+    def use(theme: str) -> None:
+        page.evaluate(CHANGE_THEME, f"JupyterLab {theme.title()}")
+        light = "true" if theme == "light" else "false"
+        page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'")
+        page.wait_for_timeout(300)
+
+    shoot("light")
+    use("dark")
+    shoot("dark")
+    use("light")
+
+
 def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
     kernel = lab.open_notebook("history-open", [STORY])
     page = lab.page
@@ -197,10 +220,12 @@ def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
     page.locator('[data-testid="run-view"][data-view="checkpoint"]').wait_for()
     assert "History" in view.inner_text()
     assert "thread alpha" in view.inner_text()
+    _keep_shots(lab, "history-checkpoint")
     assert page.get_by_test_id("node-duration-draft").count() == 0
     page.get_by_test_id("run-view-live").click()
     _the_live_run_is_shown(lab)
     assert "Live run" in view.inner_text()
+    _keep_shots(lab, "history-live-run")
     page.get_by_test_id("run-view-checkpoint").click()
     page.locator('[data-testid="run-view"][data-view="checkpoint"]').wait_for()
 
