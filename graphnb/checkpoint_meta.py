@@ -33,6 +33,7 @@ class CheckpointMeta(BaseModel):
     next: list[str] = []
     sends: list[list[Any]] = []  # [[node, payload], ...]: the next step's Send instances
     joins: dict[str, list[str]] = {}
+    deferred: list[str] = []  # deferred nodes triggered, held until nothing else runs
     interrupts: list[StoredInterrupt] = []
     resumes: dict[str, list[Any]] = {}
     pending: list[list[Any]] = []

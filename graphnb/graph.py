@@ -183,6 +183,7 @@ class StateGraph(Generic[S]):
         destinations: Mapping[str, str] | Sequence[str] | None = None,
         input_schema: type[Any] | None = None,
         writes: SubgraphWrites | None = None,
+        defer: bool = False,
     ) -> StateGraph[S]:
         """Add a node. ``add_node(fn)`` names it after the function.
 
@@ -216,6 +217,9 @@ class StateGraph(Generic[S]):
                 once. ``"state"``: the child's final values of its output fields, through
                 the parent's reducers, as LangGraph does (an ``append`` field the child
                 shares gets the parent's items again); graphs imported from LangGraph use it.
+            defer: hold the node, once triggered, until the run has nothing else to run
+                (LangGraph's ``defer=True``): a fan-in after branches of different lengths
+                runs once, after the longest.
         """
         callee = fn if fn is not None else node
         if destinations is None and callable(callee):
@@ -226,7 +230,7 @@ class StateGraph(Generic[S]):
             _refuse_subgraph_policies(node, retry, timeout, cache)
             _check_writes(node, writes)
             return self._add_subgraph(
-                node, fn, label, position, metadata, inputs, outputs, marks, writes
+                node, fn, label, position, metadata, inputs, outputs, marks, writes, defer
             )
         if writes is not None:
             raise GraphSetupError(f"writes= of `{node}` needs a graph as its callable")
@@ -250,7 +254,7 @@ class StateGraph(Generic[S]):
         bound = binding or (binding_of(fn) if callable(fn) else None)
         plain = (label is None or isinstance(label, str)) and isinstance(bound, (str, type(None)))
         policies = retry is not None or timeout is not None or cache is not None
-        special = marks is not None or private is not None
+        special = marks is not None or private is not None or defer
         if plain and not (position or metadata or policies or special):
             self._spec.nodes.append(DraftNode(node, label, bound))
         else:
@@ -268,6 +272,7 @@ class StateGraph(Generic[S]):
                     cache=cache.to_spec() if cache is not None else None,
                     destinations=marks,
                     input_schema=binding_of(private) if private is not None else None,
+                    defer=defer,
                 )
             )
         if private is not None:
@@ -287,6 +292,7 @@ class StateGraph(Generic[S]):
         outputs: Mapping[str, str] | None,
         destinations: dict[str, str | None] | None = None,
         writes: SubgraphWrites | None = None,
+        defer: bool = False,
     ) -> StateGraph[S]:
         if not isinstance(node, str):
             raise GraphSetupError(f"a node's name must be a string, got {node!r}")
@@ -310,6 +316,7 @@ class StateGraph(Generic[S]):
                 outputs=dict(outputs) if outputs is not None else None,
                 destinations=destinations,
                 writes=writes,
+                defer=defer,
             )
         )
         return self

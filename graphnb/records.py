@@ -192,6 +192,7 @@ class NewCheckpoint(NamedTuple):
         next: the nodes the next step runs (Send instances are in ``sends``).
         sends: the Send items the next step runs: (target node, payload).
         joins: per join target, the sources already finished.
+        deferred: the deferred nodes triggered and held until nothing else runs.
         interrupts: the stops pending at it.
         resumes: each node's answers to its ``interrupt()`` calls so far.
         pending: updates of the nodes that finished in an interrupted or failed step,
@@ -210,6 +211,7 @@ class NewCheckpoint(NamedTuple):
     next: Sequence[str] = ()
     sends: Sequence[tuple[str, Update]] = ()
     joins: Mapping[str, Collection[str]] | None = None
+    deferred: Collection[str] = ()
     interrupts: Sequence[Interrupt] = ()
     resumes: Mapping[str, Sequence[Any]] | None = None
     pending: Sequence[tuple[str, Update]] = ()

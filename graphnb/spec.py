@@ -121,6 +121,12 @@ class NodeSpec(_Spec):
     outputs: dict[str, str] | None = Field(
         default=None, exclude_if=_unset, description="Subgraph: child field -> parent field."
     )
+    defer: bool = Field(
+        default=False,
+        exclude_if=lambda deferred: not deferred,
+        description="Run the node only once the run has nothing else to run (LangGraph's "
+        "defer=True): a fan-in after branches of different lengths.",
+    )
     writes: SubgraphWrites | None = Field(
         default=None,
         exclude_if=_unset,

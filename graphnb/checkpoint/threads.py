@@ -499,6 +499,8 @@ class ThreadWriter:
             _json_text(meta["sends"], self.thread_id)  # a bad payload names its field
         if checkpoint.joins:
             meta["joins"] = {target: sorted(seen) for target, seen in checkpoint.joins.items()}
+        if checkpoint.deferred:
+            meta["deferred"] = sorted(checkpoint.deferred)
         if checkpoint.interrupts:
             meta["interrupts"] = [
                 _jsonable_interrupt(i, self.thread_id) for i in checkpoint.interrupts

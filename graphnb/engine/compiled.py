@@ -107,6 +107,8 @@ class CompiledGraph(Generic[S]):
                 join_sources.setdefault(edge.target, []).append(edge.source)
         self.successors = {name: tuple(dict.fromkeys(ts)) for name, ts in successors.items()}
         self.joins = [(frozenset(sources), target) for target, sources in join_sources.items()]
+        # add_node(..., defer=True): held until nothing else runs (see Run._release)
+        self.deferred = frozenset(n.id for n in spec.nodes if getattr(n, "defer", False))
         self.joins_of: dict[str, list[int]] = {}
         for index, (sources, _) in enumerate(self.joins):
             for source in sources:

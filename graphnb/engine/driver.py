@@ -262,6 +262,7 @@ def _resume_from(
     run.joins = {
         index[t]: set(s) & joins[index[t]][0] for t, s in position.meta.joins.items() if t in index
     }
+    run.held = set(position.meta.deferred) & run.graph.deferred
 
 
 def _answers(
@@ -356,6 +357,7 @@ def _step_checkpoint(
         sends=_sends(tasks),
         values=run.values,
         joins=_joins(run),
+        deferred=sorted(run.held),
         interrupts=stops,
         keep=_keeps(tasks),
     )
@@ -373,6 +375,7 @@ def _interrupt_checkpoint(
         sends=_sends(tasks),
         values=run.values,
         joins=_joins(run),
+        deferred=sorted(run.held),
         interrupts=sorted(run.interrupted, key=lambda i: order.get(i.node, 0)),
         resumes=run.resumes,
         # A finished node whose Command went somewhere runs again on resume rather than
@@ -396,6 +399,7 @@ def _input_checkpoint(
         sends=_sends(tasks),
         values=run.values,
         joins=_joins(run),
+        deferred=sorted(run.held),
         interrupts=stops,
         keep=_keeps(tasks),
     )
@@ -424,6 +428,7 @@ def _record_failure(
         sends=_sends(tasks),
         values=run.values,
         joins=_joins(run),
+        deferred=sorted(run.held),
         resumes=run.resumes,
         pending=list(run.done.items()),
         error={

@@ -137,13 +137,14 @@ def _update_state(
     start_at: list[str] | None = None
     interrupts: tuple[Interrupt, ...]
     if finish:  # LangGraph's as_node=END: nothing left to run, no interrupt pending
-        next_nodes, sends, joins = [], [], {}
+        next_nodes, sends, joins, deferred = [], [], {}, []
         interrupts, resumes, pending = (), {}, []
     elif as_node is None:
         if position is not None and unstarted(position):  # the seed's first run: kept
             start_at = list(position.meta.start_at or ())
         next_nodes = list(meta.next) if meta is not None else []
         joins = dict(meta.joins) if meta is not None else {}
+        deferred = list(meta.deferred) if meta is not None else []
         interrupts = position.interrupts if position is not None else ()
         resumes = dict(meta.resumes) if meta is not None else {}
         pending = threads.pending(position) if position is not None else []
@@ -156,10 +157,12 @@ def _update_state(
         if meta is not None:
             index = {target: i for i, (_, target) in enumerate(graph.joins)}
             run.joins = {index[t]: set(s) for t, s in meta.joins.items() if t in index}
+            run.held = set(meta.deferred) & graph.deferred
         tasks = run.next_tasks([graph.nodes[as_node]])
         next_nodes = [n.name for n in tasks if n.instance is None]
         sends = [(n.name, n.payload or {}) for n in tasks if n.instance is not None]
         joins = {graph.joins[i][1]: sorted(seen) for i, seen in run.joins.items() if seen}
+        deferred = sorted(run.held)
         interrupts, resumes, pending = (), {}, []
     row = writer.put(
         NewCheckpoint(
@@ -171,6 +174,7 @@ def _update_state(
             sends=sends,
             values=merged,
             joins=joins,
+            deferred=deferred,
             interrupts=interrupts,
             resumes=resumes,
             pending=pending,

@@ -138,6 +138,9 @@ class Run(Generic[S]):
         self.long_term_store: Any = graph.store
         self.step = 0
         self.joins: dict[int, set[str]] = {}
+        # Deferred nodes (add_node(..., defer=True)) triggered and held until the run has
+        # nothing else to run, as LangGraph's defer.
+        self.held: set[str] = set()
         # Map-reduce (graphnb.engine.send): Sends the routers made for the next step, and
         # whether the step being routed ran Send instances.
         self.sends: list[tuple[str, dict[str, Any]]] = []
@@ -213,13 +216,13 @@ class Run(Generic[S]):
 
     def first_tasks(self) -> list[Node]:
         """Nodes the run begins with, routers from START included (sync routers only)."""
-        return self._order(
-            self._after(START, self.graph.successors.get(START, ()), self._route_sync)
+        return self._release(
+            self._order(self._after(START, self.graph.successors.get(START, ()), self._route_sync))
         )
 
     async def afirst_tasks(self) -> list[Node]:
         """Nodes the run begins with, awaiting an async START router."""
-        return self._order(await self._aafter(START))
+        return self._release(self._order(await self._aafter(START)))
 
     # -- stepping ----------------------------------------------------------------------
 
@@ -283,7 +286,7 @@ class Run(Generic[S]):
             triggered.extend(
                 self._after(node.name, self.graph.successors.get(node.name, ()), self._route_sync)
             )
-        return self._order(triggered)
+        return self._release(self._order(triggered))
 
     async def anext_tasks(self, finished: list[Node]) -> list[Node]:
         """Nodes triggered by the nodes that just finished (routers may be async)."""
@@ -292,7 +295,7 @@ class Run(Generic[S]):
             finished, self.fanned = distinct(finished), False
         for node in finished:
             triggered.extend(await self._aafter(node.name))
-        return self._order(triggered)
+        return self._release(self._order(triggered))
 
     def _gone(self, finished: list[Node]) -> list[str]:
         """Where the finished nodes' Commands went, in node order; their Sends are queued."""
@@ -333,6 +336,26 @@ class Run(Generic[S]):
                 fired.append(target)
                 del self.joins[index]
         return fired
+
+    def _release(self, tasks: list[Node]) -> list[Node]:
+        """``tasks`` less the deferred nodes, which are held until nothing else would run.
+
+        LangGraph's ``defer=True``: a deferred node triggered several times runs once,
+        in the first step that would otherwise have no task (or end the run).
+        """
+        deferred = self.graph.deferred
+        if not deferred and not self.held:
+            return tasks
+        now = []
+        for node in tasks:
+            if node.name in deferred and node.instance is None:
+                self.held.add(node.name)
+            else:
+                now.append(node)
+        if now or not self.held:
+            return now
+        held, self.held = self.held, set()
+        return sorted((self.graph.nodes[name] for name in held), key=_by_index)
 
     def _order(self, names: list[str]) -> list[Node]:
         if self.sends:

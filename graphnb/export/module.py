@@ -470,6 +470,8 @@ def _policy_arguments(
             arguments.append(f"cache={cache}({', '.join(items)})")
         if node.destinations is not None:
             arguments.append(destinations_argument(node.destinations))
+        if node.defer:
+            arguments.append("defer=True")
         if node.input_schema is not None:
             who = f"input_schema of {node.id!r}"
             arguments.append(f"input_schema={resolver.reference(resolve(node.input_schema), who)}")

@@ -50,7 +50,6 @@ _INJECTED = {"config", "runtime", "writer", "store"}
 # Node options graphnb has no counterpart for (retry, timeout, cache and metadata are
 # mapped by _node_options).
 _NODE_OPTIONS = {
-    "defer": ("defer", "graphnb has no deferred nodes"),
     "is_error_handler": ("error handler", "graphnb has no error-handler nodes"),
     "error_handler_node": ("error_handler", "graphnb has no error-handler nodes"),
     "trace_policy": ("trace_policy", "graphnb has no trace policy"),
@@ -431,6 +430,8 @@ def _node_options(
                 options["cache"] = CachePolicy(ttl=cache.ttl)
             except ValueError as error:  # ttl <= 0: LangGraph takes it, graphnb refuses it
                 unmapped.append(Unmapped("CachePolicy", where, str(error)))
+    if node.defer:
+        options["defer"] = True
     if node.metadata:
         if _is_json(node.metadata):
             options["metadata"] = node.metadata

@@ -271,6 +271,8 @@ def _node_options(
         arguments.append(f"metadata={python_literal(dict(node.metadata))}")
     if node.destinations is not None:  # LangGraph's own argument, same shapes
         arguments.append(destinations_argument(node.destinations))
+    if node.defer:
+        arguments.append("defer=True")
     if node.input_schema is not None:
         schema = resolve(node.input_schema, namespace)
         arguments.append(f"input_schema={resolver.reference(schema, f'input_schema of {who}')}")

@@ -257,8 +257,27 @@ def test_policies_graphnb_refuses_are_named_like_every_other_refusal():
     assert imported.graph.spec.nodes[0].cache is None
 
 
-def test_deferred_node_is_reported():
-    assert unmapped_of(one_node(defer=True)) == [("defer", "node 'bump'")]
+def test_a_deferred_node_runs_once_after_the_longest_branch_as_on_langgraph():
+    def step(name: str) -> Any:
+        def node(state: Counter) -> dict[str, Any]:
+            return {"items": [len(name)]}
+
+        return node
+
+    def build() -> LGStateGraph:
+        graph = LGStateGraph(Counter)
+        for name in ("a", "bb", "ccc", "dddd"):
+            graph.add_node(name, step(name))
+        graph.add_node("end", step("end_"), defer=True)
+        graph.add_edge(START, "a").add_edge(START, "bb").add_edge("bb", "ccc")
+        graph.add_edge("ccc", "dddd").add_edge("a", "end").add_edge("dddd", "end")
+        return graph
+
+    imported = from_langgraph(build())
+    assert imported.spec.node("end").defer
+    expected = list(build().compile().stream({"n": 0}, stream_mode="updates"))
+    assert list(imported.compile().stream({"n": 0}, mode="updates")) == expected
+    assert expected[-1] == {"end": {"items": [4]}}  # once, last
 
 
 def handoff() -> LGStateGraph:
@@ -544,8 +563,8 @@ def test_other_checkpointers_are_reported_and_a_store_is_kept(tmp_path):
 
 
 def test_non_strict_import_returns_the_graph_and_the_list():
-    imported = import_langgraph(one_node(retry_policy=[RetryPolicy()] * 2, defer=True))
-    assert [item.feature for item in imported.unmapped] == ["defer", "several RetryPolicy"]
+    imported = import_langgraph(one_node(retry_policy=[RetryPolicy()] * 2))
+    assert [item.feature for item in imported.unmapped] == ["several RetryPolicy"]
     assert imported.compile().invoke({"n": 1}) == {"items": [1], "n": 2}
 
 

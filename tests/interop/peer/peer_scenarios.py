@@ -1916,11 +1916,6 @@ DIFFERENCES: dict[str, Difference] = {
             "0:input:invoke": {"n": 6},
         },
     ),
-    "deferred node": Difference(
-        "graphnb has no deferred nodes (a join waits for named sources instead); the "
-        "import refuses defer=True by name",
-        {"*": {"import": ["defer"]}},
-    ),
     "interrupt() beside a parallel node": Difference(
         "graphnb holds a step whose node stopped in interrupt(): the parallel node's write "
         "is kept with the interrupt and applied with the resumed node's (the same final "
