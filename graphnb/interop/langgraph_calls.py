@@ -56,6 +56,21 @@ def _langgraph_snapshot(snapshot: StateSnapshot[Any]) -> LangGraphSnapshot:
     return LangGraphSnapshot(**fields)
 
 
+def _one_per_stop(history: list[StateSnapshot[Any]]) -> list[StateSnapshot[Any]]:
+    """``history`` as LangGraph lists it: one checkpoint where a node stopped in interrupt().
+
+    LangGraph keeps a pending interrupt on the checkpoint its step started from; graphnb
+    writes an ``interrupt`` checkpoint on top of that one, the same state and next nodes
+    with the interrupt. The step's own checkpoint is left out where such a copy follows.
+    """
+    covered = {
+        (s.parent_id, s.next, repr(s.values))
+        for s in history
+        if s.source == "interrupt" and s.parent_id is not None
+    }
+    return [s for s in history if (s.checkpoint_id, s.next, repr(s.values)) not in covered]
+
+
 class LangGraphCalls(CompiledGraph[Any]):
     """A compiled imported graph taking LangGraph's ``config`` and ``stream_mode`` too.
 
@@ -286,7 +301,7 @@ class LangGraphCalls(CompiledGraph[Any]):
     def get_state_history(self, thread_id: str | Mapping[str, Any], **options: Any) -> Any:
         """:meth:`CompiledGraph.get_state_history`, also as ``get_state_history(config)``."""
         history = super().get_state_history(_thread(thread_id, None)[0], **options)
-        return [_langgraph_snapshot(snapshot) for snapshot in history]
+        return [_langgraph_snapshot(snapshot) for snapshot in _one_per_stop(history)]
 
     def update_state(
         self,

@@ -879,3 +879,27 @@ def test_a_langgraph_call_gets_a_models_state_as_langgraphs_dict_of_written_fiel
     own = app.invoke({"name": "ada"})
     assert isinstance(own, Profile)
     assert (own.name, own.nickname) == ("ADA", None)
+
+
+def test_history_through_an_interrupt_lists_the_stop_once_as_on_langgraph():
+    def ask(state: Counter) -> dict[str, Any]:
+        return {"n": interrupt("n?")}
+
+    def build() -> Any:
+        graph = LGStateGraph(Counter)
+        graph.add_node("bump", bump)
+        graph.add_node("ask", ask)
+        graph.add_edge(START, "bump")
+        graph.add_edge("bump", "ask")
+        return graph.compile(checkpointer=InMemorySaver())
+
+    def program(app: Any) -> list[Any]:
+        config = {"configurable": {"thread_id": "1"}}
+        app.invoke({"n": 1, "items": []}, config)
+        app.invoke(Command(resume=5), config)
+        history = [(s.values, s.next) for s in app.get_state_history(config)]
+        return [entry for entry in history if entry[1] != ("__start__",)]
+
+    expected = program(build())
+    assert [next for _, next in expected] == [(), ("ask",), ("bump",)]
+    assert program(from_langgraph(build()).compile()) == expected

@@ -1322,6 +1322,65 @@ def update_as_named_node() -> StateGraph:
     return builder
 
 
+def command_update_only() -> StateGraph:
+    def stamp(state: Text) -> Command[Any]:
+        return Command(update={"steps": ["stamped"], "text": state["text"] + "!"})
+
+    builder = StateGraph(Text)
+    builder.add_node("stamp", stamp)
+    builder.add_node("after", note("after"))
+    builder.add_edge(START, "stamp")
+    builder.add_edge("stamp", "after")
+    return builder
+
+
+class Subject(TypedDict):
+    subject: str
+
+
+def send_own_schema() -> StateGraph:
+    def topics(state: Jokes) -> list[Send]:
+        return [Send("write_joke", {"subject": name}) for name in ("cats",)]
+
+    def write_joke(state: Subject) -> dict[str, Any]:
+        return {"jokes": [f"a joke about {state['subject']}"]}
+
+    builder = StateGraph(Jokes)
+    builder.add_node("write_joke", write_joke)
+    builder.add_conditional_edges(START, topics, ["write_joke"])
+    return builder
+
+
+def interrupt_history() -> StateGraph:
+    def ask(state: Ask) -> dict[str, Any]:
+        return {"answers": [interrupt("name?")]}
+
+    builder = StateGraph(Ask)
+    builder.add_node("greet", lambda state: {"answers": ["hello"]})
+    builder.add_node("ask", ask)
+    builder.add_node("bye", lambda state: {"answers": ["bye"]})
+    builder.add_edge(START, "greet")
+    builder.add_edge("greet", "ask")
+    builder.add_edge("ask", "bye")
+    return builder
+
+
+class Loose(TypedDict, total=False):
+    topic: str
+    draft: str
+    notes: Annotated[list[str], operator.add]
+
+
+def not_required_keys() -> StateGraph:
+    def write(state: Loose) -> dict[str, Any]:
+        return {"draft": f"on {state.get('topic', 'nothing')}", "notes": ["written"]}
+
+    builder = StateGraph(Loose)
+    builder.add_node("write", write)
+    builder.add_edge(START, "write")
+    return builder
+
+
 # ---------------------------------------------------------------------------------------
 # The registry
 
@@ -1888,6 +1947,32 @@ SCENARIOS: list[Scenario] = [
         compile={"interrupt_after": ["start"]},
         thread=True,
         history=True,
+    ),
+    Scenario(
+        "Command with an update only",
+        "test_pregel.py::test_command_with_update_only",
+        command_update_only,
+        [Input({"text": "hi"})],
+    ),
+    Scenario(
+        "Send to a node with its own schema",
+        "test_pregel.py::test_send_to_nested_graphs (map-reduce, own schema)",
+        send_own_schema,
+        [Input({"subjects": ["cats"]})],
+    ),
+    Scenario(
+        "history through interrupt() and resume",
+        "test_interruption.py::test_interrupt_history",
+        interrupt_history,
+        [Input({"question": "q"}), Resume("Ada")],
+        thread=True,
+        history=True,
+    ),
+    Scenario(
+        "TypedDict with total=False",
+        "test_state.py::test_typed_dict_not_required",
+        not_required_keys,
+        [Input({"topic": "owls"}), Input({"notes": ["first"]})],
     ),
 ]
 
