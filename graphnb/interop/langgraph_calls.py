@@ -56,6 +56,10 @@ def _langgraph_snapshot(snapshot: StateSnapshot[Any]) -> LangGraphSnapshot:
     return LangGraphSnapshot(**fields)
 
 
+_SKIP = object()
+"""What :meth:`LangGraphCalls._seen` returns for an item the caller did not ask for."""
+
+
 def _one_per_stop(history: list[StateSnapshot[Any]]) -> list[StateSnapshot[Any]]:
     """``history`` as LangGraph lists it: one checkpoint where a node stopped in interrupt().
 
@@ -108,10 +112,18 @@ class LangGraphCalls(CompiledGraph[Any]):
         threaded = self.checkpointer is not None
         given = self._taken(_input(input))
         run_options = _options(config, options, threaded=threaded)
+        run_options = await asyncio.to_thread(self._replaying, given, run_options)
+        if style and self._unwritten() is not None:
+            # LangGraph's result is a dict of the channels written (see _as_langgraphs)
+            states = [
+                item
+                async for _, item in self._aas_langgraphs(
+                    given, {**run_options, "mode": ["values"]}
+                )
+            ]
+            return self._returned(states[-1] if states else None)
         try:
-            result = await super().ainvoke(
-                given, **await asyncio.to_thread(self._replaying, given, run_options)
-            )
+            result = await super().ainvoke(given, **run_options)
         except GraphRuntimeError as error:
             _reraise(error, style)
         return self._returned(result)
@@ -162,23 +174,43 @@ class LangGraphCalls(CompiledGraph[Any]):
         own calls keep the state's model instance, every field set). The run's
         ``updates`` say what was written; they are streamed only when asked for.
         """
-        hidden = self._unwritten() or frozenset()
         asked = list(options["mode"])
         written = self._written_before(given, options)
         items = super().stream(given, **{**options, "mode": [*asked, "updates"]})
         try:
             for mode, item in items:
-                if mode == "updates":
-                    for update in item.values():
-                        if isinstance(update, Mapping):
-                            written.update(update)
-                    if "updates" not in asked:
-                        continue
-                elif mode == "values":
-                    item = self._shown(item, hidden - written)
-                yield mode, item
+                shown = self._seen(mode, item, written, asked)
+                if shown is not _SKIP:
+                    yield mode, shown
         except GraphRuntimeError as error:
             _reraise(error, True)
+
+    async def _aas_langgraphs(self, given: Any, options: dict[str, Any]) -> AsyncIterator[Any]:
+        """Async :meth:`_as_langgraphs`."""
+        asked = list(options["mode"])
+        written = await asyncio.to_thread(self._written_before, given, options)
+        items = super().astream(given, **{**options, "mode": [*asked, "updates"]})
+        try:
+            async for mode, item in items:
+                shown = self._seen(mode, item, written, asked)
+                if shown is not _SKIP:
+                    yield mode, shown
+        except GraphRuntimeError as error:
+            _reraise(error, True)
+
+    def _seen(self, mode: str, item: Any, written: set[str], asked: list[str]) -> Any:
+        """One streamed item as LangGraph streams it (``_SKIP``: an update not asked for).
+
+        An update adds the fields it wrote to ``written``.
+        """
+        if mode == "updates":
+            for update in item.values():
+                if isinstance(update, Mapping):
+                    written.update(update)
+            return item if "updates" in asked else _SKIP
+        if mode == "values":
+            return self._shown(item, (self._unwritten() or frozenset()) - written)
+        return item
 
     def _langgraph_values(self, given: Any, options: dict[str, Any]) -> Iterator[Any]:
         for _, item in self._as_langgraphs(given, {**options, "mode": ["values"]}):
@@ -283,6 +315,17 @@ class LangGraphCalls(CompiledGraph[Any]):
         run_options = _options(config, options, threaded=threaded)
         run_options = await asyncio.to_thread(self._replaying, given, run_options)
         run_options = _modes(run_options)
+        mode = run_options.get("mode")
+        modes = [mode] if isinstance(mode, str) else list(mode or ())
+        if (
+            style
+            and "values" in modes
+            and "messages" not in modes
+            and self._unwritten() is not None
+        ):
+            async for item in self._aas_langgraphs(given, {**run_options, "mode": modes}):
+                yield item[1] if isinstance(mode, str) else item
+            return
         messages = messages_mode(run_options)
         items = super().astream(given, **run_options)
         try:

@@ -903,3 +903,22 @@ def test_history_through_an_interrupt_lists_the_stop_once_as_on_langgraph():
     expected = program(build())
     assert [next for _, next in expected] == [(), ("ask",), ("bump",)]
     assert program(from_langgraph(build()).compile()) == expected
+
+
+def test_async_langgraph_calls_get_langgraphs_dict_of_written_fields_too():
+    def nick(state: Profile) -> dict[str, Any]:
+        return {"name": state.name.upper()}
+
+    graph = LGStateGraph(Profile)
+    graph.add_node("nick", nick)
+    graph.add_edge(START, "nick")
+    app = from_langgraph(graph).compile()
+
+    async def program(target: Any) -> list[Any]:
+        result = await target.ainvoke({"name": "ada"}, {})
+        values = [v async for v in target.astream({"name": "ada"}, {}, stream_mode="values")]
+        return [result, values]
+
+    expected = asyncio.run(program(graph.compile()))
+    assert asyncio.run(program(app)) == expected
+    assert expected[0] == {"name": "ADA"}
