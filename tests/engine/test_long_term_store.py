@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -52,3 +53,39 @@ def test_without_a_store_nodes_get_none() -> None:
 
     app = StateGraph(dict).add_node(look).add_edge(START, "look").add_edge("look", END)
     assert app.compile().invoke({}) == {"store": None}
+
+
+def _two_processes_share(store: Any) -> None:
+    # Two compiled graphs (as two processes would have) on one persistent store.
+    namespace = ("visits", uuid.uuid4().hex)
+
+    def visit(state: dict[str, Any], *, store: Any) -> dict[str, Any]:
+        seen = store.get(namespace, "ada")
+        visits = seen.value["n"] + 1 if seen is not None else 1
+        store.put(namespace, "ada", {"n": visits})
+        return {"visits": visits}
+
+    def build() -> Any:
+        graph = StateGraph(dict).add_node(visit).add_edge(START, "visit")
+        return graph.add_edge("visit", END).compile(store=store)
+
+    assert build().invoke({}) == {"visits": 1}
+    assert build().invoke({}) == {"visits": 2}
+    assert [item.key for item in store.search(namespace)] == ["ada"]
+    store.delete(namespace, "ada")
+
+
+def test_langgraphs_sqlite_store_keeps_items_for_every_compiled_graph(tmp_path):
+    sqlite = pytest.importorskip("langgraph.store.sqlite")
+    with sqlite.SqliteStore.from_conn_string(str(tmp_path / "store.db")) as store:
+        store.setup()
+        _two_processes_share(store)
+
+
+@pytest.mark.db
+def test_langgraphs_postgres_store_keeps_items_for_every_compiled_graph():
+    postgres = pytest.importorskip("langgraph.store.postgres")
+    url = "postgresql://postgres@127.0.0.1:5432/test"
+    with postgres.PostgresStore.from_conn_string(url) as store:
+        store.setup()
+        _two_processes_share(store)
