@@ -1381,6 +1381,25 @@ def not_required_keys() -> StateGraph:
     return builder
 
 
+def command_goto_end() -> StateGraph:
+    def decide(state: Text) -> Command[Literal["more", "__end__"]]:
+        done = state["text"] == "stop"
+        return Command(goto=END if done else "more", update={"steps": ["decided"]})
+
+    builder = StateGraph(Text)
+    builder.add_node("decide", decide)
+    builder.add_node("more", note("more"))
+    builder.add_edge(START, "decide")
+    return builder
+
+
+def chat_to_edit() -> StateGraph:
+    builder = StateGraph(MessagesState)
+    builder.add_node("answer", lambda state: {"messages": [AIMessage("ok", id="a1")]})
+    builder.add_edge(START, "answer")
+    return builder
+
+
 # ---------------------------------------------------------------------------------------
 # The registry
 
@@ -1974,6 +1993,31 @@ SCENARIOS: list[Scenario] = [
         not_required_keys,
         [Input({"topic": "owls"}), Input({"notes": ["first"]})],
     ),
+    Scenario(
+        "Command goto END",
+        "test_pregel.py::test_command_goto_end",
+        command_goto_end,
+        [Input({"text": "stop"})],
+    ),
+    Scenario(
+        'interrupt_after="*"',
+        "test_interruption.py::test_interrupt_after (all nodes)",
+        interrupt_before_all,
+        [Input({"text": ""}), Input(None), Input(None)],
+        compile={"interrupt_after": "*"},
+        thread=True,
+    ),
+    Scenario(
+        "update_state removing a message",
+        "test_messages_state.py::test_remove_message_via_update_state",
+        chat_to_edit,
+        [
+            Input({"messages": [H("hi", id="h1")]}),
+            Update({"messages": [RemoveMessage(id="h1")]}),
+        ],
+        thread=True,
+        history=True,
+    ),
 ]
 
 
@@ -2105,6 +2149,12 @@ DIFFERENCES: dict[str, Difference] = {
                 {"values": {"steps": ["shaky", "steady", "join"], "text": ""}, "next": []},
             ],
         },
+    ),
+    'interrupt_after="*"': Difference(
+        "graphnb makes no stop after the last node, where nothing is left to run (the run "
+        "ends; its state and next nodes are LangGraph's); LangGraph stops there too, "
+        "streaming an empty __interrupt__ update, and a resume then runs nothing",
+        {"1:input/updates": [{"two": {"steps": ["two"]}}]},
     ),
     "Command on a pydantic state": Difference(
         UNWRITTEN_DEFAULTS,
