@@ -52,7 +52,15 @@ class LangGraphSnapshot(StateSnapshot[Any]):
 
 
 def _langgraph_snapshot(snapshot: StateSnapshot[Any]) -> LangGraphSnapshot:
+    """``snapshot`` as LangGraph shows it.
+
+    An edit (``update_state``) of a thread waiting in ``interrupt()`` shows no pending
+    interrupt, as LangGraph's new checkpoint has none: the node asks again when the
+    thread resumes. graphnb's edit keeps it, so an answer given to it still counts.
+    """
     fields = {f.name: getattr(snapshot, f.name) for f in dataclasses.fields(snapshot)}
+    if snapshot.source == "update":
+        fields["interrupts"] = tuple(i for i in snapshot.interrupts if i.when != "during")
     return LangGraphSnapshot(**fields)
 
 

@@ -922,3 +922,25 @@ def test_async_langgraph_calls_get_langgraphs_dict_of_written_fields_too():
     expected = asyncio.run(program(graph.compile()))
     assert asyncio.run(program(app)) == expected
     assert expected[0] == {"name": "ADA"}
+
+
+def test_an_edit_of_a_thread_waiting_in_interrupt_shows_no_pending_interrupt_as_on_langgraph():
+    def ask(state: Counter) -> dict[str, Any]:
+        return {"n": interrupt("n?")}
+
+    def build() -> Any:
+        graph = LGStateGraph(Counter)
+        graph.add_node("ask", ask)
+        graph.add_edge(START, "ask")
+        return graph.compile(checkpointer=InMemorySaver())
+
+    def program(app: Any) -> list[Any]:
+        config = {"configurable": {"thread_id": "1"}}
+        app.invoke({"n": 1, "items": []}, config)
+        app.update_state(config, {"items": [9]})
+        edited = app.get_state(config)
+        return [edited.next, edited.interrupts, app.invoke(Command(resume=4), config)]
+
+    expected = program(build())
+    assert expected[:2] == [("ask",), ()]
+    assert program(from_langgraph(build()).compile()) == expected

@@ -1994,6 +1994,14 @@ SCENARIOS: list[Scenario] = [
         [Input({"topic": "owls"}), Input({"notes": ["first"]})],
     ),
     Scenario(
+        "edit while interrupt() waits",
+        "test_interruption.py::test_update_state_while_interrupted",
+        ask_twice,
+        [Input({"question": "q"}), Update({"answers": ["edit"]}), Input(None), Resume("Ada")],
+        thread=True,
+        history=True,
+    ),
+    Scenario(
         "Command goto END",
         "test_pregel.py::test_command_goto_end",
         command_goto_end,
