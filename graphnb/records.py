@@ -164,6 +164,15 @@ class Interrupt:
     value: Any = None
     id: str = ""
 
+    @property
+    def asks(self) -> bool:
+        """Whether it waits for an answer: an ``interrupt()`` call, not a breakpoint.
+
+        (A subgraph's own breakpoint stops its parent ``during`` the subgraph node, with
+        an id ending in ``:before`` or ``:after``.)
+        """
+        return self.when == "during" and not self.id.endswith((":before", ":after"))
+
     def to_json(self) -> dict[str, Any]:
         """The interrupt as stored."""
         return {"node": self.node, "when": self.when, "value": self.value, "id": self.id}

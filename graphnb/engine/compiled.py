@@ -937,15 +937,10 @@ def _stopped_state(state: Any, event: Interrupted, single: bool) -> list[Any]:
     a typed state has no such field, and a static stop (``interrupt_before``/``_after``)
     none either, as on LangGraph.
     """
-    if not isinstance(state, Mapping) or not any(_asked(i) for i in event.interrupts):
+    if not isinstance(state, Mapping) or not any(i.asks for i in event.interrupts):
         return []
     stopped = {**state, "__interrupt__": event.interrupts}
     return [stopped if single else ("values", stopped)]
-
-
-def _asked(interrupt: Any) -> bool:
-    # an interrupt() call; a child's static stop is "during" its subgraph node, id "...:before"
-    return bool(interrupt.when == "during" and not interrupt.id.endswith((":before", ":after")))
 
 
 def _select(event: Event, modes: frozenset[str], single: bool) -> list[Any]:

@@ -52,10 +52,10 @@ __all__ = [
     "read_client_message",
 ]
 
-NodeStatus = Literal["idle", "pending", "running", "done", "error"]
+NodeStatus = Literal["idle", "pending", "running", "done", "error", "paused", "waiting"]
 """What a node is doing in the current run."""
 
-RunStatus = Literal["idle", "running", "done", "error", "stopped"]
+RunStatus = Literal["idle", "running", "done", "error", "stopped", "paused", "waiting"]
 """Where the current run is."""
 
 

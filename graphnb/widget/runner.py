@@ -29,7 +29,16 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
-from ..engine.events import Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
+from ..engine.events import (
+    Chunk,
+    Event,
+    Interrupted,
+    NodeFailed,
+    NodeFinished,
+    NodeStarted,
+    StepFinished,
+)
+from ..records import Interrupt
 from .composition import note_composed
 from .messages import (
     ChunksMessage,
@@ -38,6 +47,7 @@ from .messages import (
     ProblemInfo,
     RunError,
     RunState,
+    RunStatus,
     ServerMessage,
     StepRecord,
 )
@@ -221,6 +231,7 @@ class RunController:
         state["field"] = graph.schema.streaming
         self.state = state
         self._pending, self._pending_node = [], ""
+        self._stops: tuple[Interrupt, ...] = ()  # why the run stopped, if it did
         # The input step highlights what the input set, not every field.
         defaults = _jsonable(graph.schema.defaults())
         self._baseline = defaults if isinstance(defaults, dict) else {}
@@ -259,7 +270,7 @@ class RunController:
             state["error"] = _error_info(node, error)
             self._finish("error")
             return None
-        self._finish("done")
+        self._finish(_stopped(self._stops))
         return final
 
     def _on_event(self, event: Event) -> None:
@@ -277,6 +288,9 @@ class RunController:
             return
         if note_composed(state, event):  # inside a subgraph, a Send instance, cache, retry
             self._dirty = True
+            return
+        if isinstance(event, Interrupted):
+            self._stops = event.interrupts
             return
         if isinstance(event, NodeStarted):
             nodes.setdefault(event.node, NodeRun(status="idle", duration=None, runs=0))
@@ -330,6 +344,8 @@ class RunController:
             for record in state["nodes"].values():
                 if record["status"] == "pending":
                     record["status"] = "idle"
+        else:  # paused or waiting: the nodes it stopped at say so, no clock runs on
+            _mark_stops(state["nodes"], self._stops)
         state["active"] = []
         state["status"] = status  # type: ignore[typeddict-item]
         state["elapsed"] = self._clock() - self._started
@@ -443,3 +459,29 @@ def _copy(state: RunState) -> RunState:
         error=state["error"],
         elapsed=state["elapsed"],
     )
+
+
+def _stopped(stops: Sequence[Interrupt]) -> RunStatus:
+    """How a run that ended without an error ended.
+
+    Done, paused at a breakpoint, or waiting for an answer to ``interrupt()``.
+    """
+    if not stops:
+        return "done"
+    return "waiting" if any(stop.asks for stop in stops) else "paused"
+
+
+def _mark_stops(nodes: Mapping[str, NodeRun], stops: Sequence[Interrupt]) -> None:
+    """Mark the nodes a run stopped at: ``waiting`` for an answer, ``paused`` before one.
+
+    A node stopped in ``interrupt()`` started and never finished: it is no longer
+    running. A pause after a node leaves it done and what comes next pending.
+    """
+    for stop in stops:
+        record = nodes.get(stop.node)
+        if record is None or stop.when == "after":
+            continue
+        record["status"] = "waiting" if stop.asks else "paused"
+    for record in nodes.values():
+        if record["status"] == "running":  # a parallel node the interrupt left unfinished
+            record["status"] = "idle"

@@ -372,3 +372,54 @@ def test_a_selection_group_and_a_subgraph_look_different(lab):
     shot = lab.screenshot("group-and-subgraph", element=lab.builder())
     shutil.copyfile(shot, DOC_IMAGES / "group-and-subgraph.png")
     lab.assert_no_js_errors()
+
+
+STATUS = """
+from graphnb import END, START, StateGraph, interrupt
+from graphnb.widget import Builder
+
+def plan(state: dict) -> dict:
+    return {"plan": "p"}
+
+def ask(state: dict) -> dict:
+    return {"answer": interrupt("ok to go on?")}
+
+graph = StateGraph(dict, name="status").add_node("plan", plan).add_node("ask", ask)
+graph.add_edge(START, "plan").add_edge("plan", "ask").add_edge("ask", END)
+builder = Builder(graph, checkpointer="sqlite:///honest-status.db")
+builder
+"""
+
+RUN_STATUS = "() => document.querySelector('[data-testid=\"run-status\"]')?.dataset.status"
+
+
+def test_a_paused_or_waiting_run_says_so_and_no_clock_runs(lab):
+    # Issue 31, defects 1 and 2: paused at a breakpoint, the run panel said "done" and
+    # the node it stopped before looked idle; waiting for an interrupt() answer, the
+    # asking node stayed lit as running with its clock counting.
+    kernel = lab.open_notebook("status", [STATUS])
+    page = lab.page
+    lab.builder()
+    kernel.run("builder.breakpoints = {'ask': ['before']}")
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(f"() => ({RUN_STATUS})() === 'paused'", timeout=30_000)
+    assert page.get_by_test_id("run-status").inner_text().strip().lower() == "paused"
+    # said where the eye already is: the toolbar, beside Run and Stop
+    assert page.get_by_test_id("toolbar-run-status").inner_text() == "paused before ask"
+    assert page.get_by_test_id("node-ask").get_attribute("data-status") == "paused"
+    assert "paused before it" in page.get_by_test_id("node-stopped-ask").inner_text()
+    assert page.get_by_test_id("node-plan").get_attribute("data-status") == "done"
+    lab.screenshot("status-paused", element=lab.builder())
+
+    kernel.run("builder.breakpoints = {}")
+    page.get_by_test_id("pause-continue").click()
+    page.wait_for_function(f"() => ({RUN_STATUS})() === 'waiting'", timeout=30_000)
+    assert "waiting for an answer" in page.get_by_test_id("run-status").inner_text().lower()
+    toolbar = page.get_by_test_id("toolbar-run-status").inner_text()
+    assert toolbar == "waiting for an answer from ask"
+    assert page.get_by_test_id("node-ask").get_attribute("data-status") == "waiting"
+    page.wait_for_timeout(500)  # a clock would have ticked by now
+    assert page.locator("[data-testid^='node-elapsed-']").count() == 0
+    assert page.get_by_test_id("node-ask").get_attribute("data-status") == "waiting"
+    lab.screenshot("status-waiting", element=lab.builder())
+    lab.assert_no_js_errors()

@@ -151,9 +151,29 @@ def test_interrupt_in_a_sync_node_run_from_the_builder_keeps_the_question(comm):
     builder = Builder(graph.add_edge(START, "ask").add_edge("ask", END), namespace={})
     builder.use_saver(MemorySaver())
     run_async(_run(builder, thread_id="t1"))
-    assert builder.run_state["status"] == "done", builder.run_state["error"]
+    # waiting for the answer, not done; the asking node waits, no longer runs
+    assert builder.run_state["status"] == "waiting", builder.run_state["error"]
+    assert builder.run_state["nodes"]["ask"]["status"] == "waiting"
     pending = builder.compile().get_state("t1").interrupts
     assert [item.value for item in pending] == ["what is your name?"]
+
+
+def test_a_run_stopped_at_a_breakpoint_is_paused_before_the_node(comm):
+    graph = StateGraph(dict, name="two").add_node("a", lambda s: {"a": 1})
+    graph.add_node("b", lambda s: {"b": 1}).add_edge(START, "a").add_edge("a", "b")
+    builder = Builder(graph.add_edge("b", END), namespace={})
+    builder.use_saver(MemorySaver())
+    run_async(_run(builder, thread_id="t1", interrupt_before=["b"]))
+    assert builder.run_state["status"] == "paused"
+    assert builder.run_state["nodes"]["b"]["status"] == "paused"
+    assert builder.run_state["nodes"]["a"]["status"] == "done"
+
+    async def go_on() -> Any:
+        return await builder.run(None, thread_id="t1")
+
+    run_async(go_on())
+    assert builder.run_state["status"] == "done"
+    assert builder.run_state["nodes"]["b"]["status"] == "done"
 
 
 def test_a_node_taking_the_run_context_gets_it_in_its_thread(comm):

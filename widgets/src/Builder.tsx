@@ -222,6 +222,7 @@ function Editor() {
         history={history}
         nothingSelected={!selection.nodes.length && !selection.edges.length}
         running={running}
+        run={runPicture /* the live run, also while a checkpoint is shown */}
         blocked={blocked}
         exportStatus={exportStatus}
         notice={notice}

@@ -23,7 +23,15 @@ function useGroups(): GroupControls {
   return groups;
 }
 
-const ICON: Record<NodeStatus, string> = { idle: "", pending: "…", running: "●", done: "✓", error: "✗" };
+const ICON: Record<NodeStatus, string> = {
+  idle: "",
+  pending: "…",
+  running: "●",
+  done: "✓",
+  error: "✗",
+  paused: "‖",
+  waiting: "?",
+};
 
 function useStatus(run: Store<RunState>, id: string): NodeStatus {
   return useSelect(run, (r) => (r.nodes[id]?.status ?? "idle") as NodeStatus);

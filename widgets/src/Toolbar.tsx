@@ -1,8 +1,9 @@
 // The toolbar: the graph's name, adding and deleting, undo/redo, layout, run, export.
 
 import type { HistoryControls } from "./hooks/useHistory";
-import type { GraphSpec } from "./protocol";
+import type { GraphSpec, RunState } from "./protocol";
 import type { RunBlock } from "./runInput";
+import { runSummary } from "./runStatus";
 import * as edit from "./spec";
 
 export function Toolbar(props: {
@@ -12,6 +13,8 @@ export function Toolbar(props: {
   history: HistoryControls;
   nothingSelected: boolean;
   running: boolean;
+  /** The run the canvas shows: its status is said beside Run and Stop. */
+  run: RunState;
   /** Why Run cannot start (the graph's problems, the run panel's input), or null. */
   blocked: RunBlock | null;
   exportStatus: string;
@@ -29,6 +32,7 @@ export function Toolbar(props: {
   onCancelExport(): void;
 }) {
   const { spec, history, running, blocked, exportStatus, notice } = props;
+  const summary = runSummary(props.run);
   return (
     <div className="graphnb-toolbar" role="toolbar">
       <fieldset className="graphnb-editable" disabled={!props.editable}>
@@ -90,6 +94,17 @@ export function Toolbar(props: {
       <button type="button" data-testid="toolbar-stop" disabled={!running} onClick={props.onStop} title="stop the run">
         ■ Stop
       </button>
+      {summary && (
+        <span
+          className={`graphnb-run-summary graphnb-run-${summary.tone}`}
+          data-testid="toolbar-run-status"
+          data-status={summary.tone}
+          role="status"
+          title={summary.text}
+        >
+          {summary.text}
+        </span>
+      )}
       <span className="graphnb-sep" />
       <button type="button" data-testid="toolbar-export" onClick={() => props.onExport()} title="export as a Python module">
         Export

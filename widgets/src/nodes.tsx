@@ -34,6 +34,14 @@ const STATUS_ICON: Record<NodeStatus, string> = {
   running: "●",
   done: "✓",
   error: "✗",
+  paused: "‖",
+  waiting: "?",
+};
+
+/** What a stopped node says under its name instead of its duration. */
+export const STOPPED_TEXT: Partial<Record<NodeStatus, string>> = {
+  paused: "paused before it",
+  waiting: "waiting for an answer",
 };
 
 function Step({ id, data, selected }: NodeProps<StepNode>) {
@@ -123,7 +131,12 @@ function Step({ id, data, selected }: NodeProps<StepNode>) {
           {waiting ? "runs once its cell runs" : bindingText(id, data)}
         </span>
         {status === "running" && <Elapsed testid={`node-elapsed-${id}`} />}
-        {status !== "running" && duration != null && (
+        {STOPPED_TEXT[status] && (
+          <span className={`graphnb-node-stopped graphnb-status-text-${status}`} data-testid={`node-stopped-${id}`}>
+            {STOPPED_TEXT[status]}
+          </span>
+        )}
+        {status !== "running" && !STOPPED_TEXT[status] && duration != null && (
           <span className="graphnb-node-duration" data-testid={`node-duration-${id}`}>
             {formatDuration(duration)}
             {runs > 1 ? ` ×${runs}` : ""}

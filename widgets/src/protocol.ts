@@ -82,8 +82,8 @@ export type GraphSpec = {
 
 // -- trait payloads -----------------------------------------------------------------------
 
-export type NodeStatus = "idle" | "pending" | "running" | "done" | "error";
-export type RunStatus = "idle" | "running" | "done" | "error" | "stopped";
+export type NodeStatus = "idle" | "pending" | "running" | "done" | "error" | "paused" | "waiting";
+export type RunStatus = "idle" | "running" | "done" | "error" | "stopped" | "paused" | "waiting";
 
 export type ProblemInfo = { code: string; message: string; nodes: string[] };
 

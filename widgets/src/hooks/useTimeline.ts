@@ -6,6 +6,9 @@
 import { useRef } from "react";
 import type { RunState } from "../protocol";
 
+// A node that failed, or stopped in interrupt() or at a breakpoint: its bar ends there.
+const STOPPED = new Set(["error", "waiting", "paused", "idle"]);
+
 export type Bar = { node: string; index: number; start: number; end: number | null; status: string };
 
 type Track = { run: string | null; t0: number; bars: Bar[]; runs: Record<string, number> };
@@ -26,7 +29,7 @@ export function useTimeline(run: RunState): { bars: Bar[]; now: number } {
     const finished = current.runs[node] ?? 0;
     if (record.status === "running" && !open) {
       current.bars.push({ node, index: finished, start: at, end: null, status: "running" });
-    } else if (record.runs > finished || (record.status === "error" && open)) {
+    } else if (record.runs > finished || (open && STOPPED.has(record.status))) {
       const took = (record.duration ?? 0) * 1000;
       if (open) {
         open.end = open.start + (took || at - open.start);

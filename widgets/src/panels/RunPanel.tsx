@@ -11,6 +11,12 @@ import { Panel } from "./Panel";
 import { ProblemList } from "./ProblemList";
 import { SaverInput } from "./SaverInput";
 
+/** What the run panel says for a run that stopped without ending: never "done". */
+const RUN_STATUS_TEXT: Partial<Record<RunState["status"], string>> = {
+  paused: "paused",
+  waiting: "waiting for an answer",
+};
+
 export function RunPanel(props: {
   run: RunState;
   chunks: string;
@@ -76,8 +82,8 @@ export function RunPanel(props: {
         <button type="button" data-testid="run-stop" disabled={!running} onClick={props.onStop}>
           ■ Stop
         </button>
-        <span className={`graphnb-run-status graphnb-run-${run.status}`} data-testid="run-status">
-          {run.status}
+        <span className={`graphnb-run-status graphnb-run-${run.status}`} data-testid="run-status" data-status={run.status}>
+          {RUN_STATUS_TEXT[run.status] ?? run.status}
         </span>
         {run.elapsed != null && <span className="graphnb-muted">{formatDuration(run.elapsed)}</span>}
       </div>
