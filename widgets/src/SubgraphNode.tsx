@@ -10,6 +10,7 @@ import { Elapsed } from "./Elapsed";
 import { useCanvas } from "./canvasContext";
 import { nodeTypes } from "./nodes";
 import type { NodeStatus, RunState } from "./protocol";
+import { STATUS_ICON } from "./runStatus";
 import { type Store, useSelect } from "./store";
 import type { InnerData, SubgraphData } from "./subgraphs";
 
@@ -23,15 +24,7 @@ function useGroups(): GroupControls {
   return groups;
 }
 
-const ICON: Record<NodeStatus, string> = {
-  idle: "",
-  pending: "…",
-  running: "●",
-  done: "✓",
-  error: "✗",
-  paused: "‖",
-  waiting: "?",
-};
+
 
 function useStatus(run: Store<RunState>, id: string): NodeStatus {
   return useSelect(run, (r) => (r.nodes[id]?.status ?? "idle") as NodeStatus);
@@ -94,7 +87,7 @@ function SubgraphView({ id, data, selected }: NodeProps<Node<SubgraphData, "subg
       </div>
       <div className="graphnb-node-meta">
         <span className="graphnb-node-binding" data-testid={`node-binding-${id}`}>
-          {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{ICON[status]}</span>}
+          {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{STATUS_ICON[status]}</span>}
           subgraph {data.graph ? `${data.graph} · ` : ""}
           {data.count} node{data.count === 1 ? "" : "s"}
         </span>
@@ -116,7 +109,7 @@ function InnerView({ id, data }: NodeProps<Node<InnerData, "inner">>) {
     <div className={classes.join(" ")} data-testid={`node-${id}`} data-status={status} title={`${id}${data.binding ? `: runs ${data.binding}` : ""}`}>
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="graphnb-node-label">
-        {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{ICON[status]} </span>}
+        {status !== "idle" && <span className={`graphnb-status-icon graphnb-icon-${status}`}>{STATUS_ICON[status]} </span>}
         {data.label}
         {data.subgraph ? " ⧉" : ""}
       </div>

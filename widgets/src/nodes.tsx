@@ -3,6 +3,7 @@
 import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
 import { memo, useEffect, useRef, useState } from "react";
 import type { NodeStatus } from "./protocol";
+import { STATUS_ICON, STOPPED_TEXT } from "./runStatus";
 import { Elapsed } from "./Elapsed";
 import { GroupNodeView } from "./GroupNode";
 import { useCanvas } from "./canvasContext";
@@ -28,21 +29,7 @@ export type TerminalNode = Node<{ label: string; lr?: boolean }, "terminal">;
 
 const NO_BREAKPOINTS = createStore<Record<string, string[]>>({});
 
-const STATUS_ICON: Record<NodeStatus, string> = {
-  idle: "",
-  pending: "…",
-  running: "●",
-  done: "✓",
-  error: "✗",
-  paused: "‖",
-  waiting: "?",
-};
 
-/** What a stopped node says under its name instead of its duration. */
-export const STOPPED_TEXT: Partial<Record<NodeStatus, string>> = {
-  paused: "paused before it",
-  waiting: "waiting for an answer",
-};
 
 function Step({ id, data, selected }: NodeProps<StepNode>) {
   const canvas = useCanvas();

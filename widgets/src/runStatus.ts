@@ -4,6 +4,23 @@
 import { formatDuration } from "./format";
 import type { NodeStatus, RunState } from "./protocol";
 
+/** A node's status as an icon before its binding. */
+export const STATUS_ICON: Record<NodeStatus, string> = {
+  idle: "",
+  pending: "…",
+  running: "●",
+  done: "✓",
+  error: "✗",
+  paused: "‖",
+  waiting: "?",
+};
+
+/** What a stopped node says under its name instead of its duration. */
+export const STOPPED_TEXT: Partial<Record<NodeStatus, string>> = {
+  paused: "paused before it",
+  waiting: "waiting for an answer",
+};
+
 export type RunSummary = { text: string; tone: RunState["status"] } | null;
 
 function nodesWith(run: RunState, status: NodeStatus): string[] {
