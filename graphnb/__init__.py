@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from .spec import EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
     from .state import GraphState, StateField
 
-__version__ = "0.1.0"
+from .version import __version__
 
 # Names load on first use, not on `import graphnb`: specs, typed states and checkpoint
 # metadata stand on Pydantic, whose import is most of a fresh process's start-up. The

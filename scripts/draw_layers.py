@@ -35,6 +35,7 @@ DATA = (
     "checkpoint_meta",
     "checkpoint_errors",
     "human",
+    "version",
 )
 """Bottom modules, drawn as one box: plain data and the state's rules."""
 LABELS = {

@@ -28,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The top-level parser, and each subcommand's parser by name."""
-    import graphnb  # the façade, for its version
+    from ..version import __version__
 
     top = argparse.ArgumentParser(
         prog="graphnb", description="Build, run, draw and export typed-state graphs."
@@ -37,7 +37,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         "-V",
         "--version",
         action="version",
-        version=f"graphnb {graphnb.__version__} (Python {platform.python_version()})",
+        version=f"graphnb {__version__} (Python {platform.python_version()})",
     )
     subparsers = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:

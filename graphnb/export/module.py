@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..binding import resolve
-from ..engine.policy import is_unnamed
+from ..engine.policy import CachePolicy, RetryPolicy, is_unnamed
+from ..graph import StateGraph
 from ..reducers import Reducer, add, append, merge, replace
 from ..spec import END, START, GraphSpec
 from .codegen import (
@@ -235,9 +236,7 @@ def _builder(
     }
     if resolver.problems:
         return "", "", "", state
-    import graphnb
-
-    state_graph = resolver.scaffold("StateGraph", "graphnb", "StateGraph", graphnb.StateGraph)
+    state_graph = resolver.scaffold("StateGraph", "graphnb", "StateGraph", StateGraph)
     ends = {endpoint for edge in spec.edges for endpoint in (edge.source, edge.target)}
     markers = {
         marker: resolver.scaffold(marker.strip("_").upper(), "graphnb", name, marker)
@@ -442,13 +441,11 @@ def _policy_arguments(
     spec: GraphSpec, resolver: Resolver, predicates: Mapping[str, Any]
 ) -> dict[str, list[str]]:
     """``retry=RetryPolicy(...)``, ``timeout=...``, ``cache=...``, ``destinations=...`` per node."""
-    import graphnb
-
     out: dict[str, list[str]] = {}
     for node in spec.nodes:
         arguments = []
         if node.retry is not None:
-            retry = resolver.scaffold("RetryPolicy", "graphnb", "RetryPolicy", graphnb.RetryPolicy)
+            retry = resolver.scaffold("RetryPolicy", "graphnb", "RetryPolicy", RetryPolicy)
             fields = node.retry.model_dump(exclude_defaults=True, exclude={"retry_on"})
             items = [f"{key}={value!r}" for key, value in fields.items()]
             if node.retry.retry_on is not None:
@@ -462,7 +459,7 @@ def _policy_arguments(
         if node.timeout is not None:
             arguments.append(f"timeout={node.timeout!r}")
         if node.cache is not None:
-            cache = resolver.scaffold("CachePolicy", "graphnb", "CachePolicy", graphnb.CachePolicy)
+            cache = resolver.scaffold("CachePolicy", "graphnb", "CachePolicy", CachePolicy)
             fields = node.cache.model_dump(exclude_defaults=True)
             if "fields" in fields:
                 fields["fields"] = tuple(fields["fields"])

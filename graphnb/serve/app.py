@@ -627,7 +627,7 @@ class Api:
 
     async def info(self, request: Request) -> Response:
         """``GET /info``: what serves this API."""
-        from .. import __version__
+        from ..version import __version__
 
         return JSONResponse({"version": __version__, "server": "graphnb", "flags": {}})
 
