@@ -1,7 +1,7 @@
 """What a checkpoint is: the stored row, the interrupts it may hold, and the user's view.
 
 These records are what the engine and the savers exchange, so they sit below both:
-:mod:`graphnb.engine` plans runs from a :class:`Position`, :mod:`graphnb.checkpoint`
+:mod:`graphnb.engine` plans runs from a :class:`LoadedCheckpoint`, :mod:`graphnb.checkpoint`
 stores :class:`StoredCheckpoint` rows and hands back :class:`Loaded` chains.
 
 A thread is a list of checkpoints, numbered by ``seq`` in the order they were written.
@@ -48,7 +48,7 @@ __all__ = [
     "InterruptWhen",
     "Loaded",
     "NewCheckpoint",
-    "Position",
+    "LoadedCheckpoint",
     "StateSnapshot",
     "StoredCheckpoint",
     "check_own_thread",
@@ -332,7 +332,7 @@ class Loaded:
 
 
 @dataclass(slots=True)
-class Position:
+class LoadedCheckpoint:
     """A checkpoint read back: its row, its decoded meta and the state it holds.
 
     Attributes:

@@ -36,8 +36,8 @@ from ..records import (
     Durability,
     Interrupt,
     Loaded,
+    LoadedCheckpoint,
     NewCheckpoint,
-    Position,
     StateSnapshot,
     StoredCheckpoint,
     is_child_thread,
@@ -104,7 +104,7 @@ class Threads(Generic[S]):
 
     # -- reading -----------------------------------------------------------------------
 
-    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> LoadedCheckpoint | None:
         """The thread's last checkpoint (or ``checkpoint_id``), or ``None`` if it has none.
 
         Raises:
@@ -115,7 +115,9 @@ class Threads(Generic[S]):
         _check_thread_id(thread_id)
         return self.position(self.saver.load(thread_id, checkpoint_id), thread_id, checkpoint_id)
 
-    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+    async def aload(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> LoadedCheckpoint | None:
         """Async :meth:`load`."""
         _check_thread_id(thread_id)
         loaded = await self.saver.aload(thread_id, checkpoint_id)
@@ -133,7 +135,7 @@ class Threads(Generic[S]):
 
     def position(
         self, loaded: Loaded | None, thread_id: str, checkpoint_id: str | None
-    ) -> Position | None:
+    ) -> LoadedCheckpoint | None:
         """Decode what a saver's ``load`` returned."""
         if loaded is None:
             if checkpoint_id is not None:
@@ -146,7 +148,7 @@ class Threads(Generic[S]):
         chain = _chain(loaded.rows, loaded.target)
         dropped: set[str] = set()
         values: dict[str, Any] = {}
-        position: Position | None = None
+        position: LoadedCheckpoint | None = None
         for row in chain:
             meta = _read(row)
             if row.snapshot is not None:
@@ -158,7 +160,7 @@ class Threads(Generic[S]):
                     dropped=dropped,
                 )
                 size = len(json.dumps(row.snapshot, separators=(",", ":")))
-                position = Position(row, meta, values, loaded.head_seq, 0, size)
+                position = LoadedCheckpoint(row, meta, values, loaded.head_seq, 0, size)
             else:
                 self._replay(values, row, dropped)
                 assert position is not None  # the chain starts at a snapshot
@@ -190,19 +192,19 @@ class Threads(Generic[S]):
                     field=getattr(error, "field", None),
                 ) from None
 
-    def pending(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+    def pending(self, position: LoadedCheckpoint) -> list[tuple[str, dict[str, Any]]]:
         """Updates of the nodes that finished in an interrupted step, decoded.
 
         They are merged when the step completes on resume; those nodes do not run again.
         """
         return self._decoded(position, position.meta.pending, "pending writes")
 
-    def sends(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+    def sends(self, position: LoadedCheckpoint) -> list[tuple[str, dict[str, Any]]]:
         """The Send items the next step runs (target node, payload), decoded."""
         return self._decoded(position, position.meta.sends, "sends")
 
     def _decoded(
-        self, position: Position, entries: list[list[Any]], what: str
+        self, position: LoadedCheckpoint, entries: list[list[Any]], what: str
     ) -> list[tuple[str, dict[str, Any]]]:
         row = position.row
         try:
@@ -229,7 +231,7 @@ class Threads(Generic[S]):
             for node, update in stored
         ]
 
-    def snapshot(self, position: Position) -> StateSnapshot[S]:
+    def snapshot(self, position: LoadedCheckpoint) -> StateSnapshot[S]:
         """The user's view of a loaded checkpoint."""
         row, meta = position.row, position.meta
         return StateSnapshot(
@@ -313,7 +315,7 @@ class Threads(Generic[S]):
 
         page = rows[-limit:]
         head = page[-1].seq if page else -1
-        out = [self.snapshot(Position(row, _read(row), state(row), head)) for row in page]
+        out = [self.snapshot(LoadedCheckpoint(row, _read(row), state(row), head)) for row in page]
         if page:
             warn_dropped(
                 self.schema, dropped, thread_id=thread_id, checkpoint_id=page[-1].checkpoint_id
@@ -322,9 +324,19 @@ class Threads(Generic[S]):
         return out
 
     def delete(self, thread_id: str) -> int:
-        """Delete a thread's checkpoints; returns how many there were."""
+        """Delete a thread's checkpoints and its subgraphs' threads; returns how many.
+
+        A subgraph node's child runs on a thread named after its parent's
+        (:func:`~graphnb.records.child_thread`): it goes with the parent, at every depth.
+        """
         _check_thread_id(thread_id)
-        return self.saver.delete_thread(thread_id)
+        saver = self.saver
+        children = [
+            child
+            for child in saver.threads()
+            if child.startswith(thread_id + "|") and is_child_thread(child)
+        ]
+        return saver.delete_thread(thread_id) + sum(saver.delete_thread(c) for c in children)
 
     def _history(
         self, rows: list[StoredCheckpoint], thread_id: str, limit: int | None
@@ -350,7 +362,7 @@ class Threads(Generic[S]):
                 values = dict(parent)
                 self._replay(values, row, dropped)
             states[row.seq] = values
-            out.append(self.snapshot(Position(row, meta, values, rows[-1].seq)))
+            out.append(self.snapshot(LoadedCheckpoint(row, meta, values, rows[-1].seq)))
         if rows:
             warn_dropped(
                 self.schema, dropped, thread_id=thread_id, checkpoint_id=rows[-1].checkpoint_id
@@ -411,7 +423,7 @@ class Threads(Generic[S]):
     def writer(
         self,
         thread_id: str,
-        position: Position | None,
+        position: LoadedCheckpoint | None,
         *,
         metadata: Mapping[str, Any] | None,
         durability: Durability = "sync",
@@ -439,7 +451,7 @@ class ThreadWriter:
         self,
         threads: Threads[Any],
         thread_id: str,
-        position: Position | None,
+        position: LoadedCheckpoint | None,
         metadata: dict[str, Any],
         durability: Durability = "sync",
     ) -> None:

@@ -391,17 +391,14 @@ class CompiledGraph(Generic[S]):
         return watch(thread_id, callback)
 
     def delete_thread(self, thread_id: str) -> int:
-        """Delete a thread's checkpoints, its subgraphs' threads too; returns how many."""
-        from .subgraph import check_thread_type, is_child_thread
+        """Delete a thread's checkpoints, its subgraphs' threads too; returns how many.
+
+        The same as ``self.threads.delete(thread_id)``, with the thread id checked first.
+        """
+        from .subgraph import check_thread_type
 
         check_thread_type(thread_id)
-        threads = self.threads
-        children = [
-            t
-            for t in threads.saver.threads()
-            if t.startswith(thread_id + "|") and is_child_thread(t)
-        ]
-        return threads.delete(thread_id) + sum(threads.delete(t) for t in children)
+        return self.threads.delete(thread_id)
 
     # -- running -----------------------------------------------------------------------
 

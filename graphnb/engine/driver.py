@@ -36,7 +36,7 @@ from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFound
 from ..draft import START
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
-from ..records import INPUT, Durability, Interrupt, NewCheckpoint, Position, child_thread
+from ..records import INPUT, Durability, Interrupt, LoadedCheckpoint, NewCheckpoint, child_thread
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync
@@ -165,7 +165,7 @@ def _plan(
     graph: CompiledGraph[Any],
     threads: ThreadStore[Any],
     run: ThreadedRun[Any],
-    position: Position | None,
+    position: LoadedCheckpoint | None,
     given: Any,
 ) -> _Plan:
     if isinstance(given, Command):
@@ -199,7 +199,7 @@ def _plan(
     return _Plan(update, list(start_at) if start_at else None, skip_before=False)
 
 
-def unstarted(position: Position) -> bool:
+def unstarted(position: LoadedCheckpoint) -> bool:
     """Whether ``position`` is a seed not run yet, or an edit of one (no ``as_node``).
 
     Such an edit keeps the seed's ``start_at`` (``[]``: the graph's entry), so the
@@ -208,7 +208,7 @@ def unstarted(position: Position) -> bool:
     return position.row.source == "seed" or position.meta.start_at is not None
 
 
-def last_step(position: Position) -> int:
+def last_step(position: LoadedCheckpoint) -> int:
     """The last step whose writes the state at ``position`` holds.
 
     Its ``step``, but for an ``error`` checkpoint: that one is numbered for the step that
@@ -221,7 +221,7 @@ def last_step(position: Position) -> int:
     return position.row.step
 
 
-def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: bool) -> None:
+def _check_nodes(graph: CompiledGraph[Any], position: LoadedCheckpoint, *, resuming: bool) -> None:
     """Refuse a checkpoint whose run-state names nodes the graph does not have.
 
     Reading such a checkpoint is fine (the graph may have changed since), but running
@@ -248,7 +248,10 @@ def _check_nodes(graph: CompiledGraph[Any], position: Position, *, resuming: boo
 
 
 def _resume_from(
-    graph: CompiledGraph[Any], threads: ThreadStore[Any], run: ThreadedRun[Any], position: Position
+    graph: CompiledGraph[Any],
+    threads: ThreadStore[Any],
+    run: ThreadedRun[Any],
+    position: LoadedCheckpoint,
 ) -> None:
     _check_nodes(graph, position, resuming=True)
     run.done = dict(threads.pending(position))
@@ -266,7 +269,7 @@ def _resume_from(
 
 
 def _answers(
-    position: Position, resume: Any, thread_id: str
+    position: LoadedCheckpoint, resume: Any, thread_id: str
 ) -> tuple[dict[str, tuple[Any, ...]], dict[str, dict[str, Any]]]:
     """Each node's answers to its ``interrupt()`` calls, the new answer included.
 
@@ -499,7 +502,7 @@ def _steps(
     run: ThreadedRun[S],
     given: Any,
     options: RunOptions,
-    position: Position | None,
+    position: LoadedCheckpoint | None,
     writer: CheckpointWriter,
 ) -> Loop:
     threads = run.store
@@ -559,7 +562,7 @@ def _steps(
 def _check_into(
     graph: CompiledGraph[Any],
     threads: ThreadStore[Any],
-    position: Position | None,
+    position: LoadedCheckpoint | None,
     options: RunOptions,
 ) -> Generator[Call, Any, None]:
     """Refuse a time travel into a subgraph whose checkpoint is not there, writing nothing.
@@ -609,7 +612,9 @@ def _check_into(
         graph, thread_id, start = subgraph.child, named, position.row.checkpoint_id
 
 
-def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator[Call, Any, str]:
+def step_base(
+    threads: ThreadStore[Any], position: LoadedCheckpoint | None
+) -> Generator[Call, Any, str]:
     """The checkpoint the step ``position`` is resuming started from.
 
     Subgraph nodes name their child threads after it; interrupt rows (and edits of them
@@ -634,7 +639,7 @@ def step_base(threads: ThreadStore[Any], position: Position | None) -> Generator
     return position.row.checkpoint_id if position is not None else ""
 
 
-def _keeps_step(position: Position) -> bool:
+def _keeps_step(position: LoadedCheckpoint) -> bool:
     """Whether ``position`` is an edit that left the step as it was (no ``as_node``)."""
     return position.row.source == "update" and not position.meta.ran
 

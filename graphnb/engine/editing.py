@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
 from ..draft import END
 from ..errors import GraphSetupError, InvalidUpdateError
-from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, Position, StateSnapshot
+from ..records import INPUT, UPDATE, Interrupt, LoadedCheckpoint, NewCheckpoint, StateSnapshot
 from ..schema import WriteError
 from ..state import GraphState
 from .store import ThreadStore
@@ -25,7 +25,7 @@ S = TypeVar("S")
 def snapshot_of(
     threads: ThreadStore[S],
     thread_id: str,
-    position: Position | None,
+    position: LoadedCheckpoint | None,
     graph: CompiledGraph[S] | None = None,
 ) -> StateSnapshot[S]:
     """The user's view of a loaded checkpoint; a missing thread is an error.

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from ..records import (
         Durability,
         Loaded,
+        LoadedCheckpoint,
         NewCheckpoint,
-        Position,
         StateSnapshot,
         StoredCheckpoint,
     )
@@ -165,10 +165,12 @@ class ThreadStore(Protocol[S]):
     def saver(self) -> Saver:
         """Where the rows live."""
 
-    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> LoadedCheckpoint | None:
         """The thread's last checkpoint (or ``checkpoint_id``), or ``None`` if it has none."""
 
-    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Position | None:
+    async def aload(
+        self, thread_id: str, checkpoint_id: str | None = None
+    ) -> LoadedCheckpoint | None:
         """Async :meth:`load`."""
 
     def thread_lock(self, thread_id: str) -> AbstractContextManager[None]:
@@ -177,13 +179,13 @@ class ThreadStore(Protocol[S]):
     def athread_lock(self, thread_id: str) -> AbstractAsyncContextManager[None]:
         """Async :meth:`thread_lock`."""
 
-    def pending(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+    def pending(self, position: LoadedCheckpoint) -> list[tuple[str, dict[str, Any]]]:
         """Updates of the nodes that finished in an interrupted step, decoded."""
 
-    def sends(self, position: Position) -> list[tuple[str, dict[str, Any]]]:
+    def sends(self, position: LoadedCheckpoint) -> list[tuple[str, dict[str, Any]]]:
         """The Send items the next step runs (target node, payload), decoded."""
 
-    def snapshot(self, position: Position) -> StateSnapshot[S]:
+    def snapshot(self, position: LoadedCheckpoint) -> StateSnapshot[S]:
         """The user's view of a loaded checkpoint."""
 
     def history(self, thread_id: str, *, limit: int | None = None) -> list[StateSnapshot[S]]:
@@ -203,7 +205,7 @@ class ThreadStore(Protocol[S]):
         """Async :meth:`history_page`."""
 
     def delete(self, thread_id: str) -> int:
-        """Delete a thread's checkpoints; returns how many there were."""
+        """Delete a thread's checkpoints and its subgraphs' threads; returns how many."""
 
     def prune(
         self,
@@ -218,7 +220,7 @@ class ThreadStore(Protocol[S]):
     def writer(
         self,
         thread_id: str,
-        position: Position | None,
+        position: LoadedCheckpoint | None,
         *,
         metadata: Mapping[str, Any] | None,
         durability: Durability = "sync",

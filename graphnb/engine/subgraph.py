@@ -46,7 +46,7 @@ from .events import Event, Interrupted, StepFinished
 from .send import instance_key, parse_key
 
 if TYPE_CHECKING:
-    from ..records import Position, StateSnapshot
+    from ..records import LoadedCheckpoint, StateSnapshot
     from ..schema import StateSchema
     from ..spec import SubgraphWrites
     from .compiled import CompiledGraph
@@ -130,7 +130,7 @@ class SubgraphInterrupt(GraphInterrupt):
 
 
 def child_states(
-    graph: CompiledGraph[Any], threads: ThreadStore[Any], position: Position
+    graph: CompiledGraph[Any], threads: ThreadStore[Any], position: LoadedCheckpoint
 ) -> dict[str, StateSnapshot[Any]]:
     """The snapshots of the children of the subgraph nodes the step at ``position`` runs."""
     from .driver import step_base

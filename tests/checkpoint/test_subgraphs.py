@@ -98,7 +98,12 @@ def test_get_state_with_subgraphs_returns_the_childs_state(saver: BaseSaver) -> 
     assert [info.thread_id for info in app.threads_info(limit=1)] == ["u"]
     assert [info.thread_id for info in app.threads_info(limit=1, after="u")] == ["t"]
     assert [info.status for info in app.threads_info()] == ["interrupted", "interrupted"]
-    app.delete_thread("u")
+    # the store's own delete takes the subgraphs' threads too, as delete_thread does
+    own = [t for t in saver.threads() if t == "u" or t.startswith("u|")]
+    rows = sum(len(saver.history(t)) for t in own)
+    assert len(own) > 1
+    assert app.threads.delete("u") == rows
+    assert [t for t in saver.threads() if t.startswith("u")] == []
     app.invoke(Command(resume="no"), thread_id="t")
     assert app.get_state("t", subgraphs=True).subgraphs == {}  # nothing runs next
     assert app.delete_thread("t") > len(app.get_state_history("t") or [0])
