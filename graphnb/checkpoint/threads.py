@@ -152,13 +152,7 @@ class Threads(Generic[S]):
         for row in chain:
             meta = _read(row)
             if row.snapshot is not None:
-                values = decode_snapshot(
-                    self.schema,
-                    row.snapshot,
-                    thread_id=row.thread_id,
-                    checkpoint_id=row.checkpoint_id,
-                    dropped=dropped,
-                )
+                values = self._values_at(row, dropped)
                 size = len(json.dumps(row.snapshot, separators=(",", ":")))
                 position = LoadedCheckpoint(row, meta, values, loaded.head_seq, 0, size)
             else:
@@ -171,6 +165,16 @@ class Threads(Generic[S]):
             self.schema, dropped, thread_id=thread_id, checkpoint_id=position.row.checkpoint_id
         )
         return position
+
+    def _values_at(self, row: StoredCheckpoint, dropped: set[str]) -> dict[str, Any]:
+        """The state ``row``'s snapshot holds, decoded through the model."""
+        return decode_snapshot(
+            self.schema,
+            row.snapshot or {},
+            thread_id=row.thread_id,
+            checkpoint_id=row.checkpoint_id,
+            dropped=dropped,
+        )
 
     def _replay(self, values: dict[str, Any], row: StoredCheckpoint, dropped: set[str]) -> None:
         for node, update in _writes(row):
@@ -299,13 +303,7 @@ class Threads(Generic[S]):
                 chain.append(row)
                 row = _parent(row, by_seq)
             if row.seq not in states:
-                states[row.seq] = decode_snapshot(
-                    self.schema,
-                    row.snapshot or {},
-                    thread_id=row.thread_id,
-                    checkpoint_id=row.checkpoint_id,
-                    dropped=dropped,
-                )
+                states[row.seq] = self._values_at(row, dropped)
             values = states[row.seq]
             for link in reversed(chain):
                 values = dict(values)
@@ -348,13 +346,7 @@ class Threads(Generic[S]):
         for row in rows:
             meta = _read(row)
             if row.snapshot is not None:
-                values = decode_snapshot(
-                    self.schema,
-                    row.snapshot,
-                    thread_id=row.thread_id,
-                    checkpoint_id=row.checkpoint_id,
-                    dropped=dropped,
-                )
+                values = self._values_at(row, dropped)
             else:
                 parent = states.get(row.parent_seq) if row.parent_seq is not None else None
                 if parent is None:
