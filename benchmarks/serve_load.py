@@ -1,0 +1,169 @@
+"""Load on ``graphnb serve``: many streaming runs at once, driven by LangGraph's own client.
+
+Bounded and on loopback only. ``graphnb serve`` runs as a user starts it, a process of its
+own on the embedded default (SQLite, the in-process worker); this process is the client,
+``langgraph-sdk``'s async one. Each run streams a 10-node chain whose fifth node awaits
+50 ms; per run the time from sending the request to its first streamed event, and the
+check that its last ``values`` event has all ten steps (nothing lost). The threads are
+made before the clock starts; the runs then start all at once.
+
+    python benchmarks/serve_load.py                    # 200 runs at once, 3 rounds
+    python benchmarks/serve_load.py --runs 50 --rounds 1
+    python benchmarks/serve_load.py --durability async # checkpoints written behind the run
+
+Prints, each round and their median: time to the first event (the run's metadata, which
+the client reads first) and to the first state (``values``), p50 and p99, and runs per
+second.
+Not timed against ``langgraph dev`` here: its server (``langgraph-api`` with
+``langgraph-runtime-inmem``) is in this machine's package mirror but not in the bench
+extra, whose LangGraph it would move; run it beside this script to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GRAPH = """
+import asyncio
+from graphnb import END, START, StateGraph
+
+
+def step(n):
+    def node(state: dict) -> dict:
+        return {"steps": state.get("steps", 0) + 1}
+
+    node.__name__ = f"s{n}"
+    return node
+
+
+async def wait(state: dict) -> dict:
+    await asyncio.sleep(0.05)
+    return {"steps": state.get("steps", 0) + 1}
+
+
+chain = StateGraph(dict, name="chain")
+names = [f"s{n}" for n in range(10)]
+for n, name in enumerate(names):
+    chain.add_node(name, wait if n == 4 else step(n))
+chain.add_edge(START, names[0])
+for a, b in zip(names, names[1:]):
+    chain.add_edge(a, b)
+chain.add_edge(names[-1], END)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _one(client, thread_id: str, durability: str | None) -> tuple[float, float, bool]:
+    """One streamed run: its time to the first event and to the first state (from the
+    request), and whether it ended with all ten steps."""
+    first = state = float("inf")
+    last = None
+    options = {"durability": durability} if durability else {}
+    started = time.perf_counter()
+    async for part in client.runs.stream(
+        thread_id, "chain", input={"steps": 0}, stream_mode="values", **options
+    ):
+        first = min(first, time.perf_counter() - started)  # the run's metadata, first
+        if part.event == "values":
+            state = min(state, time.perf_counter() - started)
+            last = part.data
+    return first, state, bool(last and last.get("steps") == 10)
+
+
+def _percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    return ordered[len(ordered) // 2] * 1000, ordered[int(len(ordered) * 0.99)] * 1000
+
+
+async def _round(url: str, runs: int, durability: str | None) -> dict[str, float]:
+    from langgraph_sdk import get_client
+
+    client = get_client(url=url, api_key=None)
+    threads = [await client.threads.create() for _ in range(runs)]  # not timed
+    started = time.perf_counter()
+    results = await asyncio.gather(*(_one(client, t["thread_id"], durability) for t in threads))
+    wall = time.perf_counter() - started
+    p50, p99 = _percentiles([first for first, _, _ in results])
+    state50, state99 = _percentiles([state for _, state, _ in results])
+    return {
+        "p50": p50,
+        "p99": p99,
+        "state_p50": state50,
+        "state_p99": state99,
+        "runs_per_s": runs / wall,
+        "lost": sum(not ok for _, _, ok in results),
+    }
+
+
+def _wait_up(url: str, server: subprocess.Popen[bytes]) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"graphnb serve exited with {server.returncode}")
+        try:
+            if httpx.get(f"{url}/ok", timeout=1).status_code < 500:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise SystemExit("graphnb serve did not answer within 30 s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200, help="runs at once (200)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds (3)")
+    parser.add_argument("--durability", choices=("sync", "async", "exit"), default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as where:
+        module = Path(where) / "load_graph.py"
+        module.write_text(GRAPH)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        command = [sys.executable, "-m", "graphnb", "serve", f"{module}:chain"]
+        command += ["--port", str(port), "--db", f"sqlite:///{Path(where) / 'load.db'}"]
+        log = (Path(where) / "server.log").open("wb")  # uvicorn logs every request
+        server = subprocess.Popen(command, cwd=where, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_up(url, server)
+            rounds = []
+            for number in range(args.rounds):
+                found = asyncio.run(_round(url, args.runs, args.durability))
+                rounds.append(found)
+                print(
+                    f"round {number + 1}: first event p50 {found['p50']:.0f} ms, "
+                    f"p99 {found['p99']:.0f} ms; first state p50 {found['state_p50']:.0f} ms, "
+                    f"p99 {found['state_p99']:.0f} ms; {found['runs_per_s']:.1f} runs/s, "
+                    f"lost {found['lost']:.0f}"
+                )
+            print(
+                f"median of {args.rounds} rounds of {args.runs} runs "
+                f"(durability {args.durability or 'sync'}): "
+                f"first event p50 {statistics.median(r['p50'] for r in rounds):.0f} ms, "
+                f"p99 {statistics.median(r['p99'] for r in rounds):.0f} ms; first state "
+                f"p50 {statistics.median(r['state_p50'] for r in rounds):.0f} ms, "
+                f"p99 {statistics.median(r['state_p99'] for r in rounds):.0f} ms; "
+                f"{statistics.median(r['runs_per_s'] for r in rounds):.1f} runs/s, "
+                f"lost {sum(r['lost'] for r in rounds):.0f}"
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
