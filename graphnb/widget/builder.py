@@ -156,7 +156,7 @@ class Builder(anywidget.AnyWidget):
         traitlets.Dict(), help="Graphs in the notebook a node can run as its subgraph."
     ).tag(sync=True)
     run_state = traitlets.Dict(help="The current run, as the run panel shows it.").tag(sync=True)
-    threads = traitlets.Bool(
+    saves_threads = traitlets.Bool(
         False, help="Whether runs belong to threads (a checkpointer is set)."
     ).tag(sync=True)
     saver = traitlets.Unicode(
@@ -626,7 +626,7 @@ class Builder(anywidget.AnyWidget):
         from ..checkpoint import SaverSetupError, as_saver
 
         if checkpointer is None or checkpointer == "":
-            self._checkpointer, self.saver, self.threads = None, "", False
+            self._checkpointer, self.saver, self.saves_threads = None, "", False
             return
         if isinstance(checkpointer, str):
             if checkpointer == self.saver and self._checkpointer is not None:
@@ -643,7 +643,7 @@ class Builder(anywidget.AnyWidget):
             raise SaverSetupError(scrub(str(error), self._secrets)) from None
         self._checkpointer = saver
         self.saver = mask_url(checkpointer) if isinstance(checkpointer, str) else repr(saver)
-        self.threads = True
+        self.saves_threads = True
 
     def layout(self, direction: Direction | None = None) -> None:
         """Place every node (and START, END) with the diagrams' layout.

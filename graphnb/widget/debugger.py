@@ -97,7 +97,7 @@ class ContinueRequest(TypedDict):
     step: bool
 
 
-class StopRequest(TypedDict):
+class LeavePauseRequest(TypedDict):
     """Leave the pause: the thread stays where it is, the pause is no longer shown."""
 
     type: Literal["debug_stop"]
@@ -130,7 +130,7 @@ DebugRequest = (
     | RerunRequest
     | BreakpointRequest
     | ContinueRequest
-    | StopRequest
+    | LeavePauseRequest
     | ResumeRequest
 )
 

@@ -102,12 +102,12 @@ def test_a_spec_that_is_not_a_graph_is_refused_with_a_notice_and_the_canvas_rese
 def test_the_canvas_cannot_change_traits_python_owns(comm, notebook):
     builder = Builder(notebook["graph"], namespace=notebook)
     comm.clear()
-    comm.receive_update({"saver": "memory://", "threads": True, "run_state": {}})
-    assert (builder.saver, builder.threads) == ("", False)
+    comm.receive_update({"saver": "memory://", "saves_threads": True, "run_state": {}})
+    assert (builder.saver, builder.saves_threads) == ("", False)
     assert builder.run_state["status"] == "idle"
-    assert "may not change `run_state`, `saver`, `threads`" in builder.notice
+    assert "may not change `run_state`, `saver`, `saves_threads`" in builder.notice
     assert comm.updates("saver")[-1] == ""
-    assert comm.updates("threads")[-1] is False
+    assert comm.updates("saves_threads")[-1] is False
 
 
 def test_an_edit_of_the_drawing_keeps_a_notice_about_something_else(comm, notebook):

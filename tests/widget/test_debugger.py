@@ -151,7 +151,7 @@ def test_bad_debugger_requests_are_answered_with_their_error(comm, notebook, tmp
     comm.receive({"type": "debug_threads", "request": 12, "search": "", "limit": 5, "after": None})
     [reply] = comm.custom("debug_threads")
     assert "checkpointer" in reply["error"]
-    assert without.threads is False
+    assert without.saves_threads is False
 
 
 def test_breakpoints_follow_a_renamed_node_and_go_with_a_deleted_one(comm, notebook, tmp_path):

@@ -453,9 +453,9 @@ def test_spec_trait_is_json(comm, notebook):
 
 def test_with_a_saver_each_run_belongs_to_a_thread_that_the_next_run_continues(comm, notebook):
     builder = Builder(notebook["graph"], namespace=notebook)
-    assert builder.threads is False
+    assert builder.saves_threads is False
     comm.receive({"type": "use_saver", "url": "memory://"})
-    assert (builder.threads, builder.saver) == (True, "memory://")
+    assert (builder.saves_threads, builder.saver) == (True, "memory://")
 
     first = run_async(_run(builder, {"topic": "a"}))
     thread = builder.run_state["thread_id"]
@@ -474,7 +474,7 @@ def test_a_saver_url_that_names_nothing_is_reported_in_the_widget(comm, notebook
     builder = Builder(namespace=notebook)
     comm.receive({"type": "use_saver", "url": "nosuch://x"})
     assert builder.notice.startswith("use_saver failed: ")
-    assert builder.threads is False
+    assert builder.saves_threads is False
     comm.receive({"type": "use_saver", "url": ""})
     assert builder.notice == ""
 

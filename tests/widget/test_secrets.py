@@ -35,7 +35,7 @@ def _everything_sent(comm: Any) -> str:
 def test_the_widget_syncs_and_shows_the_saver_url_with_its_password_masked(comm, notebook):
     builder = Builder(notebook["graph"], namespace=notebook, checkpointer=POSTGRES)
     assert builder.saver == MASKED
-    assert builder.threads is True
+    assert builder.saves_threads is True
     # The kernel keeps the real URL: the saver connects with it.
     assert builder._checkpointer.url == POSTGRES  # type: ignore[union-attr]
     comm.receive({"type": "use_saver", "url": f"mysql://root:{PASSWORD}x@127.0.0.1:1/test"})

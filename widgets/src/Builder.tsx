@@ -76,7 +76,7 @@ function Editor() {
   const { problems } = stubs;
   const [models] = useModelState<Model["models"]>("models");
   const [runTrait] = useModelState<RunState>("run_state");
-  const [threads] = useModelState<boolean>("threads");
+  const [threads] = useModelState<boolean>("saves_threads");
   const [saver] = useModelState<string>("saver");
   const [notice] = useModelState<string>("notice");
   const [exportStatus] = useModelState<string>("export_status");
