@@ -114,11 +114,13 @@ def test_a_langgraph_graph_graphnb_cannot_map_is_an_error_naming_what(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     refused = FLOW.replace(
-        'builder.add_node("bump", bump)', 'builder.add_node("bump", bump, defer=True)'
+        'builder.add_node("bump", bump)',
+        "from langgraph.types import RetryPolicy\n"
+        'builder.add_node("bump", bump, retry_policy=[RetryPolicy(), RetryPolicy()])',
     )
     (tmp_path / "lg.py").write_text(refused, encoding="utf-8")
     code, out, err = cli(capsys, "run", "lg.py", "--input", '{"n": 1}')
     assert code == 1
     assert err.startswith("error: the LangGraph graph 'builder' uses 1 feature(s)"), err
-    assert "defer (node 'bump')" in err
+    assert "several RetryPolicy (node 'bump')" in err
     assert out == ""
