@@ -285,6 +285,16 @@ class LangGraphCalls(CompiledGraph[Any]):
             return result
         return {key: value for key, value in result.items() if key in keys}
 
+    def _written_values_modes(self, style: bool, mode: Any) -> list[str] | None:
+        """The run's modes when LangGraph's values must be streamed; else None.
+
+        That is, for a call written for LangGraph streaming values of a state whose
+        unwritten fields LangGraph leaves out (see :meth:`_as_langgraphs`).
+        """
+        modes = [mode] if isinstance(mode, str) else list(mode or ())
+        wanted = style and "values" in modes and "messages" not in modes
+        return modes if wanted and self._unwritten() is not None else None
+
     def stream(
         self, input: Any = None, config: Mapping[str, Any] | None = None, **options: Any
     ) -> Iterator[Any]:
@@ -295,13 +305,8 @@ class LangGraphCalls(CompiledGraph[Any]):
         run_options = self._replaying(given, _options(config, options, threaded=threaded))
         run_options = _modes(run_options)
         mode = run_options.get("mode")
-        modes = [mode] if isinstance(mode, str) else list(mode or ())
-        if (
-            style
-            and "values" in modes
-            and "messages" not in modes
-            and self._unwritten() is not None
-        ):
+        modes = self._written_values_modes(style, mode)
+        if modes is not None:
             # LangGraph's values are a dict of the channels written (see _as_langgraphs)
             for item in self._as_langgraphs(given, {**run_options, "mode": modes}):
                 yield item[1] if isinstance(mode, str) else item
@@ -324,13 +329,8 @@ class LangGraphCalls(CompiledGraph[Any]):
         run_options = await asyncio.to_thread(self._replaying, given, run_options)
         run_options = _modes(run_options)
         mode = run_options.get("mode")
-        modes = [mode] if isinstance(mode, str) else list(mode or ())
-        if (
-            style
-            and "values" in modes
-            and "messages" not in modes
-            and self._unwritten() is not None
-        ):
+        modes = self._written_values_modes(style, mode)
+        if modes is not None:
             async for item in self._aas_langgraphs(given, {**run_options, "mode": modes}):
                 yield item[1] if isinstance(mode, str) else item
             return

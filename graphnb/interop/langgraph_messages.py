@@ -64,7 +64,7 @@ class MessagesMode:
 
     def _items(self, item: Any) -> list[Any]:
         if self.single:
-            return [pair for pair in self._messages(item)]
+            return list(self._messages(item))
         mode, value = item
         if mode != _EVENTS:
             return [item]
