@@ -226,6 +226,8 @@ class StateGraph(Generic[S]):
             destinations = command_destinations(callee)
         marks = _destinations(node, destinations)
         private = self._private_input(node, callee, input_schema)
+        if not isinstance(defer, bool):
+            raise GraphSetupError(f"defer= of `{node}` must be True or False, got {defer!r}")
         if isinstance(fn, (StateGraph, CompiledGraph)):
             _refuse_subgraph_policies(node, retry, timeout, cache)
             _check_writes(node, writes)

@@ -409,7 +409,7 @@ def test_a_paused_or_waiting_run_says_so_and_no_clock_runs(lab):
     assert page.get_by_test_id("node-ask").get_attribute("data-status") == "paused"
     assert "paused before it" in page.get_by_test_id("node-stopped-ask").inner_text()
     assert page.get_by_test_id("node-plan").get_attribute("data-status") == "done"
-    lab.screenshot("status-paused", element=lab.builder())
+    _keep_shots(lab, "status-paused")
 
     kernel.run("builder.breakpoints = {}")
     page.get_by_test_id("pause-continue").click()
@@ -421,5 +421,5 @@ def test_a_paused_or_waiting_run_says_so_and_no_clock_runs(lab):
     page.wait_for_timeout(500)  # a clock would have ticked by now
     assert page.locator("[data-testid^='node-elapsed-']").count() == 0
     assert page.get_by_test_id("node-ask").get_attribute("data-status") == "waiting"
-    lab.screenshot("status-waiting", element=lab.builder())
+    _keep_shots(lab, "status-waiting")
     lab.assert_no_js_errors()

@@ -82,3 +82,10 @@ def test_async_runs_defer_the_same(driven: str) -> None:
     app = branches().compile()
     result = app.invoke({}) if driven == "sync" else asyncio.run(app.ainvoke({}))
     assert result["trail"] == ["a", "b1", "b2", "b3", "done"]
+
+
+def test_defer_takes_a_bool_and_says_so() -> None:
+    from graphnb import GraphSetupError
+
+    with pytest.raises(GraphSetupError, match="defer= of `a` must be True or False, got 'maybe'"):
+        StateGraph(Trail).add_node("a", a, defer="maybe")  # type: ignore[arg-type]
