@@ -31,7 +31,7 @@ from ..spec import START, GraphSpec, StateSpec
 from . import namespace as ns
 from ._deps import anywidget, traitlets
 from .background import Background
-from .bundle import LOADER, bundle_reply
+from .bundle import COMMAND, LOADER, bundle_reply
 from .composition import (
     attach_children,
     bind_children,
@@ -44,19 +44,29 @@ from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals,
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout, place
 from .livecheck import LiveCheck
-from .messages import (
-    ClientMessage,
-    ExportExistsMessage,
-    InspectedMessage,
-    ProblemInfo,
-    RunError,
-    RunState,
-    ServerMessage,
-    explain,
-    read_client_message,
-)
 from .offload import guard_router, off_loop
 from .picture import picture
+from .protocol import (
+    REQUEST_COMMAND,
+    Done,
+    ExportReply,
+    ExportRequest,
+    InspectReply,
+    InspectRequest,
+    LayoutRequest,
+    ProblemInfo,
+    RefreshRequest,
+    Refused,
+    RunError,
+    RunRequest,
+    RunState,
+    ServerMessage,
+    StopRequest,
+    UseModelRequest,
+    UseSaverRequest,
+    explain,
+    read_request,
+)
 from .redact import MASK, mask_url, scrub, secrets_in
 from .runner import RunController, idle_run
 
@@ -215,12 +225,19 @@ class Builder(anywidget.AnyWidget):
         super().__init__(spec=spec, height=height)
         self._runner = RunController(self._publish_run, self._send_message)
         self._watching: LiveView | None = None  # Builder.watch
-        self._debugger = Debugger(
-            self,
-            cast("Callable[[dict[str, Any]], None]", self._send_message),
-            self._publish_run,
-            lambda: self._runner.running,
-        )
+        self._debugger = Debugger(self, self._publish_run, lambda: self._runner.running)
+        # One dispatcher: the handler of every request type (protocol.Replies lists them).
+        self._handlers: dict[str, Callable[[Any], Any]] = {
+            "run": self._run_request,
+            "stop": self._stop_request,
+            "layout": self._layout_request,
+            "export": self._export_request,
+            "inspect": self._inspect,
+            "refresh": self._refresh_request,
+            "use_model": self._use_model_request,
+            "use_saver": self._use_saver_request,
+            **self._debugger.handlers,
+        }
         self.on_msg(self._on_message)
         self.refresh()
         self.run_state = cast("dict[str, Any]", idle_run([node.id for node in spec.nodes]))
@@ -811,7 +828,7 @@ class Builder(anywidget.AnyWidget):
         self.export_status = str(target.resolve())
         return target
 
-    # -- messages from the front end ---------------------------------------------------
+    # -- requests from the front end ----------------------------------------------------
 
     @anywidget.experimental.command
     def _graphnb_bundle(
@@ -819,6 +836,43 @@ class Builder(anywidget.AnyWidget):
     ) -> tuple[dict[str, str], list[bytes]]:
         """Send the front end to a view that asks for it (see :mod:`graphnb.widget.bundle`)."""
         return bundle_reply(message)
+
+    @anywidget.experimental.command
+    def _graphnb_request(self, content: Any, buffers: list[bytes]) -> tuple[Any, list[bytes]]:
+        """Answer one request of the front end (``protocol.Request``): its reply, or why not.
+
+        The canvas's own actions (run, export, a state model ...) also tell a failure in
+        the widget's notice, where the user sees it; the debugger's panels show theirs.
+        Nothing raised here is lost in the kernel's log.
+        """
+        return self.answer(content), []
+
+    def answer(self, content: Any) -> dict[str, Any]:
+        """The reply to ``content``, a request as the front end sends it.
+
+        The reply is the request type's entry of :class:`~graphnb.widget.protocol.Replies`
+        with ``error: None``, or :class:`~graphnb.widget.protocol.Refused`.
+        """
+        try:
+            request = read_request(content)
+        except ValueError as error:
+            self._tell(f"the builder ignored a request from the canvas: {error}", "message")
+            return dict(Refused(error=str(error), field=None))
+        kind = request["type"]
+        told = kind not in self._debugger.handlers  # the debugger's panels tell their own
+        if told:
+            self._tell("", kind)  # an action clears the notice of the one before
+        try:
+            reply = self._handlers[kind](request)
+        except Exception as error:
+            text = scrub(f"{type(error).__name__}: {error}", self._secrets)
+            if told:
+                self._tell(f"{kind} failed: {error}", kind)
+            if kind == "export":
+                self.export_status = scrub(f"export failed: {error}", self._secrets)
+            field = getattr(error, "field", None)
+            return dict(Refused(error=text, field=field if isinstance(field, str) else None))
+        return {"error": None, **reply}
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The widget view, with an SVG picture of the graph for viewers without widgets."""
@@ -830,25 +884,15 @@ class Builder(anywidget.AnyWidget):
 
     def _on_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
-            return  # the bundle request, answered by anywidget's command handler
-        if self._debugger.handle(content):  # the threads and history panels (debugger.py)
+            name = content.get("name")
+            if name not in (REQUEST_COMMAND, COMMAND):  # anywidget answers the known ones
+                self._tell(f"the builder ignored an unknown command {name!r}", "message")
             return
-        # Whatever happens here is told in the widget: an exception raised in a comm
-        # handler only reaches the kernel's log, and the canvas would never know.
-        try:
-            message = read_client_message(content)
-        except ValueError as error:
-            self._tell(f"the builder ignored a message from the canvas: {error}", "message")
-            return
-        try:
-            self._dispatch(message)
-        except Exception as error:  # reported in the widget, not the cell
-            text = f"{message['type']} failed: {error}"
-            if message["type"] == "export":
-                self.export_status = scrub(text, self._secrets)
-            self._tell(text, message["type"])
-        else:
-            self._tell("", message["type"])
+        self._tell(
+            "the builder ignored a message from the canvas: requests come through the "
+            f"`{REQUEST_COMMAND}` command, got {str(content)[:120]}",
+            "message",
+        )
 
     def _tell(self, text: str, source: str) -> None:
         """Show ``text`` in the widget's notice (``""``: clear it), and log it."""
@@ -888,40 +932,48 @@ class Builder(anywidget.AnyWidget):
         if refused:
             self.send_state(refused)
 
-    def _dispatch(self, message: ClientMessage) -> None:
-        if message["type"] == "run":
-            thread_id = message.get("thread_id") or None
-            self.run(message.get("input") or {}, thread_id=thread_id)
-        elif message["type"] == "stop":
-            self.stop()
-        elif message["type"] == "layout":
-            self._layout_in_background(message.get("direction"))
-        elif message["type"] == "export":
-            try:
-                self.export(overwrite=message.get("overwrite", False))
-            except ExportExistsError as error:  # the canvas asks whether to replace it
-                self._send_message(ExportExistsMessage(type="export_exists", path=str(error.path)))
-                raise
-        elif message["type"] == "refresh":
-            self.refresh()
-        elif message["type"] == "use_model":
-            self.use_model(message["binding"])
-        elif message["type"] == "use_saver":
-            self.use_saver(message["url"] or None)
-        elif message["type"] == "inspect":
-            self._inspect(message["request"], message["binding"])
+    def _stop_request(self, request: StopRequest) -> Done:
+        self.stop()
+        return Done()
 
-    def _inspect(self, request: int, binding: str) -> None:
+    def _refresh_request(self, request: RefreshRequest) -> Done:
+        self.refresh()
+        return Done()
+
+    def _run_request(self, request: RunRequest) -> Done:
+        self.run(request["input"], thread_id=request["thread_id"] or None)
+        return Done()
+
+    def _layout_request(self, request: LayoutRequest) -> Done:
+        self._layout_in_background(request.get("direction"))
+        return Done()
+
+    def _export_request(self, request: ExportRequest) -> ExportReply:
+        try:
+            written = self.export(overwrite=request.get("overwrite", False))
+        except ExportExistsError as error:  # the canvas asks whether to replace it
+            self._tell(f"export failed: {error}", "export")
+            self.export_status = scrub(f"export failed: {error}", self._secrets)
+            return ExportReply(written=None, exists=str(error.path))
+        return ExportReply(written=str(written), exists=None)
+
+    def _use_model_request(self, request: UseModelRequest) -> Done:
+        self.use_model(request["binding"])
+        return Done()
+
+    def _use_saver_request(self, request: UseSaverRequest) -> Done:
+        self.use_saver(request["url"] or None)
+        return Done()
+
+    def _inspect(self, request: InspectRequest) -> InspectReply:
+        binding = request["binding"]
         found, why = ns.try_lookup(binding, self._scope()[1])
-        reply = InspectedMessage(
-            type="inspected", request=request, binding=binding, info=None, error=why
-        )
-        if why is None:
-            try:
-                reply["info"] = ns.describe_callable(found, binding=binding)
-            except TypeError as error:
-                reply["error"] = f"binding {binding!r}: {error}"
-        self._send_message(reply)
+        if why is not None:
+            raise LookupError(why)
+        try:
+            return InspectReply(info=ns.describe_callable(found, binding=binding))
+        except TypeError as error:
+            raise TypeError(f"binding {binding!r}: {error}") from None
 
 
 def _unnamed_predicates(policies: Mapping[str, Any]) -> dict[str, Callable[..., Any]]:

@@ -36,8 +36,8 @@ from ..graph import StateGraph
 from ..spec import GraphSpec
 from ..validate import check_spec
 from .layout import apply_layout, layout
-from .messages import GraphInfo, NodeRun, ProblemInfo, RunState, SendCount
 from .namespace import try_lookup
+from .protocol import GraphInfo, NodeRun, ProblemInfo, RunState, SendCount
 
 __all__ = [
     "GRAPH_KEY",

@@ -19,7 +19,7 @@ import typing_extensions  # its is_typeddict also knows typing_extensions' Typed
 from ..binding import binding_of, resolve
 from ..errors import BindingError
 from ..state import GraphState
-from .messages import CallableInfo, FieldInfo, ModelInfo
+from .protocol import CallableInfo, FieldInfo, ModelInfo
 
 __all__ = [
     "describe_callable",

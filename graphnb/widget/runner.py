@@ -3,7 +3,7 @@
 The run goes on as a task on the kernel's event loop, so the kernel keeps reading the
 front end's messages (Stop cancels the task); the builder hands it a graph whose nodes run
 off that loop (see :mod:`graphnb.widget.offload`). What the run panel shows is kept in a
-:class:`~graphnb.widget.messages.RunState` that is published as a whole, at most every
+:class:`~graphnb.widget.protocol.RunState` that is published as a whole, at most every
 ``interval`` seconds; streamed text goes out as small ``chunks`` messages, batched at the
 same pace, never one message per chunk. Streamed text is a streaming field's chunks, or
 custom writes ``{"type": "token", "text": ...}`` (an agent's tokens); a custom write
@@ -40,7 +40,8 @@ from ..engine.events import (
 )
 from ..records import Interrupt
 from .composition import note_composed
-from .messages import (
+from .offload import NodeExit
+from .protocol import (
     ChunksMessage,
     ChunksReplacedMessage,
     NodeRun,
@@ -51,7 +52,6 @@ from .messages import (
     ServerMessage,
     StepRecord,
 )
-from .offload import NodeExit
 
 __all__ = ["RunController", "idle_run"]
 

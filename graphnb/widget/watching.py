@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.feed import RunEnded, RunStarted, Watch, watch
-from .messages import RunState, ServerMessage
+from .protocol import RunState, ServerMessage
 from .runner import RunController, idle_run
 
 __all__ = ["LiveView"]
@@ -79,7 +79,7 @@ class LiveView:
             self._current = None
             with view._lock:
                 if event.error is not None:
-                    from .messages import RunError
+                    from .protocol import RunError
 
                     view.state["error"] = view.state["error"] or RunError(
                         node=None, message=event.error, traceback="", problems=[]

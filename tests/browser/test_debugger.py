@@ -582,12 +582,12 @@ def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> 
     # Older pages come late, as from a busy kernel: the presses must not wait for them.
     kernel.run(
         "import time\n"
-        "read_page = builder._debugger._history\n"
-        "def late_page(graph, request):\n"
+        "read_page = builder._handlers['debug_history']\n"
+        "def late_page(request):\n"
         "    if request['before']:\n"
         "        time.sleep(2)\n"
-        "    return read_page(graph, request)\n"
-        "builder._debugger._history = late_page"
+        "    return read_page(request)\n"
+        "builder._handlers['debug_history'] = late_page"
     )
     # Every checkpoint, newest to oldest: each press moves one back, and none is lost. Pages
     # of 200 are read ahead of the slider, which reaches a page past the loaded rows, so a

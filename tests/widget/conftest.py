@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("anywidget", reason="the widget tests need graphnb[widget]")
 
+from graphnb.widget.protocol import REQUEST_COMMAND
+
 
 class FakeComm:
     """Records messages; ``receive`` plays a message from the front end."""
@@ -25,6 +27,7 @@ class FakeComm:
         self.opened = kwargs
         self.sent: list[dict[str, Any]] = []
         self._on_msg: Any = None
+        self._requests = 0
         self.closed = False
 
     def send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
@@ -42,7 +45,7 @@ class FakeComm:
     # -- what tests read -------------------------------------------------------------------
 
     def custom(self, type_: str | None = None) -> list[dict[str, Any]]:
-        """Custom messages sent to the front end (optionally of one ``type``)."""
+        """Custom messages pushed to the front end (optionally of one ``type``)."""
         found = [m["content"] for m in self.sent if m.get("method") == "custom"]
         return [m for m in found if type_ is None or m.get("type") == type_]
 
@@ -60,7 +63,26 @@ class FakeComm:
         """The front end changed traits (``model.save_changes()``)."""
         self._on_msg({"content": {"data": {"method": "update", "state": state}}, "buffers": []})
 
-    def receive(self, content: dict[str, Any]) -> None:
+    def receive(self, content: Any) -> dict[str, Any]:
+        """The front end made a request (``invoke`` of the builder's request command).
+
+        Returns the builder's reply, as the front end's promise resolves with it.
+        """
+        return self.invoke(REQUEST_COMMAND, content)
+
+    def invoke(self, name: str, message: Any) -> Any:
+        """The front end invoked a command (anywidget's ``experimental.invoke``): its reply."""
+        self._requests += 1
+        number = f"request-{self._requests}"
+        envelope = {"id": number, "kind": "anywidget-command", "name": name, "msg": message}
+        self.receive_custom(envelope)
+        for sent in reversed(self.sent):
+            content = sent.get("content", {}) if sent.get("method") == "custom" else {}
+            if content.get("kind") == "anywidget-command-response" and content["id"] == number:
+                return content["response"]
+        raise AssertionError(f"the command {name!r} got no reply")
+
+    def receive_custom(self, content: Any) -> None:
         """The front end sent a custom message (``model.send(content)``)."""
         self._on_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
 

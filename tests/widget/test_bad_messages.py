@@ -27,10 +27,14 @@ BAD_REQUESTS = [
         ["bad `run` request", "thread_id: Input should be a valid string"],
     ),
     ({"type": "export", "overwrite": "yes"}, ["bad `export` request", "overwrite"]),
-    ({"type": "inspect", "binding": "research"}, ["bad `inspect` request", "request"]),
+    ({"type": "inspect"}, ["bad `inspect` request", "binding: Field required"]),
     (
-        {"type": "inspect", "request": "7", "binding": None},
-        ["bad `inspect` request", "request: Input should be a valid integer", "binding"],
+        {"type": "inspect", "binding": None},
+        ["bad `inspect` request", "binding: Input should be a valid string"],
+    ),
+    (
+        {"type": "debug_threads", "search": "", "limit": 0, "after": None},
+        ["bad `debug_threads` request", "limit must be 1 to 500, got 0"],
     ),
     ({"type": "use_model"}, ["bad `use_model` request", "binding: Field required"]),
     ({"type": "use_model", "binding": 42}, ["bad `use_model` request", "binding"]),
@@ -58,12 +62,12 @@ def test_a_bad_request_from_the_canvas_is_answered_with_a_notice(
 
 
 def test_every_request_type_has_a_bad_payload_case() -> None:
-    from graphnb.widget.messages import CLIENT_TYPES
+    from graphnb.widget.protocol import REQUEST_TYPES
 
     needs_fields = {"run", "export", "inspect", "use_model", "use_saver"}
     covered = {content.get("type") for content, _ in BAD_REQUESTS}
     assert needs_fields <= covered
-    assert needs_fields <= set(CLIENT_TYPES)
+    assert needs_fields <= set(REQUEST_TYPES)
 
 
 def test_a_good_request_after_a_bad_one_clears_the_notice(comm, notebook):
@@ -119,3 +123,26 @@ def test_an_edit_of_the_drawing_keeps_a_notice_about_something_else(comm, notebo
     moved["nodes"][0]["position"] = {"x": 1, "y": 2}
     comm.receive_update({"spec": moved})
     assert builder.notice == notice
+
+
+def test_a_message_outside_the_request_command_is_refused_with_a_notice(comm, notebook):
+    """Requests come through one channel: a plain custom message is not run."""
+    builder = Builder(notebook["graph"], namespace=notebook)
+    comm.receive_custom({"type": "run", "input": {"topic": "x"}, "thread_id": None})
+    assert "requests come through the `_graphnb_request` command" in builder.notice
+    assert builder.run_state["status"] == "idle"
+    comm.receive_custom({"id": "1", "kind": "anywidget-command", "name": "_graphnb_x", "msg": {}})
+    assert "unknown command '_graphnb_x'" in builder.notice
+
+
+def test_every_reply_says_whether_it_was_answered(comm, notebook):
+    """A refused request's reply names the error and the field; an answered one has none."""
+    builder = Builder(notebook["graph"], namespace=notebook)
+    assert comm.receive({"type": "refresh"}) == {"error": None}
+    refused = comm.receive({"type": "use_model", "binding": "Nowhere"})
+    assert set(refused) == {"error", "field"}
+    assert "Nowhere" in refused["error"]
+    assert refused["field"] is None
+    bad = comm.receive({"type": "stop", "extra": 1, "type2": []})
+    assert bad == {"error": None}, "unknown keys are ignored, as pydantic's TypedDict does"
+    assert builder.notice == ""

@@ -9,7 +9,7 @@ import sys
 import typing
 from pathlib import Path
 
-from graphnb.widget import messages
+from graphnb.widget import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDGETS = ROOT / "widgets"
@@ -47,30 +47,19 @@ def test_the_bundle_and_its_css_ship_inside_the_package():
     assert "--jp-layout-color1" in css, "the widget follows the JupyterLab theme"
 
 
-def _type_literals(alias: object) -> set[str]:
-    found = set()
-    for member in typing.get_args(alias):
-        hints = typing.get_type_hints(member)
-        found.update(typing.get_args(hints["type"]))
-    return found
+def test_every_request_type_has_one_reply_type_and_one_handler(comm, notebook):
+    """The protocol's table of replies, its union of requests and the dispatcher agree."""
+    from graphnb.widget import Builder
 
-
-def _ts_union(name: str) -> set[str]:
-    text = (WIDGETS / "src" / "protocol.ts").read_text(encoding="utf-8")
-    union = re.search(rf"export type {name} =([^;]+);", text)
-    assert union, f"protocol.ts has no type {name}"
-    members = re.findall(r"\w+", union[1])
-    literals = set()
-    for member in members:
-        body = re.search(rf"export type {member} = \{{[^}}]*?type: \"([\w-]+)\"", text)
-        assert body, f"protocol.ts: {member} has no `type` literal"
-        literals.add(body[1])
-    return literals
-
-
-def test_message_types_are_the_same_in_python_and_typescript():
-    assert _type_literals(messages.ClientMessage) == _ts_union("ClientMessage")
-    assert _type_literals(messages.ServerMessage) == _ts_union("ServerMessage")
+    kinds = set()
+    for member in typing.get_args(protocol.Request):
+        kinds.update(typing.get_args(typing.get_type_hints(member)["type"]))
+    assert kinds == set(protocol.REQUEST_TYPES)
+    builder = Builder(notebook["graph"], namespace=notebook)
+    assert set(builder._handlers) == set(protocol.REQUEST_TYPES)
+    command = typing.get_type_hints(protocol.Protocol)["command"]
+    assert typing.get_args(command) == (protocol.REQUEST_COMMAND,)
+    assert hasattr(Builder, protocol.REQUEST_COMMAND)
 
 
 def test_importing_graphnb_loads_no_widget_library():

@@ -22,31 +22,28 @@ def debug_builder(notebook: dict[str, Any], tmp_path: Path) -> Builder:
 
 
 def ask(comm: Any, content: dict[str, Any]) -> dict[str, Any]:
-    comm.clear()
-    comm.receive(content)
-    [reply] = comm.custom(content["type"])
-    assert reply["request"] == content["request"]
+    reply: dict[str, Any] = comm.receive(content)
     return reply
 
 
 def test_threads_are_listed_newest_first_searched_and_paged(comm, notebook, tmp_path):
     debug_builder(notebook, tmp_path)
-    request = {"type": "debug_threads", "request": 1, "search": "", "limit": 2, "after": None}
+    request = {"type": "debug_threads", "search": "", "limit": 2, "after": None}
     first = ask(comm, request)
     assert first["error"] is None
     assert [item["thread_id"] for item in first["items"]] == ["thread-2", "thread-1"]
     assert first["items"][0]["status"] == "finished"
     assert first["after"] == "thread-1"
-    second = ask(comm, {**request, "request": 2, "after": first["after"]})
+    second = ask(comm, {**request, "after": first["after"]})
     assert [item["thread_id"] for item in second["items"]] == ["thread-0"]
     assert second["after"] is None
-    found = ask(comm, {**request, "request": 3, "search": "-1", "limit": 10})
+    found = ask(comm, {**request, "search": "-1", "limit": 10})
     assert [item["thread_id"] for item in found["items"]] == ["thread-1"]
 
 
 def test_history_shows_each_checkpoint_with_what_it_changed(comm, notebook, tmp_path):
     builder = debug_builder(notebook, tmp_path)
-    request = {"type": "debug_history", "request": 4, "thread_id": "thread-0", "limit": 2}
+    request = {"type": "debug_history", "thread_id": "thread-0", "limit": 2}
     reply = ask(comm, {**request, "before": None})
     items = reply["items"]
     assert [(i["step"], i["ran"]) for i in items] == [(1, ["draft"]), (0, ["research"])]
@@ -57,7 +54,6 @@ def test_history_shows_each_checkpoint_with_what_it_changed(comm, notebook, tmp_
         comm,
         {
             "type": "debug_history",
-            "request": 5,
             "thread_id": "thread-0",
             "limit": 2,
             "before": reply["before"],
@@ -70,7 +66,6 @@ def test_history_shows_each_checkpoint_with_what_it_changed(comm, notebook, tmp_
     comm.receive(
         {
             "type": "debug_show",
-            "request": 6,
             "thread_id": "thread-0",
             "checkpoint_id": items[1]["checkpoint_id"],
         }
@@ -91,7 +86,6 @@ def test_editing_a_past_state_forks_and_a_bad_value_names_its_field(comm, notebo
         comm,
         {
             "type": "debug_fork",
-            "request": 7,
             "thread_id": "thread-1",
             "checkpoint_id": past.checkpoint_id,
             "values": {"notes": [1]},
@@ -105,7 +99,6 @@ def test_editing_a_past_state_forks_and_a_bad_value_names_its_field(comm, notebo
         comm,
         {
             "type": "debug_fork",
-            "request": 8,
             "thread_id": "thread-1",
             "checkpoint_id": past.checkpoint_id,
             "values": {"topic": "edited"},
@@ -126,7 +119,6 @@ def test_editing_a_past_state_forks_and_a_bad_value_names_its_field(comm, notebo
         comm.receive(
             {
                 "type": "debug_rerun",
-                "request": 9,
                 "thread_id": "thread-1",
                 "checkpoint_id": fork.checkpoint_id,
             }
@@ -140,16 +132,12 @@ def test_editing_a_past_state_forks_and_a_bad_value_names_its_field(comm, notebo
 
 def test_bad_debugger_requests_are_answered_with_their_error(comm, notebook, tmp_path):
     debug_builder(notebook, tmp_path)
-    reply = ask(
-        comm, {"type": "debug_threads", "request": 10, "search": "", "limit": 0, "after": None}
-    )
+    reply = ask(comm, {"type": "debug_threads", "search": "", "limit": 0, "after": None})
     assert "limit" in reply["error"]
-    reply = ask(comm, {"type": "debug_history", "request": 11, "thread_id": 3})
+    reply = ask(comm, {"type": "debug_history", "thread_id": 3})
     assert "thread_id" in reply["error"]
     without = Builder(notebook["graph"], namespace=notebook)
-    comm.clear()
-    comm.receive({"type": "debug_threads", "request": 12, "search": "", "limit": 5, "after": None})
-    [reply] = comm.custom("debug_threads")
+    reply = comm.receive({"type": "debug_threads", "search": "", "limit": 5, "after": None})
     assert "checkpointer" in reply["error"]
     assert without.saves_threads is False
 
@@ -159,7 +147,7 @@ def test_breakpoints_follow_a_renamed_node_and_go_with_a_deleted_one(comm, noteb
     canvas to clear it."""
     builder = debug_builder(notebook, tmp_path)
     for node, when in (("research", "before"), ("draft", "after")):
-        on = {"type": "debug_breakpoint", "request": 30, "node": node, "when": when, "on": True}
+        on = {"type": "debug_breakpoint", "node": node, "when": when, "on": True}
         ask(comm, on)
     spec = builder.spec.to_dict()  # the front end's rename keeps the node's place
     spec["nodes"][0]["id"] = "first"
@@ -186,7 +174,7 @@ def test_breakpoints_follow_a_renamed_node_and_go_with_a_deleted_one(comm, noteb
 
 def test_breakpoints_pause_runs_and_continue_and_step_resume_them(comm, notebook, tmp_path):
     builder = debug_builder(notebook, tmp_path)
-    on = {"type": "debug_breakpoint", "request": 20, "node": "research", "when": "before"}
+    on = {"type": "debug_breakpoint", "node": "research", "when": "before"}
     on["on"] = True
     assert ask(comm, on)["breakpoints"] == {"research": ["before"]}
     assert builder.breakpoints == {"research": ["before"]}
@@ -209,19 +197,19 @@ def test_breakpoints_pause_runs_and_continue_and_step_resume_them(comm, notebook
     assert app.get_state("bp").next == ("research",)
 
     # Step: one super-step (research), then it pauses again, after it.
-    step = {"type": "debug_continue", "request": 21, "thread_id": "bp", "step": True}
+    step = {"type": "debug_continue", "thread_id": "bp", "step": True}
     run_async(run(step))
     assert builder.paused["interrupts"] == [
         {"node": "research", "when": "after", "value": None, "id": ""}
     ]
     assert app.get_state("bp").values.notes == ["facts about paused"]
     assert app.get_state("bp").values.text == ""
-    run_async(run({**step, "request": 22, "step": False}))  # Continue: to the end
+    run_async(run({**step, "step": False}))  # Continue: to the end
     assert builder.paused == {}
     assert app.get_state("bp").next == ()
     assert app.get_state("bp").values.text.startswith("paused-0")
 
-    off = {**on, "request": 23, "on": False}
+    off = {**on, "on": False}
     assert ask(comm, off)["breakpoints"] == {}
     run_async(run())
     assert builder.paused == {}
@@ -273,16 +261,14 @@ def test_pending_interrupts_are_answered_one_by_one(comm, tmp_path):
         ("name", "during", {"question": "your name?"}),
         ("city", "during", "your city?"),
     ]
-    answer = {"type": "debug_resume", "request": 30, "thread_id": "ask"}
+    answer = {"type": "debug_resume", "thread_id": "ask"}
     comm.clear()
     run_async(run({**answer, "answers": {pending[1]["id"]: "Paris"}}))
     left = builder.paused["interrupts"]
     assert [i["node"] for i in left] == ["name"]
-    comm.clear()
-    comm.receive({**answer, "request": 31, "answers": {"nope": "x"}})
-    [refused] = comm.custom("debug_resume")
+    refused = comm.receive({**answer, "answers": {"nope": "x"}})
     assert "no pending interrupt 'nope'" in refused["error"]
-    run_async(run({**answer, "request": 32, "answers": {left[0]["id"]: "Ada"}}))
+    run_async(run({**answer, "answers": {left[0]["id"]: "Ada"}}))
     assert builder.paused == {}
     state = builder.compile().get_state("ask")
     assert sorted(state.values.answers) == ["city=Paris", "name=Ada"]
@@ -356,7 +342,6 @@ def test_rerun_of_a_childs_thread_from_a_foreign_checkpoint_leaves_the_parent_as
         comm.receive(
             {
                 "type": "debug_rerun",
-                "request": 30,
                 "thread_id": child,
                 "checkpoint_id": app.get_state("other").checkpoint_id,
             }

@@ -8,7 +8,7 @@ from graphnb import END, START, StateGraph
 from graphnb.widget import Builder
 from graphnb.widget.direction import DIRECTION_KEY, direction_of
 from graphnb.widget.layout import POSITIONS_KEY
-from graphnb.widget.messages import read_client_message
+from graphnb.widget.protocol import read_request
 
 
 def _step(state: dict[str, object]) -> dict[str, object]:
@@ -49,4 +49,4 @@ def test_a_layout_direction_other_than_tb_or_lr_is_refused_naming_it():
     with pytest.raises(ValueError, match="'TB' or 'LR', got 'up'"):
         builder.layout("up")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="direction"):
-        read_client_message({"type": "layout", "direction": "up"})
+        read_request({"type": "layout", "direction": "up"})

@@ -34,12 +34,13 @@ def test_export_refuses_to_replace_a_file_unless_asked(comm, tmp_path):
     assert existing.read_text() == "# the user's own work\n"
 
     # From the canvas: the Export button, then the explicit choice to overwrite.
-    comm.receive({"type": "export"})
+    reply = comm.receive({"type": "export"})
     assert existing.read_text() == "# the user's own work\n"
-    assert comm.custom("export_exists") == [{"type": "export_exists", "path": str(existing)}]
+    assert reply == {"error": None, "written": None, "exists": str(existing)}
     assert builder.export_status.startswith("export failed: ")
     assert "exists" in builder.notice
-    comm.receive({"type": "export", "overwrite": True})
+    reply = comm.receive({"type": "export", "overwrite": True})
+    assert reply == {"error": None, "written": str(existing), "exists": None}
     assert "from graphnb.cli.demo import" in existing.read_text()
     assert builder.export_status == str(existing.resolve())
     assert builder.notice == ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,14 +22,38 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 
 
-def test_front_end_unit_tests_pass():
+def _node(module: str) -> str:
+    """Node, with ``module`` installed in widgets/; skips (fails under CI) without them."""
     node = shutil.which("node")
-    if node is None or not (WIDGETS / "node_modules" / "esbuild").is_dir():
+    if node is None or not (WIDGETS / "node_modules" / module).is_dir():
         missing = "Node" if node is None else "widgets/node_modules"
         if _in_ci():
             pytest.fail(f"CI is set but {missing} is missing: run `cd widgets && npm ci`")
         pytest.skip("needs Node and `npm ci` in widgets/")
+    return node
+
+
+def test_front_end_unit_tests_pass():
     ran = subprocess.run(
-        [node, "test.mjs"], cwd=WIDGETS, capture_output=True, text=True, timeout=120, check=False
+        [_node("esbuild"), "test.mjs"],
+        cwd=WIDGETS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
+
+
+def test_the_front_ends_protocol_types_are_generated_from_the_python_module():
+    """``widgets/src/protocol.generated.ts`` is what graphnb/widget/protocol.py says today."""
+    ran = subprocess.run(
+        [_node("json-schema-to-typescript"), "protocol.mjs", "--check"],
+        cwd=WIDGETS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHON": sys.executable},
+    )
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]

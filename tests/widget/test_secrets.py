@@ -101,8 +101,9 @@ NOTEBOOK_CELLS = [
     """
     # What the canvas sends when a URL is typed into the run panel's saver box.
     bad = "nosuch://app:" + os.environ["GRAPHNB_TEST_PASSWORD"] + "@host/db"
-    builder._on_message(builder, {"type": "use_saver", "url": bad}, [])
+    reply = builder.answer({"type": "use_saver", "url": bad})
     print(builder.notice)
+    print(reply["error"])
     """,
 ]
 

@@ -14,10 +14,10 @@ import { useDarkTheme } from "./hooks/useDarkTheme";
 import { gateShortcuts, useFocusKeeper } from "./hooks/useFocus";
 import { useFitWhenShown } from "./hooks/useFitWhenShown";
 import { useHistory } from "./hooks/useHistory";
-import { useServerMessages } from "./hooks/useServerMessages";
+import { useAsk, useInspect } from "./hooks/useKernel";
+import { useStream } from "./hooks/useStream";
 import { useUndoKeys } from "./hooks/useUndoKeys";
 import { scopeKeys, useSubgraphScope } from "./hooks/useSubgraphScope";
-import { usePieces } from "./hooks/useChunkPieces";
 import { useEditorTools } from "./hooks/useEditorTools";
 import { useLevelOfDetail } from "./hooks/useLevelOfDetail";
 import { useKeptDrawing } from "./hooks/useKeptDrawing";
@@ -40,13 +40,12 @@ import { bindSubgraph, detachSubgraph, scopeRun } from "./subgraphs";
 import { ChatPanel } from "./panels/ChatPanel";
 import { TimelinePanel } from "./panels/TimelinePanel";
 import { useBreakpointStore } from "./hooks/useBreakpoints";
-import { useDebugger } from "./hooks/useDebugger";
 import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
-import { DIRECTION_KEY, type ClientMessage, type EdgeSpec, type GraphInfo, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
+import { DIRECTION_KEY, type Request, type EdgeSpec, type GraphInfo, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
 import { disconnectedBlock, runBlock } from "./runInput";
 import * as edit from "./spec";
 import { Toolbar } from "./Toolbar";
@@ -88,7 +87,21 @@ function Editor() {
   const flow = useReactFlow();
   const dark = useDarkTheme();
 
-  const send = useCallback((message: ClientMessage) => model.send(message), [model]);
+  // Every request goes to the kernel's one dispatcher and gets its typed reply (useKernel);
+  // the canvas's own actions tell a failure in the notice, so their replies are not read.
+  const ask = useAsk();
+  const send = useCallback((request: Request) => void ask(request), [ask]);
+  const inspect = useInspect(ask);
+  /** The file an export would replace, awaiting the user's choice; null when none. */
+  const [exportExists, setExportExists] = useState<string | null>(null);
+  const exportGraph = useCallback(
+    async (overwrite: boolean) => {
+      setExportExists(null);
+      const reply = await ask(overwrite ? { type: "export", overwrite } : { type: "export" });
+      if (reply.error === null) setExportExists(reply.exists);
+    },
+    [ask],
+  );
   const setSpec = useCallback(
     (next: GraphSpec) => {
       model.set("spec", next);
@@ -115,7 +128,7 @@ function Editor() {
   const { spec, history } = scope;
   const scopedRun = useMemo(() => scopeRun(run, scope.path), [run, scope.path]);
   const { run: runStore, problems: problemStore } = useCanvasStores(scopedRun, scope.path.length ? [] : problems);
-  const { chunks, inspect, exportExists, setExportExists } = useServerMessages(model, send, run);
+  const { chunks, pieces } = useStream(model, run);
   const { root, keepFocus } = useFocusKeeper();
   const editing = useCanvasEditing(spec, history, keepFocus, scope.expanded);
   const onKeyDown = useUndoKeys(history, keepFocus);
@@ -167,17 +180,14 @@ function Editor() {
   const groups = useMemo(() => ({ toggle: scope.toggle, open: scope.open }), [scope.toggle, scope.open]);
   // The editor's tools (issue 13): palette, menus, clipboard, shortcuts, inspection, room.
   const room = useRoom(root);
-  const pieces = usePieces(model);
   const useModelBinding = useCallback((binding: string) => send({ type: "use_model", binding }), [send]);
-  // One channel for the debugger's requests: its panels and the node menu's "Set
-  // breakpoint" (which toggles "pause before", as the Breakpoints panel does).
-  const askDebugger = useDebugger(model);
+  // The node menu's "Set breakpoint" toggles "pause before", as the Breakpoints panel does.
   const toggleBreakpoint = useCallback(
     (node: string) => {
       const on = !(breakpoints.get()[node] ?? []).includes("before");
-      void askDebugger({ type: "debug_breakpoint", node, when: "before", on });
+      void ask({ type: "debug_breakpoint", node, when: "before", on });
     },
-    [askDebugger, breakpoints],
+    [ask, breakpoints],
   );
   const tools = useEditorTools({
     model,
@@ -235,10 +245,7 @@ function Editor() {
         }}
         onRun={() => runWith.current?.()}
         onStop={() => send({ type: "stop" })}
-        onExport={(overwrite) => {
-          setExportExists(null);
-          send(overwrite ? { type: "export", overwrite } : { type: "export" });
-        }}
+        onExport={(overwrite) => void exportGraph(overwrite ?? false)}
         exportExists={exportExists}
         onCancelExport={() => setExportExists(null)}
       />
@@ -341,7 +348,7 @@ function Editor() {
           />
           <ChatPanel run={run} chunks={chunks} />
           <TimelinePanel run={run} />
-          {threads && <DebugPanels ask={askDebugger} spec={spec} run={runPicture} state={currentModel} selected={selectedNode?.id ?? null} />}
+          {threads && <DebugPanels ask={ask} spec={spec} run={runPicture} state={currentModel} selected={selectedNode?.id ?? null} />}
           </div>
           {/* The final state and the problems stay in view, below the scrolling panels. */}
           <div className="graphnb-side-pinned">

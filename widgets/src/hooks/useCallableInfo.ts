@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import type { CallableInfo } from "../protocol";
-import type { Inspect } from "./useServerMessages";
+import type { Inspect } from "./useKernel";
 
 export function useCallableInfo(binding: string | null, callables: CallableInfo[], inspect: Inspect) {
   const listed = binding ? callables.find((c) => c.binding === binding) : undefined;

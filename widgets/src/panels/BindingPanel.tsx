@@ -1,7 +1,7 @@
 // The binding panel: what the selected node runs, or the selected edge's kind, route and router.
 
 import { useCallableInfo } from "../hooks/useCallableInfo";
-import type { Inspect } from "../hooks/useServerMessages";
+import type { Inspect } from "../hooks/useKernel";
 import type { CallableInfo, EdgeKind, EdgeSpec, GraphSpec, NodeSpec } from "../protocol";
 import { CallableDetails } from "./CallableDetails";
 import { CallablePicker } from "./CallablePicker";

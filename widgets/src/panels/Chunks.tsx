@@ -2,7 +2,7 @@
 // node sent each), and a click on the list goes back to the text.
 
 import { useEffect, useRef, useState } from "react";
-import type { Piece } from "../hooks/useChunkPieces";
+import type { Piece } from "../hooks/useStream";
 
 /** The streamed text; follows the end while it grows, unless the user scrolled up. */
 export function Chunks(props: { text: string; live: boolean; pieces?: Piece[] }) {

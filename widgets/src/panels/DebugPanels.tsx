@@ -4,7 +4,7 @@
 
 import { useModelState } from "@anywidget/react";
 import { useRef, useState } from "react";
-import type { Ask } from "../hooks/useDebugger";
+import type { Ask } from "../hooks/useKernel";
 import type { GraphSpec, Model, ModelInfo, PauseInfo, RunState } from "../protocol";
 import { HistoryPanel } from "./HistoryPanel";
 import { PausePanel } from "./PausePanel";

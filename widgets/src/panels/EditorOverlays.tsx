@@ -2,7 +2,7 @@
 // shortcut sheet, a callable's source, find a node).
 
 import type { EditorTools } from "../hooks/useEditorTools";
-import type { Inspect } from "../hooks/useServerMessages";
+import type { Inspect } from "../hooks/useKernel";
 import type { CallableInfo, GraphSpec } from "../protocol";
 import { ContextMenu } from "./ContextMenu";
 import { NodeSearch } from "./NodeSearch";

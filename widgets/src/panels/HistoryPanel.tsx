@@ -5,7 +5,8 @@
 // update_state, acting as a chosen node. Pages of 200 are read as the slider needs them.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Ask, CheckpointItem } from "../hooks/useDebugger";
+import type { Ask } from "../hooks/useKernel";
+import type { CheckpointItem } from "../protocol";
 import { pageToAsk, sliderSpan, within } from "../historyPages";
 import { editUpdate } from "../stateEdit";
 import type { FieldSpec, Json, JsonSchema } from "../protocol";
@@ -72,13 +73,13 @@ export function HistoryPanel(props: {
       const reply = await ask({ type: "debug_history", thread_id: threadId, limit: HISTORY_PAGE, before: cursor });
       if (mine !== reading.current) return;
       setError(reply.error);
-      if (reply.error) {
+      if (reply.error !== null) {
         asked.current = null; // the next move of the slider asks again
         return;
       }
-      const page = (reply.items ?? []) as CheckpointItem[];
+      const page = reply.items;
       setItems((old) => (cursor === null ? page : [...old, ...page]));
-      setBefore(reply.before ?? null);
+      setBefore(reply.before);
       if (cursor === null) setChosen(0);
     },
     [ask, threadId],
@@ -159,13 +160,13 @@ export function HistoryPanel(props: {
       values: update,
       as_node: asNode || null,
     });
-    if (reply.error) {
+    if (reply.error !== null) {
       if (reply.field) setErrors({ [reply.field]: reply.error });
       else setNote(reply.error);
       return;
     }
     setEditing(false);
-    setNote(`forked: new checkpoint ${reply.checkpoint_id?.slice(0, 8)} after step ${item.step}`);
+    setNote(`forked: new checkpoint ${reply.checkpoint_id.slice(0, 8)} after step ${item.step}`);
     userPick.current = true; // the fork made is shown
     await load(null);
   };

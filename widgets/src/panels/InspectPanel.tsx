@@ -2,7 +2,7 @@
 // what it wrote and how long it took in the last run, and the chunks it streamed.
 
 import { useEffect, useRef } from "react";
-import type { Pieces } from "../hooks/useChunkPieces";
+import type { Pieces } from "../hooks/useStream";
 import type { RunState } from "../protocol";
 import { formatDuration } from "../format";
 import { FieldTable } from "./FieldTable";

@@ -3,7 +3,7 @@
 // super-step) and Stop; a node's interrupt() waits here for its answer.
 
 import { useEffect, useRef } from "react";
-import type { Ask } from "../hooks/useDebugger";
+import type { Ask } from "../hooks/useKernel";
 import type { Json, PauseInfo } from "../protocol";
 import { InterruptAnswer } from "./InterruptPanel";
 import { Panel } from "./Panel";

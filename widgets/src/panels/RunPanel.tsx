@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { formatDuration } from "../format";
 import type { Json, ModelInfo, RunState } from "../protocol";
 import { fieldErrors, inputError, parseRunInput, type RunBlock } from "../runInput";
-import type { Piece } from "../hooks/useChunkPieces";
+import type { Piece } from "../hooks/useStream";
 import { Chunks } from "./Chunks";
 import { InputForm } from "./InputForm";
 import { Panel } from "./Panel";

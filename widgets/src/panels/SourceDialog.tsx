@@ -2,7 +2,7 @@
 
 import { useEffect, useRef } from "react";
 import { useCallableInfo } from "../hooks/useCallableInfo";
-import type { Inspect } from "../hooks/useServerMessages";
+import type { Inspect } from "../hooks/useKernel";
 import type { CallableInfo } from "../protocol";
 
 export function SourceDialog(props: { binding: string; callables: CallableInfo[]; inspect: Inspect; onClose(): void }) {

@@ -3,7 +3,8 @@
 // history and shows its last checkpoint on the canvas.
 
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { Ask, ThreadItem } from "../hooks/useDebugger";
+import type { Ask } from "../hooks/useKernel";
+import type { ThreadItem } from "../protocol";
 import { Panel } from "./Panel";
 import "./debugger.css";
 
@@ -38,10 +39,10 @@ export function ThreadsPanel(props: {
       if (mine !== latest.current) return; // a newer search answered first, or will
       setLoading(false);
       setError(reply.error);
-      if (reply.error) return;
-      const page = (reply.items ?? []) as ThreadItem[];
+      if (reply.error !== null) return;
+      const page = reply.items;
       setItems((old) => (cursor === null ? page : [...old, ...page]));
-      setAfter(reply.after ?? null);
+      setAfter(reply.after);
     },
     [ask],
   );
