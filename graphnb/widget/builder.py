@@ -68,7 +68,8 @@ from .protocol import (
     read_request,
 )
 from .redact import MASK, mask_url, scrub, secrets_in
-from .runner import RunController, idle_run
+from .run_picture import idle_run
+from .runner import RunController
 
 if TYPE_CHECKING:
     from ..checkpoint import BaseSaver
@@ -783,12 +784,13 @@ class Builder(anywidget.AnyWidget):
     def _publish_run(self, state: RunState) -> None:
         error = state["error"]
         if error is not None and self._secrets:  # a driver's error may quote the URL
-            state["error"] = RunError(
+            scrubbed = RunError(
                 node=error["node"],
                 message=scrub(error["message"], self._secrets),
                 traceback=scrub(error["traceback"], self._secrets),
                 problems=error["problems"],
             )
+            state = {**state, "error": scrubbed}  # the picture itself is never changed
         self.run_state = cast("dict[str, Any]", state)
 
     def _send_message(self, message: ServerMessage) -> None:

@@ -1,4 +1,4 @@
-"""Composition on the builder: subgraph nodes, graphs to bind, and runs seen through levels.
+"""Composition on the builder: subgraph nodes and the graphs to bind them to.
 
 - :func:`find_graphs` lists the graphs of the notebook (``StateGraph`` or compiled), which
   the subgraph panel offers: binding a node to one copies that graph's spec into the node
@@ -6,9 +6,6 @@
   place.
 - :func:`subgraph_problems` checks each child spec like the top one, each problem pinned
   on the subgraph node that holds it.
-- :func:`note_composed` keeps the run panel's picture of what happens inside subgraphs
-  (nodes keyed by their path, ``research/search``), of each ``Send`` instance, of cache
-  hits and retries.
 
 Example:
     >>> from graphnb import END, START, StateGraph
@@ -24,20 +21,12 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..engine.compiled import CompiledGraph
-from ..engine.events import (
-    CacheHit,
-    Event,
-    NodeFailed,
-    NodeFinished,
-    NodeRetrying,
-    NodeStarted,
-)
 from ..graph import StateGraph
 from ..spec import GraphSpec
 from ..validate import check_spec
 from .layout import apply_layout, layout
 from .namespace import try_lookup
-from .protocol import GraphInfo, NodeRun, ProblemInfo, RunState, SendCount
+from .protocol import GraphInfo, ProblemInfo
 
 __all__ = [
     "GRAPH_KEY",
@@ -45,8 +34,6 @@ __all__ = [
     "bind_children",
     "find_graphs",
     "lay_out_children",
-    "note_composed",
-    "path_key",
     "subgraph_problems",
 ]
 
@@ -190,70 +177,3 @@ def subgraph_problems(
             )
         problems.extend(subgraph_problems(node.subgraph, scope, prefix=f"{where}/"))
     return problems
-
-
-def path_key(path: tuple[str, ...]) -> str:
-    """The run state's key for a node path: ``("research", "search")`` -> ``research/search``."""
-    return "/".join(path)
-
-
-def _record(state: RunState, key: str) -> NodeRun:
-    return state["nodes"].setdefault(key, NodeRun(status="idle", duration=None, runs=0))
-
-
-def _count(record: NodeRun, **change: int) -> None:
-    before = record.get("instances") or SendCount(total=0, running=0, done=0, failed=0)
-    # A new dict each time: a published copy of the run state never shares it.
-    after = SendCount(
-        total=before["total"] + change.get("total", 0),
-        running=before["running"] + change.get("running", 0),
-        done=before["done"] + change.get("done", 0),
-        failed=before["failed"] + change.get("failed", 0),
-    )
-    record["instances"] = after
-
-
-def note_composed(state: RunState, event: Event) -> bool:
-    """Record what ``event`` says about subgraphs, Send instances, caches and retries.
-
-    Returns ``True`` when the event is fully handled here (it came from inside a
-    subgraph, or is a cache hit or a retry); ``False`` when the run controller's own
-    handling of a top-level event must follow (after the instance counts were updated).
-    """
-    if isinstance(event, (CacheHit, NodeRetrying)):
-        record = _record(state, path_key(event.path))
-        if isinstance(event, CacheHit):
-            record["cache_hits"] = record.get("cache_hits", 0) + 1
-        else:
-            record["retries"] = record.get("retries", 0) + 1
-        return True
-    if not isinstance(event, (NodeStarted, NodeFinished, NodeFailed)):
-        return False
-    record = _record(state, path_key(event.path))
-    if event.instance is not None:
-        if isinstance(event, NodeStarted):
-            _count(record, total=1, running=1)
-        elif isinstance(event, NodeFinished):
-            _count(record, running=-1, done=1)
-        else:
-            _count(record, running=-1, failed=1)
-    if isinstance(event, NodeFailed):
-        if event.namespace:
-            record["status"] = "error"
-            return True
-        return False  # the run controller shows the failure (and the run's error)
-    if not event.namespace and event.instance is None:
-        return False
-    if isinstance(event, NodeStarted):
-        record["status"] = "running"
-        if not event.namespace and event.node not in state["active"]:
-            state["active"] = [*state["active"], event.node]
-        return True
-    record["runs"] += 1
-    record["duration"] = event.duration
-    if record.get("instances", {}).get("running", 0):
-        return True
-    record["status"] = "done"
-    if not event.namespace:
-        state["active"] = [name for name in state["active"] if name != event.node]
-    return True

@@ -27,18 +27,16 @@ from .protocol import (
     HistoryRequest,
     InterruptInfo,
     LeavePauseRequest,
-    NodeRun,
     PauseInfo,
     RerunRequest,
     ResumeRequest,
     RunState,
     ShowRequest,
-    StepRecord,
     ThreadItem,
     ThreadsPage,
     ThreadsRequest,
 )
-from .runner import _jsonable, idle_run
+from .run_picture import checkpoint_picture, jsonable
 
 if TYPE_CHECKING:
     from ..engine.compiled import CompiledGraph
@@ -48,7 +46,7 @@ __all__ = ["Debugger", "breakpoints_after_edit"]
 
 
 def _values(snapshot: StateSnapshot[Any]) -> dict[str, Any]:
-    values = _jsonable(snapshot.values)
+    values = jsonable(snapshot.values)
     return values if isinstance(values, dict) else {"value": values}
 
 
@@ -60,7 +58,7 @@ def _waiting(snapshot: StateSnapshot[Any]) -> bool:
 
 
 def _interrupts(snapshot: StateSnapshot[Any]) -> list[InterruptInfo]:
-    return [cast("InterruptInfo", _jsonable(i.to_json())) for i in snapshot.interrupts]
+    return [cast("InterruptInfo", jsonable(i.to_json())) for i in snapshot.interrupts]
 
 
 def _error_text(error: Mapping[str, Any] | None) -> str | None:
@@ -238,7 +236,7 @@ class Debugger:
             else None
         )
         if not self._running():
-            self._show(self.picture(graph, snapshot, parent))
+            self._show(checkpoint_picture(graph, snapshot, parent))
         return CheckpointReply(checkpoint_id=snapshot.checkpoint_id)
 
     def fork(self, request: ForkRequest) -> CheckpointReply:
@@ -303,37 +301,3 @@ class Debugger:
         resume = next(iter(answers.values())) if len(during) == 1 else answers
         self._owner.run(Command(resume=resume), thread_id=request["thread_id"])
         return Done()
-
-    @staticmethod
-    def picture(
-        graph: CompiledGraph[Any],
-        snapshot: StateSnapshot[Any],
-        parent: StateSnapshot[Any] | None,
-    ) -> RunState:
-        """A checkpoint as the run panel draws a run: ran nodes done, next ones pending."""
-        state = idle_run([node.id for node in graph.spec.nodes])
-        state["status"] = "error" if snapshot.error else "done"
-        state["thread_id"] = snapshot.thread_id
-        state["id"] = f"checkpoint:{snapshot.checkpoint_id}"
-        nodes = state["nodes"]
-        for name in snapshot.ran:
-            nodes[name] = NodeRun(status="done", duration=None, runs=1)
-        for name in snapshot.next:
-            if name in nodes:
-                nodes[name]["status"] = "pending"
-        error = snapshot.error
-        if error and error.get("node") in nodes:
-            nodes[error["node"]]["status"] = "error"
-        values = _values(snapshot)
-        before = _values(parent) if parent is not None else {}
-        steps = []
-        if parent is not None:
-            steps.append(
-                StepRecord(step=parent.step, nodes=list(parent.ran), state=before, changed=[])
-            )
-        changed = [k for k, v in values.items() if before.get(k) != v]
-        steps.append(
-            StepRecord(step=snapshot.step, nodes=list(snapshot.ran), state=values, changed=changed)
-        )
-        state["steps"] = steps
-        return state
