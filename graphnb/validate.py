@@ -1,7 +1,11 @@
 """Structural checks of a graph spec, every problem reported at once.
 
 Used when a graph is compiled and, live, by the widget: each problem names the objects it
-is about, so a front end can pin it on the node or edge concerned.
+is about, so a front end can pin it on the node or edge concerned. :func:`check_spec`
+checks a whole spec; the problem builders (one per kind of problem, and the checks of one
+part: :func:`router_problems`, :func:`state_problems` ...) are public for the builder's
+live check (:mod:`graphnb.widget.livecheck`), which checks again only what an edit touched
+and must word every problem as :func:`check_spec` does.
 """
 
 from __future__ import annotations
@@ -17,7 +21,26 @@ if TYPE_CHECKING:
     from .draft import Draft, DraftNode
     from .spec import GraphSpec, NodeSpec
 
-__all__ = ["Problem", "ProblemCode", "check_spec"]
+__all__ = [
+    "NO_ENTRY",
+    "Problem",
+    "ProblemCode",
+    "binding_problems",
+    "check_spec",
+    "dead_end",
+    "duplicate",
+    "is_reserved",
+    "lacks_callable",
+    "no_way_out",
+    "reserved",
+    "router_problems",
+    "state_problems",
+    "unbound",
+    "unknown_destination",
+    "unknown_ends",
+    "unknown_router",
+    "unreachable",
+]
 
 ProblemCode = Literal[
     "duplicate-node",
@@ -56,45 +79,47 @@ def check_spec(spec: GraphSpec | Draft, *, require_bindings: bool = False) -> li
     names = [node.id for node in spec.nodes]
     for name, count in Counter(names).items():
         if count > 1:
-            problems.append(_duplicate(name, count))
-    problems.extend(_reserved(name) for name in names if _is_reserved(name))
+            problems.append(duplicate(name, count))
+    problems.extend(reserved(name) for name in names if is_reserved(name))
     known = set(names)
     for edge in spec.edges:
-        problems.extend(_unknown_ends(edge.source, edge.target, known))
+        problems.extend(unknown_ends(edge.source, edge.target, known))
     for node, target in _destinations(spec):
         if target != END and target not in known:
-            problems.append(_unknown_destination(node, target))
+            problems.append(unknown_destination(node, target))
     problems.extend(
-        _unknown_router(source)
-        for source in spec.routers
-        if source != START and source not in known
+        unknown_router(source) for source in spec.routers if source != START and source not in known
     )
     conditional_sources = {e.source for e in spec.edges if e.kind in ("conditional", "send")}
-    problems.extend(_router_problems(spec.routers, conditional_sources))
+    problems.extend(router_problems(spec.routers, conditional_sources))
     if require_bindings:
-        problems.extend(_unbound(node.id) for node in spec.nodes if lacks_callable(node))
-        problems.extend(_binding_problems(spec.routers))
+        problems.extend(unbound(node.id) for node in spec.nodes if lacks_callable(node))
+        problems.extend(binding_problems(spec.routers))
     problems.extend(_flow_problems(spec, known))
-    problems.extend(_state_problems(spec))
+    problems.extend(state_problems(spec))
     return problems
 
 
 # -- each problem's text, shared with the widget's incremental check (widget/livecheck.py) --
 
 
-def _is_reserved(name: str) -> bool:
+def is_reserved(name: str) -> bool:
+    """Whether ``name`` may not name a node (START, END, or blank)."""
     return name in (START, END) or not name.strip()
 
 
-def _duplicate(name: str, count: int) -> Problem:
+def duplicate(name: str, count: int) -> Problem:
+    """``name`` names ``count`` nodes."""
     return Problem("duplicate-node", f"`{name}` is defined {count} times.", (name,))
 
 
-def _reserved(name: str) -> Problem:
+def reserved(name: str) -> Problem:
+    """A node named with a reserved name."""
     return Problem("reserved-name", f"{name!r} is reserved and cannot name a node.", (name,))
 
 
-def _unknown_ends(source: str, target: str, known: set[str]) -> list[Problem]:
+def unknown_ends(source: str, target: str, known: set[str]) -> list[Problem]:
+    """An edge whose source or target is no node of ``known``."""
     found = []
     if source != START and source not in known:
         found.append(
@@ -124,7 +149,8 @@ def _destinations(spec: GraphSpec | Draft) -> list[tuple[str, str]]:
     ]
 
 
-def _unknown_destination(node: str, target: str) -> Problem:
+def unknown_destination(node: str, target: str) -> Problem:
+    """A ``Command(goto=...)`` destination that is no node."""
     return Problem(
         "unknown-node",
         f"`{target}` is a destination of `{node}` but is not a node.",
@@ -132,13 +158,15 @@ def _unknown_destination(node: str, target: str) -> Problem:
     )
 
 
-def _unknown_router(source: str) -> Problem:
+def unknown_router(source: str) -> Problem:
+    """A router on something that is not a node."""
     return Problem("unknown-node", f"`{source}` has a router but is not a node.", (source,))
 
 
-def _router_problems(
+def router_problems(
     routers: Mapping[str, str | None], conditional_sources: Collection[str]
 ) -> list[Problem]:
+    """Routers without conditional edges, and conditional edges without a router."""
     problems = [
         Problem(
             "no-routes",
@@ -168,11 +196,13 @@ def lacks_callable(node: NodeSpec | DraftNode) -> bool:
     return node.binding is None and node.subgraph is None
 
 
-def _unbound(node: str) -> Problem:
+def unbound(node: str) -> Problem:
+    """A node with no callable."""
     return Problem("unbound", f"`{node}` is not bound to a callable.", (node,))
 
 
-def _binding_problems(routers: Mapping[str, str | None]) -> list[Problem]:
+def binding_problems(routers: Mapping[str, str | None]) -> list[Problem]:
+    """Routers whose conditional edges have no callable to pick between them."""
     return [
         Problem(
             "router-unbound", f"the router of `{source}` is not bound to a callable.", (source,)
@@ -182,14 +212,16 @@ def _binding_problems(routers: Mapping[str, str | None]) -> list[Problem]:
     ]
 
 
-_NO_ENTRY = Problem("no-entry", "no edge leaves START; the graph has nowhere to begin.")
+NO_ENTRY = Problem("no-entry", "no edge leaves START; the graph has nowhere to begin.")
 
 
-def _unreachable(name: str) -> Problem:
+def unreachable(name: str) -> Problem:
+    """A node no path from START reaches."""
     return Problem("unreachable", f"`{name}` cannot be reached from START.", (name,))
 
 
-def _dead_end(name: str) -> Problem:
+def dead_end(name: str) -> Problem:
+    """A node with no outgoing edge."""
     return Problem(
         "dead-end",
         f"`{name}` has no outgoing edge; add one (to END if the run should stop there).",
@@ -197,11 +229,13 @@ def _dead_end(name: str) -> Problem:
     )
 
 
-def _no_way_out(name: str) -> Problem:
+def no_way_out(name: str) -> Problem:
+    """A node from which no path reaches END."""
     return Problem("no-way-out", f"no path leads from `{name}` to END.", (name,))
 
 
-def _state_problems(spec: GraphSpec | Draft) -> list[Problem]:
+def state_problems(spec: GraphSpec | Draft) -> list[Problem]:
+    """What is wrong with the state: several streaming fields, clashing aliases."""
     problems = []
     streaming = [field.name for field in spec.state.fields if field.streaming]
     if len(streaming) > 1:
@@ -247,7 +281,7 @@ def _flow_problems(spec: GraphSpec | Draft, known: set[str]) -> list[Problem]:
         forward[source].add(target)
         backward[target].add(source)
     if not forward[START]:
-        return [_NO_ENTRY]
+        return [NO_ENTRY]
     problems = []
     reachable = _closure(START, forward)
     finishing = _closure(END, backward)
@@ -256,11 +290,11 @@ def _flow_problems(spec: GraphSpec | Draft, known: set[str]) -> list[Problem]:
         if name not in known:
             continue
         if name not in reachable:
-            problems.append(_unreachable(name))
+            problems.append(unreachable(name))
         elif not forward[name]:
-            problems.append(_dead_end(name))
+            problems.append(dead_end(name))
         elif name not in finishing:
-            problems.append(_no_way_out(name))
+            problems.append(no_way_out(name))
     return problems
 
 

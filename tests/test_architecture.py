@@ -222,3 +222,27 @@ def test_the_architecture_page_names_every_module() -> None:
     ]
     missing = [name for name in [*top, *inner] if name not in text]
     assert missing == [], f"docs/architecture.md does not name {missing}"
+
+
+def private_imports(package: Path) -> list[str]:
+    """``from module import _name`` in ``package``: one module reaching into another."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [a.name for a in node.names if a.name.startswith("_")]
+                found += [
+                    f"{path.relative_to(package.parent)}: {node.module}.{name}"
+                    for name in names
+                    if not name.startswith("__")
+                ]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names(tmp_path: Path) -> None:
+    """What a module shares is public; a private name is its own to change."""
+    assert private_imports(ROOT / "graphnb") == []
+    reaching = tmp_path / "pkg"
+    reaching.mkdir()
+    (reaching / "a.py").write_text("from .b import _helper, public\n")
+    assert private_imports(reaching) == ["pkg/a.py: b._helper"], "the check can fail"

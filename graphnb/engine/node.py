@@ -15,11 +15,14 @@ __all__ = [
     "Node",
     "Router",
     "Streamed",
+    "call_target",
     "command_destinations",
     "complete_value",
+    "engine_caller",
     "first_parameter_type",
     "injected_parameters",
     "routes_from_annotation",
+    "takes_context",
 ]
 
 
@@ -54,7 +57,7 @@ def complete_value(chunks: list[Any], aggregate: Callable[[list[Any]], Any] | No
     return chunks
 
 
-def _wants_context(fn: Callable[..., Any]) -> bool:
+def takes_context(fn: Callable[..., Any]) -> bool:
     """Whether a callable takes the run context.
 
     It does through a second required positional parameter, or a parameter named
@@ -80,7 +83,7 @@ def _wants_context(fn: Callable[..., Any]) -> bool:
     return required >= 2
 
 
-def _caller(fn: Callable[..., Any]) -> Callable[..., Any]:
+def engine_caller(fn: Callable[..., Any]) -> Callable[..., Any]:
     """What the engine calls as ``call(state)`` or ``call(state, context)``.
 
     ``fn`` itself, unless its ``context`` parameter is keyword-only: the engine passes the
@@ -143,7 +146,8 @@ def _injecting(fn: Callable[..., Any], names: tuple[str, ...]) -> Callable[..., 
     return call
 
 
-def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+def call_target(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The routine a call of ``fn`` runs: a callable object's ``__call__``, else ``fn``."""
     call = getattr(fn, "__call__", None)  # noqa: B004 - callable objects
     if not inspect.isroutine(fn) and call is not None and inspect.isroutine(call):
         return call
@@ -170,14 +174,14 @@ class Node:
     )
 
     def __init__(self, name: str, index: int, fn: Callable[..., Any]) -> None:
-        target = _unwrap(fn)
+        target = call_target(fn)
         self.name = name
         self.index = index
         self.fn = fn
-        self.call = _caller(fn)
+        self.call = engine_caller(fn)
         self.is_async = inspect.iscoroutinefunction(target)
         self.is_async_gen = inspect.isasyncgenfunction(target)
-        self.takes_context = _wants_context(fn)
+        self.takes_context = takes_context(fn)
         # Set on the instances a router's Send makes (graphnb.engine.send): the instance's
         # number among its node's, its input values and the payload's checked writes.
         self.instance: int | None = None
@@ -223,11 +227,11 @@ class Router:
     ) -> None:
         self.source = source
         self.fn = fn
-        self.call = _caller(fn)
+        self.call = engine_caller(fn)
         self.routes = dict(routes)
         self.sends = frozenset(sends)
-        self.is_async = inspect.iscoroutinefunction(_unwrap(fn))
-        self.takes_context = _wants_context(fn)
+        self.is_async = inspect.iscoroutinefunction(call_target(fn))
+        self.takes_context = takes_context(fn)
 
     def targets(self, chosen: Any) -> tuple[list[Any], Any]:
         """Map a router's return value to targets; returns ``(targets, bad value)``.
@@ -254,7 +258,7 @@ class Router:
 def routes_from_annotation(fn: Callable[..., Any]) -> list[str] | None:
     """Targets declared by a router's ``Literal[...]`` return annotation, if it has one."""
     try:
-        hints = typing.get_type_hints(_unwrap(fn))
+        hints = typing.get_type_hints(call_target(fn))
     except Exception:  # unresolvable annotations: fall back to explicit routes
         return None
     annotation = hints.get("return")
@@ -267,7 +271,7 @@ def routes_from_annotation(fn: Callable[..., Any]) -> list[str] | None:
 
 def first_parameter_type(fn: Callable[..., Any]) -> Any:
     """The resolved annotation of ``fn``'s first parameter (the state it reads), if any."""
-    target = _unwrap(fn)
+    target = call_target(fn)
     try:
         first = next(iter(inspect.signature(target).parameters.values()), None)
     except (TypeError, ValueError):
@@ -290,7 +294,7 @@ def command_destinations(fn: Callable[..., Any]) -> list[str] | None:
     Only the return annotation is resolved, so a parameter annotated with a class local
     to a function (unresolvable under ``from __future__ import annotations``) is no bar.
     """
-    target = _unwrap(fn)
+    target = call_target(fn)
     raw = getattr(target, "__annotations__", None)
     if not isinstance(raw, Mapping) or "return" not in raw:
         return None

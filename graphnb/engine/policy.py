@@ -48,7 +48,7 @@ from ..errors import BindingError, GraphnbError, GraphSetupError, NodeTimeout
 from ..human import has_answers
 from .cachekey import Unkeyable, digest, function_identity
 from .events import CacheHit, NodeRetrying
-from .node import _caller, _unwrap, _wants_context
+from .node import call_target, engine_caller, takes_context
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -692,14 +692,14 @@ def with_policies(
     ``fields`` are the cache's field names as :func:`cache_fields` resolved them (the
     policy's own, aliases included, when not given).
     """
-    target = _unwrap(fn)
+    target = call_target(fn)
     if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
         raise GraphSetupError(
             f"`{name}` streams (it is a generator): retry, timeout and cache apply to nodes "
             "that return their update"
         )
-    call = _caller(fn)
-    wants_context = _wants_context(fn)
+    call = engine_caller(fn)
+    wants_context = takes_context(fn)
     remote = isinstance(store, SaverCache)
     identity = function_identity(fn) if cache is not None else ""
     keyed = fields if fields is not None or cache is None else cache.fields

@@ -25,25 +25,9 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from .. import validate as checks
 from ..spec import END, START, GraphSpec
-from ..validate import (
-    _NO_ENTRY,
-    Problem,
-    _binding_problems,
-    _dead_end,
-    _duplicate,
-    _is_reserved,
-    _no_way_out,
-    _reserved,
-    _router_problems,
-    _state_problems,
-    _unbound,
-    _unknown_destination,
-    _unknown_ends,
-    _unknown_router,
-    _unreachable,
-    lacks_callable,
-)
+from ..validate import Problem
 
 __all__ = ["LiveCheck"]
 
@@ -74,14 +58,14 @@ class LiveCheck:
         self._reachable: dict[str, str] = {START: START}
         self._finishing: dict[str, str] = {END: END}
         self._node_problems: list[Problem] = []
-        self._flow: list[Problem] = [_NO_ENTRY]
+        self._flow: list[Problem] = [checks.NO_ENTRY]
         self._state_found: list[Problem] = []
         self._last: list[Problem] | None = None
 
     def check(self, spec: GraphSpec) -> list[Problem]:
         """Every structural problem of ``spec``, as ``check_spec`` lists them."""
         # attrgetter runs in C: at 10,000 nodes these two lists are most of a check's time.
-        nodes: list[NodeKey] = [(node.id, lacks_callable(node)) for node in spec.nodes]
+        nodes: list[NodeKey] = [(node.id, checks.lacks_callable(node)) for node in spec.nodes]
         edges: list[EdgeKey] = list(map(_EDGE_KEY, spec.edges))
         # A node's Command destinations are paths too (as check_spec counts them), last.
         edges += [
@@ -103,7 +87,7 @@ class LiveCheck:
         if nodes_changed or edges_changed:
             self._flow = self._flow_problems()
         if state != self._state or self._last is None:
-            self._state, self._state_found = state, _state_problems(spec)
+            self._state, self._state_found = state, checks.state_problems(spec)
         self._routers = routers
         self._last = self._assemble()
         return self._last
@@ -136,16 +120,16 @@ class LiveCheck:
                 else:
                     self._unknown.pop((source, target), None)
         for name in touched:
-            if name in names and _is_reserved(name):
+            if name in names and checks.is_reserved(name):
                 self._reserved.add(name)
             else:
                 self._reserved.discard(name)
         found = []
         if len(names) < len(nodes):  # some id is used twice
             counted = Counter(name for name, _ in nodes)
-            found += [_duplicate(name, count) for name, count in counted.items() if count > 1]
+            found += [checks.duplicate(name, count) for name, count in counted.items() if count > 1]
         if self._reserved:
-            found += [_reserved(name) for name, _ in nodes if name in self._reserved]
+            found += [checks.reserved(name) for name, _ in nodes if name in self._reserved]
         self._node_problems = found
 
     def _names_unknown(self, source: str, target: str) -> bool:
@@ -212,15 +196,15 @@ class LiveCheck:
 
     def _flow_problems(self) -> list[Problem]:
         if START not in self._forward:
-            return [_NO_ENTRY]
+            return [checks.NO_ENTRY]
         # Differences only: each is one pass over the names that keeps the few at fault
         # (intersections would copy all 10,000 of them, twice).
         known, reachable, leaving = self._names.keys(), self._reachable, self._forward
         unreachable = known - reachable.keys()
-        bad: dict[str, Callable[[str], Problem]] = dict.fromkeys(unreachable, _unreachable)
-        bad.update(dict.fromkeys(known - leaving.keys() - unreachable, _dead_end))
+        bad: dict[str, Callable[[str], Problem]] = dict.fromkeys(unreachable, checks.unreachable)
+        bad.update(dict.fromkeys(known - leaving.keys() - unreachable, checks.dead_end))
         stuck = known - self._finishing.keys()
-        bad.update((n, _no_way_out) for n in stuck if n in reachable and n in leaving)
+        bad.update((n, checks.no_way_out) for n in stuck if n in reachable and n in leaving)
         if not bad:
             return []
         return [bad[name](name) for name, _ in self._nodes if name in bad]
@@ -235,14 +219,16 @@ class LiveCheck:
                 if (source, target) in self._unknown:
                     if kind == "command":
                         if target != END and target not in known:
-                            found.append(_unknown_destination(source, target))
+                            found.append(checks.unknown_destination(source, target))
                     else:
-                        found += _unknown_ends(source, target, known)
-        found += [_unknown_router(s) for s in self._routers if s != START and s not in self._names]
-        found += _router_problems(self._routers, self._conditional.keys())
+                        found += checks.unknown_ends(source, target, known)
+        found += [
+            checks.unknown_router(s) for s in self._routers if s != START and s not in self._names
+        ]
+        found += checks.router_problems(self._routers, self._conditional.keys())
         if self.require_bindings:
-            found += [_unbound(name) for name, unbound in self._nodes if unbound]
-            found += _binding_problems(self._routers)
+            found += [checks.unbound(name) for name, unbound in self._nodes if unbound]
+            found += checks.binding_problems(self._routers)
         found += self._flow
         found += self._state_found
         return found
