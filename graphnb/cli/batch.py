@@ -36,19 +36,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..console import json_text, parse_json, shown
-from .output import cannot_write, same_file
-from .run import (
+from ..console import (
     EXIT_FAILED,
     EXIT_LOAD,
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
     compile_for,
-    load_target,
+    json_text,
+    parse_json,
     reporting,
+    shown,
     to_json,
 )
+from .output import cannot_write, same_file
+from .run import load_target
 
 __all__ = ["read_inputs", "register"]
 

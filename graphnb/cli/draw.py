@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..console import shown
+from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting, shown
 from .output import cannot_write
-from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
+from .run import load_target
 
 __all__ = ["register"]
 

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..console import shown
+from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting, shown
 from ..export.module import replace_text
 from .output import cannot_write, same_file
-from .run import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, load_target, reporting
+from .run import load_target
 
 __all__ = ["register"]
 

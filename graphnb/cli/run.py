@@ -10,36 +10,15 @@ import argparse
 from typing import Any
 
 from ..console import (
-    EXIT_FAILED,
     EXIT_LOAD,
-    EXIT_OK,
     EXIT_USAGE,
     CommandError,
     add_run_options,
-    compile_for,
-    database_errors,
-    redacted,
     reporting,
     run_loaded,
-    to_json,
 )
 
-__all__ = [
-    "EXIT_FAILED",
-    "EXIT_LOAD",
-    "EXIT_OK",
-    "EXIT_USAGE",
-    "CommandError",
-    "add_run_options",
-    "compile_for",
-    "database_errors",
-    "load_target",
-    "redacted",
-    "register",
-    "reporting",
-    "run_loaded",
-    "to_json",
-]
+__all__ = ["load_target", "register"]
 
 
 def load_target(target: str, *, langgraph_as_is: bool = False) -> tuple[str, Any]:

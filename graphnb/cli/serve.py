@@ -11,7 +11,8 @@ import argparse
 import os
 from typing import Any
 
-from .run import EXIT_USAGE, CommandError, compile_for, load_target, reporting
+from ..console import EXIT_USAGE, CommandError, compile_for, reporting
+from .run import load_target
 
 __all__ = ["register"]
 

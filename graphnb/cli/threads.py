@@ -40,20 +40,24 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..console import database_errors, json_text, open_saver, parse_json, shown
-from ..records import is_child_thread
-from .run import (
+from ..console import (
     EXIT_FAILED,
     EXIT_LOAD,
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
     compile_for,
-    load_target,
+    database_errors,
+    json_text,
+    open_saver,
+    parse_json,
     redacted,
     reporting,
+    shown,
     to_json,
 )
+from ..records import is_child_thread
+from .run import load_target
 
 __all__ = ["register"]
 
