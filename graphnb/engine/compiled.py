@@ -23,7 +23,8 @@ from . import display
 from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
 from .node import Node, Router
 from .policy import bind_node_caches
-from .run import Run, step_async, step_sync
+from .run import Run
+from .steps import step_async, step_sync
 from .store import Saver, ThreadStore, open_store
 from .threadlist import ThreadInfo, list_threads_info
 from .tracing import trace_aevents, trace_events

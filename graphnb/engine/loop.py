@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .events import Event
-from .run import step_async, step_sync
+from .steps import step_async, step_sync
 
 if TYPE_CHECKING:
     from .node import Node

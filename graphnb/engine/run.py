@@ -11,14 +11,8 @@ The same step logic serves the sync and the async drivers; each is a generator o
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import os
-import queue
-import threading
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..draft import END, START
@@ -36,11 +30,9 @@ from .context import RunContext, done_writing, writing
 from .events import CacheHit, Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
 from .send import Send, check_payload, distinct, instance_key, instances, order
+from .workers import DEFAULT_WORKERS, iterate_async, run_coroutine
 
 if TYPE_CHECKING:
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
     from .compiled import CompiledGraph
 
 # asyncio is imported inside the async code paths only: by the time they run an event loop
@@ -50,53 +42,6 @@ __all__ = ["Run"]
 
 S = TypeVar("S")
 Update = dict[str, Any]
-Done = object()
-_END_OF_STREAM = object()
-
-_DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-_node_thread = threading.local()  # .marked: this thread runs nodes of a parallel step
-
-
-def _mark_node_thread() -> None:
-    _node_thread.marked = True
-
-
-def thread_pool() -> ThreadPoolExecutor:
-    """The shared pool sync nodes run in when several run at once."""
-    global _pool
-    if _pool is None:
-        from concurrent.futures import ThreadPoolExecutor  # imports logging: load on demand
-
-        with _pool_lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(
-                    _DEFAULT_WORKERS, thread_name_prefix="graphnb", initializer=_mark_node_thread
-                )
-    return _pool
-
-
-def _start_workers(worker: Callable[[], None], count: int) -> list[Callable[[], Any]]:
-    """Run ``worker`` on ``count`` threads; returns what waits for each one.
-
-    A parallel step started from a node that itself runs on one of these threads (a
-    subgraph, or a node that invokes a graph) gets threads of its own: queued in the
-    pool, its workers could wait behind the very nodes that wait for them.
-    """
-    if not getattr(_node_thread, "marked", False):
-        return [thread_pool().submit(worker).result for _ in range(count)]
-
-    def marked_worker() -> None:
-        _mark_node_thread()
-        worker()
-
-    threads = [threading.Thread(target=marked_worker, name="graphnb-nested") for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    return [thread.join for thread in threads]
 
 
 class Run(Generic[S]):
@@ -129,7 +74,7 @@ class Run(Generic[S]):
         # Whether get_stream_writer() writes (a stream that wants custom chunks): setting
         # it costs a context variable per node, which other streams need not pay.
         self.custom = events
-        self.workers = max_concurrency or _DEFAULT_WORKERS
+        self.workers = max_concurrency or DEFAULT_WORKERS
         self.max_concurrency = max_concurrency  # None: async nodes are not limited
         self.values: dict[str, Any] = {}
         # The saver of the outermost run; a subgraph's run is given its parent's.
@@ -525,7 +470,7 @@ class Run(Generic[S]):
                 else (view,)
             )
             if node.is_async or node.is_async_gen:
-                result = _run_coroutine(self._call_async(node, args, pending.append))
+                result = run_coroutine(self._call_async(node, args, pending.append))
             elif node.subgraph is not None:  # a whole run of a child graph (engine.subgraph)
                 if pending and self.events:
                     yield from _flush(pending)
@@ -740,7 +685,7 @@ class Run(Generic[S]):
     ) -> Generator[Event, None, Update]:
         name, streamed, chunks = self._stream_target(node, result)
         collected: list[Any] = []
-        iterator = _iterate_async(chunks) if hasattr(chunks, "__aiter__") else iter(chunks)
+        iterator = iterate_async(chunks) if hasattr(chunks, "__aiter__") else iter(chunks)
         events = self.events
         while True:
             try:
@@ -806,40 +751,6 @@ def _input_error(error: WriteError) -> InvalidUpdateError:
     )
 
 
-def _iterate_async(chunks: Any) -> Iterator[Any]:
-    """Iterate an async iterable from sync code, each item as soon as it is produced.
-
-    The iterable runs on its own event loop in a helper thread (sync code may itself be
-    inside a running loop, as in a notebook cell), in a copy of the caller's context (the
-    node's ``interrupt()`` answers, the run's tracing); items cross over through a queue.
-    """
-    import asyncio
-
-    items: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
-
-    async def drain() -> None:
-        async for item in chunks:
-            items.put((True, item))
-
-    context = contextvars.copy_context()
-
-    def pump() -> None:
-        try:
-            context.run(asyncio.run, drain())
-            items.put((True, _END_OF_STREAM))
-        except BaseException as error:  # re-raised in the consuming thread
-            items.put((False, error))
-
-    threading.Thread(target=pump, name="graphnb-async-stream", daemon=True).start()
-    while True:
-        ok, item = items.get()
-        if not ok:
-            raise item
-        if item is _END_OF_STREAM:
-            return
-        yield item
-
-
 def _noting_hits(emit: Callable[[Event], None], hits: list[CacheHit]) -> Callable[[Event], None]:
     """``emit``, keeping the node's :class:`CacheHit` in ``hits`` as it passes."""
 
@@ -865,215 +776,3 @@ def _is_stream(result: Any) -> bool:
     return (hasattr(result, "__next__") or hasattr(result, "__anext__")) and not isinstance(
         result, (str, bytes, Mapping)
     )
-
-
-def _run_coroutine(coro: Any) -> Any:
-    """Run a coroutine to completion from sync code, even inside a running event loop.
-
-    Inside one, it runs on a helper thread, in a copy of the caller's context (as
-    :func:`_iterate_async` does).
-    """
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: list[Any] = []
-    context = contextvars.copy_context()
-
-    def target() -> None:
-        try:
-            box.append((True, context.run(asyncio.run, coro)))
-        except BaseException as error:  # re-raised in the caller's thread
-            box.append((False, error))
-
-    worker = threading.Thread(target=target, name="graphnb-async-node")
-    worker.start()
-    worker.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value
-
-
-# -- whole steps -------------------------------------------------------------------------
-
-
-def step_sync(run: Run[S], nodes: list[Node]) -> Generator[Event, None, list[tuple[Node, Update]]]:
-    """Run one step's nodes from sync code: a lone node inline, several on threads."""
-    if len(nodes) == 1:
-        node = nodes[0]
-        update = yield from run.node_sync(node)
-        return [(node, update)]
-    return (yield from _parallel_sync(run, nodes))
-
-
-def _parallel_sync(
-    run: Run[S], nodes: list[Node]
-) -> Generator[Event, None, list[tuple[Node, Update]]]:
-    results: list[Update | None] = [None] * len(nodes)
-    failures: list[tuple[int, BaseException]] = []
-    todo = deque(enumerate(nodes))
-    sink: queue.SimpleQueue[Any] | None = queue.SimpleQueue() if run.events else None
-
-    def worker() -> None:
-        try:
-            while not failures:
-                try:
-                    index, node = todo.popleft()
-                except IndexError:
-                    return
-                events = run.node_sync(node)
-                try:
-                    while True:
-                        event = next(events)
-                        if sink is not None:
-                            sink.put(event)
-                except StopIteration as stop:
-                    results[index] = stop.value
-                except BaseException as error:
-                    failures.append((index, error))
-                    return
-        finally:
-            if sink is not None:
-                sink.put(Done)
-
-    count = min(run.workers, len(nodes))
-    waits = _start_workers(worker, count)
-    try:
-        if sink is not None:
-            remaining = count
-            while remaining:
-                event = sink.get()
-                if event is Done:
-                    remaining -= 1
-                else:
-                    yield event
-        for wait in waits:
-            wait()
-    except BaseException as error:
-        todo.clear()  # the run is over (Ctrl-C, its stream closed): start no further node
-        if isinstance(error, GeneratorExit):
-            # Its consumer left mid-step: return once the running nodes are done, so none
-            # runs beside the next run of the thread once the lock is released.
-            for wait in waits:
-                wait()
-        raise
-    if failures:
-        raise min(failures, key=lambda failure: failure[0])[1]
-    return [(node, results[i] or {}) for i, node in enumerate(nodes)]
-
-
-async def step_async(
-    run: Run[S], nodes: list[Node]
-) -> AsyncIterator[Event | list[tuple[Node, Update]]]:
-    """Run one step's nodes on the event loop; yields events, then the results list last.
-
-    Sync nodes run on threads, even a lone one: run on the loop, a node blocking on I/O
-    would stall every other task of the loop (a server's other requests, a notebook's
-    widgets) until it returned.
-    """
-    import asyncio
-    import contextvars
-
-    loop = asyncio.get_running_loop()
-    if len(nodes) == 1 and not (nodes[0].is_async or nodes[0].is_async_gen) and not run.events:
-        # ainvoke: no one reads the events as they come, so a lone sync node makes one
-        # trip to a thread and back (its events follow), not one per event.
-        node = nodes[0]
-        context = contextvars.copy_context()
-        events, update = await loop.run_in_executor(
-            thread_pool(), context.run, _drained, run.node_sync(node)
-        )
-        for event in events:
-            yield event
-        yield [(node, update)]
-        return
-    inbox: asyncio.Queue[Any] = asyncio.Queue()
-
-    def threadsafe(event: Any) -> None:
-        loop.call_soon_threadsafe(inbox.put_nowait, event)
-
-    def drive(node: Node) -> Update:
-        events = run.node_sync(node)
-        while True:
-            try:
-                event = next(events)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            threadsafe(event)
-
-    async def run_node(node: Node) -> Update:
-        if node.is_async or node.is_async_gen:
-            return await run.node_async(node, inbox.put_nowait)
-        # with the caller's context variables, as asyncio.to_thread hands them on
-        context = contextvars.copy_context()
-        return await loop.run_in_executor(thread_pool(), context.run, drive, node)
-
-    # max_concurrency counts nodes of either kind; without it async nodes are not limited
-    gate = asyncio.Semaphore(run.max_concurrency) if run.max_concurrency else None
-
-    async def one(node: Node) -> Update:
-        if gate is None:
-            return await run_node(node)
-        async with gate:
-            return await run_node(node)
-
-    gathering = asyncio.ensure_future(_gather(nodes, one))
-    getter: asyncio.Future[Any] | None = None
-    try:
-        while True:
-            getter = asyncio.ensure_future(inbox.get())
-            done, _ = await asyncio.wait({getter, gathering}, return_when=asyncio.FIRST_COMPLETED)
-            if getter in done:
-                yield getter.result()
-                continue
-            getter.cancel()
-            while not inbox.empty():
-                yield inbox.get_nowait()
-            # events sent from threads may still be queued on the loop: let them land
-            await asyncio.sleep(0)
-            while not inbox.empty():
-                yield inbox.get_nowait()
-            break
-        yield gathering.result()
-    finally:
-        if getter is not None and not getter.done():
-            getter.cancel()  # a run cancelled mid-step leaves no reader task behind
-        if not gathering.done():
-            gathering.cancel()
-            with contextlib.suppress(BaseException):  # the cancellation we asked for
-                await gathering
-
-
-def _drained(events: Generator[Event, None, Update]) -> tuple[list[Event], Update]:
-    """Run a node's event generator to its end: its events, and its update."""
-    collected = []
-    while True:
-        try:
-            collected.append(next(events))
-        except StopIteration as stop:
-            return collected, stop.value
-
-
-async def _gather(nodes: list[Node], one: Callable[[Node], Any]) -> list[tuple[Node, Update]]:
-    import asyncio
-
-    tasks = [asyncio.ensure_future(one(node)) for node in nodes]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-    except asyncio.CancelledError:
-        for task in tasks:
-            task.cancel()
-        raise
-    failed = [task for task in tasks if task.done() and not task.cancelled() and task.exception()]
-    if failed:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        first = min(failed, key=tasks.index)
-        error = first.exception()
-        assert error is not None
-        raise error
-    return [(node, task.result()) for node, task in zip(nodes, tasks, strict=True)]

@@ -26,7 +26,7 @@ from graphnb import (
     interrupt,
 )
 from graphnb.checkpoint import MemorySaver
-from graphnb.engine.run import _DEFAULT_WORKERS
+from graphnb.engine.workers import DEFAULT_WORKERS
 
 DATA = Path(__file__).parent / "data"
 
@@ -333,11 +333,11 @@ def test_parallel_steps_inside_more_parallel_nodes_than_pool_threads_finish(nest
     else:
         inner = child.compile()
         parent.add_node("work", lambda s: {"out": inner.invoke({"item": s["item"]})["out"]})
-    fan_out = [Send("work", {"item": i}) for i in range(2 * _DEFAULT_WORKERS)]
+    fan_out = [Send("work", {"item": i}) for i in range(2 * DEFAULT_WORKERS)]
     parent.add_conditional_edges(START, lambda s: fan_out, sends=["work"])
     app = parent.add_edge("work", END).compile()
     result = _finishes(lambda: app.invoke({}))
-    expected = [n for i in range(2 * _DEFAULT_WORKERS) for n in (2 * i, i * i)]
+    expected = [n for i in range(2 * DEFAULT_WORKERS) for n in (2 * i, i * i)]
     assert sorted(result["out"]) == sorted(expected)
 
 
