@@ -95,8 +95,8 @@ builder = Builder(graph)
 # When the Stop message arrived, and when the run panel said "stopped" (kernel clock).
 stamps = {}
 
-def _spy(widget, content, buffers):
-    if content.get("type") == "stop":
+def _spy(widget, content, buffers):  # requests come as anywidget commands
+    if content.get("kind") == "anywidget-command" and content["msg"].get("type") == "stop":
         stamps.setdefault("stop", time.monotonic())
 
 def _watch(change):
