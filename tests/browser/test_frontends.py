@@ -365,3 +365,57 @@ def _the_saved_notebook_replays_the_run_with_a_kernel_that_never_ran_it(lab: Any
     stepper.locator(".graphnb-back").click()
     assert where.inner_text() == "Frame 2 of 4"
     lab.assert_no_js_errors()
+
+
+STATUS = """
+from graphnb import END, START, StateGraph, interrupt
+from graphnb.widget import Builder
+
+def plan(state: dict) -> dict:
+    return {"plan": "p"}
+
+def ask(state: dict) -> dict:
+    return {"answer": interrupt("ok to go on?")}
+
+graph = StateGraph(dict, name="status").add_node("plan", plan).add_node("ask", ask)
+graph.add_edge(START, "plan").add_edge("plan", "ask").add_edge("ask", END)
+builder = Builder(graph, checkpointer="memory://")
+builder.breakpoints = {"ask": ["before"]}
+builder
+"""
+
+TOOLBAR_STATUS = "() => document.querySelector('[data-testid=\"toolbar-run-status\"]')?.innerText"
+
+
+def test_the_run_status_line_tells_the_truth_here_too(lab: Any) -> None:
+    """Issue 31: paused, waiting for an answer and finished, said in the toolbar, by mouse
+    and keyboard only (Voila has no cell to type code in)."""
+    lab.open_notebook("status", [STATUS])
+    page = lab.page
+    builder = lab.builder()
+    status = page.get_by_test_id("toolbar-run-status")
+
+    def says(text: str) -> None:
+        page.wait_for_function(f"() => ({TOOLBAR_STATUS})() === {text!r}", timeout=30_000)
+
+    page.get_by_test_id("toolbar-run").click()
+    says("paused before ask")
+    assert page.get_by_test_id("node-ask").get_attribute("data-status") == "paused"
+    lab.screenshot(f"status-paused-{lab.server.app}", element=builder)
+
+    page.get_by_test_id("pause-continue").click()
+    says("waiting for an answer from ask")
+    assert page.get_by_test_id("node-ask").get_attribute("data-status") == "waiting"
+    page.wait_for_timeout(500)  # a clock would have ticked by now
+    assert page.locator("[data-testid^='node-elapsed-']").count() == 0
+    lab.screenshot(f"status-waiting-{lab.server.app}", element=builder)
+
+    answer = page.get_by_test_id("interrupt-answer-ask")
+    answer.click()
+    page.keyboard.type('"yes"')
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => /^done/.test(({TOOLBAR_STATUS})() ?? '')", timeout=30_000)
+    assert page.get_by_test_id("node-ask").get_attribute("data-status") == "done"
+    assert status.is_visible()
+    lab.screenshot(f"status-done-{lab.server.app}", element=builder)
+    lab.assert_no_js_errors()
