@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from .errors import DiagramError
 from .extract import extract
@@ -34,6 +34,10 @@ NETWORKX_LAYOUTS = (
 _SEEDED = {"spring", "random", "arf", "forceatlas2"}
 
 
+_RANK_GAP = 48.0
+"""The least gap between two layers, px: room for a label between them."""
+
+
 class UnknownLayoutError(DiagramError, ValueError):
     """``layout(engine=...)`` names no layout this installation has."""
 
@@ -45,12 +49,13 @@ def layout(
     sizes: Mapping[str, tuple[float, float]] | None = None,
     gap: float = 40.0,
     engine: str | Callable[[Any], Mapping[Any, Any]] = "layered",
+    direction: Literal["TB", "LR"] = "TB",
 ) -> dict[str, tuple[float, float]]:
     """Canvas positions for every node of ``obj``, START and END included.
 
     Positions are the top-left corners of the nodes' boxes in canvas pixels (x right,
-    y down, as React Flow places nodes), laid out top to bottom from START. The same graph
-    always gets the same positions.
+    y down, as React Flow places nodes), laid out top to bottom from START (left to right
+    with ``direction="LR"``). The same graph always gets the same positions.
 
     Args:
         obj: a ``GraphSpec``, anything with a ``.spec`` (a builder, a compiled graph...)
@@ -58,7 +63,10 @@ def layout(
         node_size: the (width, height) the canvas draws a node with.
         sizes: the (width, height) of particular nodes, by id, when they differ from
             ``node_size`` (as measured by the canvas, or smaller START and END markers).
-        gap: the least horizontal gap between two nodes, px.
+        gap: the least gap between two nodes of a layer, px.
+        direction: ``"TB"``, layers top to bottom, or ``"LR"``, left to right; the gap
+            between two layers holds the labels of the edges between them (a route is
+            wider than it is tall, so left-right layers are as far apart as the widest).
         engine: ``"layered"`` (graphnb's own: ranks from START, few crossings), one of
             networkx's layouts by name (:data:`NETWORKX_LAYOUTS`: ``"spring"``,
             ``"kamada_kawai"``, ``"circular"``...), or a function taking a
@@ -89,17 +97,31 @@ def layout(
     def label(text: str) -> tuple[float, float]:
         return text_width(shorten(text, 24), 11.0) + 12.0, 20.0
 
-    # The canvas draws each edge's label on the edge itself, halfway: the gap between two
-    # layers holds it, so labels get no rank of their own, and no routes are needed.
+    # The canvas draws each edge's label on the edge itself: the gap between two layers
+    # holds it, so labels get no rank of their own, and no routes are needed.
+    diagram = extract(obj)
+    if direction == "LR":  # laid out top to bottom with every box turned, then turned back
+        widest = max((label(edge.label)[0] for edge in diagram.edges if edge.label), default=0)
+        result = compute_layout(
+            diagram,
+            Sizes(
+                lambda item: node(item)[::-1],
+                label,
+                node_gap=gap,
+                margin=0.0,
+                rank_gap=max(_RANK_GAP, widest + 24.0),
+            ),
+            labels=False,
+            routes=False,
+        )
+        return {i: (round(box.top, 1), round(box.left, 1)) for i, box in result.nodes.items()}
     result = compute_layout(
-        extract(obj),
-        Sizes(node, label, node_gap=gap, rank_gap=48.0, margin=0.0),
+        diagram,
+        Sizes(node, label, node_gap=gap, rank_gap=_RANK_GAP, margin=0.0),
         labels=False,
         routes=False,
     )
-    return {
-        node_id: (round(box.left, 1), round(box.top, 1)) for node_id, box in result.nodes.items()
-    }
+    return {i: (round(box.left, 1), round(box.top, 1)) for i, box in result.nodes.items()}
 
 
 def _networkx_layout(

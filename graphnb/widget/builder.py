@@ -40,7 +40,7 @@ from .composition import (
     subgraph_problems,
 )
 from .debugger import Debugger, breakpoints_after_edit
-from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals, turn
+from .direction import DIRECTION_KEY, Direction, direction_of, settle_terminals
 from .exporting import ExportExistsError, binding_modules, check_target, imported_modules
 from .layout import apply_layout, layout, place
 from .livecheck import LiveCheck
@@ -674,13 +674,13 @@ class Builder(anywidget.AnyWidget):
             ValueError: ``direction`` is neither.
         """
         chosen = self._direction(direction)
-        self.spec = self._placed(layout(self.spec), chosen)
+        self.spec = self._placed(layout(self.spec, chosen), chosen)
 
     def _layout_in_background(self, direction: Direction | None = None) -> None:
         """The canvas's Layout button: :meth:`layout`, computed off the kernel's loop."""
         spec, chosen = self.spec, self._direction(direction)
         self._layouts.submit(
-            lambda: layout(spec),
+            lambda: layout(spec, chosen),
             lambda positions: setattr(self, "spec", self._placed(positions, chosen)),
             lambda error: self._tell(f"layout failed: {error}", "layout"),
         )
@@ -691,8 +691,8 @@ class Builder(anywidget.AnyWidget):
         return direction or direction_of(self.spec)
 
     def _placed(self, positions: dict[str, tuple[float, float]], direction: Direction) -> GraphSpec:
-        """The current spec with ``positions`` applied, turned for a left-right layout."""
-        spec = apply_layout(self.spec, turn(positions) if direction == "LR" else positions)
+        """The current spec with ``positions`` applied, drawn ``direction``."""
+        spec = apply_layout(self.spec, positions)
         if direction == "LR":
             settle_terminals(spec, -50.0, 12.0)  # apply_layout centred them across a column
         spec.metadata[DIRECTION_KEY] = direction

@@ -2,7 +2,7 @@
 
 The direction is kept in the spec's metadata under :data:`DIRECTION_KEY`, so the canvas
 draws handles on the matching sides (top/bottom, or left/right) and a later Layout keeps
-it. A left-right layout is the top-down one turned a quarter: levels become columns.
+it. Left to right, layers are columns, as far apart as the widest label between them.
 """
 
 from __future__ import annotations
@@ -12,34 +12,17 @@ from typing import Literal
 from ..spec import END, START, GraphSpec
 from .layout import POSITIONS_KEY
 
-__all__ = ["DIRECTION_KEY", "Direction", "direction_of", "settle_terminals", "turn"]
+__all__ = ["DIRECTION_KEY", "Direction", "direction_of", "settle_terminals"]
 
 DIRECTION_KEY = "graphnb.widget.direction"
 """Spec metadata key: ``"TB"`` (top-down) or ``"LR"`` (left-right)."""
 
 Direction = Literal["TB", "LR"]
 
-_ACROSS = 2.2
-"""Top-down level spacing (rows, ~110 px) to left-right column spacing (~240 px)."""
-_ALONG = 0.42
-"""Top-down sibling spacing (~220 px, a node's width) to left-right row spacing (~90 px)."""
-
 
 def direction_of(spec: GraphSpec) -> Direction:
     """The direction ``spec`` is drawn in (``"TB"`` unless its metadata says ``"LR"``)."""
     return "LR" if spec.metadata.get(DIRECTION_KEY) == "LR" else "TB"
-
-
-def turn(positions: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
-    """Top-down positions turned into left-right ones (levels become columns).
-
-    Example:
-        >>> turn({"__start__": (0.0, 0.0), "a": (-110.0, 110.0), "b": (110.0, 110.0)})
-        {'__start__': (0.0, 0.0), 'a': (242.0, -46.2), 'b': (242.0, 46.2)}
-    """
-    return {
-        name: (round(y * _ACROSS, 1), round(x * _ALONG, 1)) for name, (x, y) in positions.items()
-    }
 
 
 def settle_terminals(spec: GraphSpec, offset_x: float, offset_y: float) -> None:

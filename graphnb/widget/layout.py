@@ -6,7 +6,7 @@ metadata under :data:`POSITIONS_KEY`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..spec import END, START, GraphSpec, Position
 
@@ -21,15 +21,17 @@ _TERMINAL_WIDTH = 70.0
 """The width the canvas draws START and END with (``.graphnb-terminal``)."""
 
 
-def layout(spec: GraphSpec) -> dict[str, tuple[float, float]]:
+def layout(
+    spec: GraphSpec, direction: Literal["TB", "LR"] = "TB"
+) -> dict[str, tuple[float, float]]:
     """Canvas position (top left, in pixels) of every node, START and END included.
 
     The diagrams' layered layout (:func:`graphnb.diagram.layout`), given the canvas's box
-    size.
+    size, top to bottom or left to right.
     """
     from ..diagram import layout as diagram_layout  # the faces load on first use
 
-    return dict(diagram_layout(spec, node_size=_NODE_SIZE))
+    return dict(diagram_layout(spec, node_size=_NODE_SIZE, direction=direction))
 
 
 def apply_layout(spec: GraphSpec, positions: dict[str, tuple[float, float]]) -> GraphSpec:

@@ -20,6 +20,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 TRANSFORM = "() => document.querySelector('.react-flow__viewport').style.transform"
 
@@ -422,4 +424,57 @@ def test_a_paused_or_waiting_run_says_so_and_no_clock_runs(lab):
     assert page.locator("[data-testid^='node-elapsed-']").count() == 0
     assert page.get_by_test_id("node-ask").get_attribute("data-status") == "waiting"
     _keep_shots(lab, "status-waiting")
+    lab.assert_no_js_errors()
+
+
+REACT = """
+from graphnb.agent import ReActAgent, ScriptedModel
+from graphnb.widget import Builder
+
+def weather(city: str) -> str:
+    '''Today's weather in a city.'''
+    return f"sunny in {city}"
+
+agent = ReActAgent(ScriptedModel(["It is sunny."]), [weather])
+builder = Builder(agent.graph)
+builder
+"""
+
+# Each edge label whose box covers a node's box (a hidden node covers nothing).
+LABELS_UNDER_NODES = """() => {
+    const boxes = [...document.querySelectorAll('.react-flow__node')]
+        .filter((n) => n.offsetParent !== null && getComputedStyle(n).visibility !== 'hidden')
+        .map((n) => [n.dataset.id, n.getBoundingClientRect()]);
+    const found = [];
+    for (const label of document.querySelectorAll('.graphnb-edge-label')) {
+        const a = label.getBoundingClientRect();
+        for (const [id, b] of boxes) {
+            if (a.right > b.left && a.left < b.right && a.bottom > b.top && a.top < b.bottom)
+                found.push(`${label.dataset.testid} covers ${id}`);
+        }
+    }
+    return found;
+}"""
+
+
+@pytest.mark.parametrize("direction", ["TB", "LR"])
+def test_no_edge_label_is_drawn_under_a_node(lab, direction):
+    # Issue 31, defect 5: in the ReAct agent's machine, the labels of its loops' ways
+    # back sat at the middle of their paths, under the nodes those paths pass.
+    kernel = lab.open_notebook(f"labels-{direction}", [REACT])
+    page = lab.page
+    lab.builder()
+    if direction == "LR":
+        page.get_by_test_id("corner-direction").click()
+        lab.wait_until(
+            lambda: kernel.json("builder.spec.metadata.get('graphnb.widget.direction')") == "LR",
+            timeout=30,
+            message="the drawing did not turn left-right",
+        )
+    page.get_by_test_id("toolbar-fit").click()
+    page.wait_for_timeout(600)  # the fit's animation
+    assert page.locator(".graphnb-edge-label").count() >= 5
+    assert page.evaluate(LABELS_UNDER_NODES) == []
+    shot = lab.screenshot(f"labels-{direction}", element=lab.builder())
+    shutil.copyfile(shot, DOC_IMAGES / f"labels-{direction.lower()}.png")
     lab.assert_no_js_errors()
