@@ -1,7 +1,7 @@
 """``graphnb serve FILE[:GRAPH] ...``: serve graphs with the API ``langgraph-sdk`` speaks.
 
 Each target is loaded as ``graphnb run`` loads it and becomes an assistant named by its
-variable; the threads live in ``--db`` (SQLite for now), runs execute in this process.
+variable; the threads live in ``--db`` (SQLite or PostgreSQL), runs execute in this process.
 See docs/serve.md.
 """
 
@@ -11,7 +11,7 @@ import argparse
 import os
 from typing import Any
 
-from ..console import EXIT_USAGE, CommandError, compile_for, reporting
+from ..console import EXIT_USAGE, CommandError, compile_for, redacted, reporting
 from .run import load_target
 
 __all__ = ["register"]
@@ -39,10 +39,9 @@ def _serve(args: argparse.Namespace) -> int:
         check_bind(args.host, token)  # before loading: a refused server runs no user code
     except InsecureBindError as error:
         raise CommandError(str(error), EXIT_USAGE) from None
-    scheme, _, path = args.db.partition(":///")
-    if scheme != "sqlite" or not path:
+    if not args.db.startswith(("sqlite:///", "postgresql://", "postgres://")):
         raise CommandError(
-            f"--db takes sqlite:///FILE for now (PostgreSQL serving comes later), got {args.db!r}",
+            f"--db takes sqlite:///FILE or postgresql://..., got {redacted(args.db)!r}",
             EXIT_USAGE,
         )
     graphs: dict[str, Any] = {}
@@ -55,7 +54,7 @@ def _serve(args: argparse.Namespace) -> int:
         graphs,
         host=args.host,
         port=args.port,
-        store=path,
+        store=args.db,
         auth_token=token,
         body_limit=args.body_limit,
     )

@@ -33,7 +33,7 @@ from ..errors import GraphnbError
 from ..human import Command
 from ..records import StateSnapshot
 from .runs import ActiveRun, Busy, Runner, jsonable
-from .store import Store
+from .store import Store, open_store
 
 __all__ = ["DEFAULT_BODY_LIMIT", "create_app"]
 
@@ -816,7 +816,8 @@ def create_app(
     Args:
         graphs: compiled graphs with a checkpointer (their threads live there), by
             assistant name, or a list named by each graph's name.
-        store: the SQLite file (or ``":memory:"``) for threads' metadata and runs.
+        store: where threads' metadata and runs live: a ``postgresql://`` URL,
+            ``sqlite:///FILE``, a SQLite file's path, or ``":memory:"``.
         auth_token: when given, every request must send it (``x-api-key`` header, as
             ``langgraph-sdk`` does with ``api_key=``, or ``Authorization: Bearer``).
         body_limit: largest request body accepted, in bytes.
@@ -830,7 +831,7 @@ def create_app(
         if len(named) != len(graphs):
             raise ValueError("two served graphs have one name: pass them as {name: graph}")
         graphs = named
-    api = Api(graphs, Store(store), auth_token=auth_token, body_limit=body_limit)
+    api = Api(graphs, open_store(store), auth_token=auth_token, body_limit=body_limit)
     g = api.guarded
     routes = [
         Route("/ok", g(api.ok), methods=["GET"]),

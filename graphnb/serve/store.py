@@ -2,9 +2,11 @@
 
 A thread's state lives in the graph's saver; what the Agent Server API also says about
 a thread (when it was made, its metadata, which graph it belongs to) and every run (its
-status, its assistant) lives here, in two tables of the same SQLite file. The calls are
-short and local, so they run on the event loop; a PostgreSQL store for several processes
-replaces this class later, behind the same methods.
+status, its assistant) lives here, in two tables of the same database: a SQLite file
+(:class:`Store`) or PostgreSQL (:class:`PostgresStore`), beside the checkpoints. The calls
+are short, so they run on the event loop. One server process owns the runs it finds
+unfinished when it starts (it says they failed): several processes sharing one database
+need workers that hand runs over, which are not built yet (docs/serve.md).
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Store"]
+__all__ = ["PostgresStore", "Store", "open_store"]
 
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS serve_threads (
     thread_id TEXT PRIMARY KEY,
     graph_id TEXT,
     metadata TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
+    created_at {real} NOT NULL,
+    updated_at {real} NOT NULL
 );
 CREATE TABLE IF NOT EXISTS serve_runs (
     run_id TEXT PRIMARY KEY,
@@ -32,8 +35,8 @@ CREATE TABLE IF NOT EXISTS serve_runs (
     status TEXT NOT NULL,
     metadata TEXT NOT NULL,
     multitask_strategy TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
+    created_at {real} NOT NULL,
+    updated_at {real} NOT NULL{sequence}
 );
 CREATE INDEX IF NOT EXISTS serve_runs_thread ON serve_runs (thread_id, created_at);
 """
@@ -41,6 +44,9 @@ CREATE INDEX IF NOT EXISTS serve_runs_thread ON serve_runs (thread_id, created_a
 
 class Store:
     """Threads' metadata and runs in SQLite (``path`` a file, or ``:memory:``)."""
+
+    _NEWEST_RUNS = "created_at DESC, rowid DESC"
+    """The order of a thread's runs, newest first (ties: the later written)."""
 
     def __init__(self, path: str) -> None:
         self._lock = threading.Lock()
@@ -51,131 +57,184 @@ class Store:
             # as graphnb's SqliteSaver: a commit survives a crash of the process without an
             # fsync each; these writes run on the event loop, where an fsync stalls every run
             self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        # Runs left pending or running belong to a process that is gone: say so.
-        self._db.execute(
-            "UPDATE serve_runs SET status = 'error', updated_at = ? "
-            "WHERE status IN ('pending', 'running')",
-            (time.time(),),
-        )
+        self._db.executescript(_TABLES.format(real="REAL", sequence=""))
+        self._forget_unfinished_runs()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one statement (``?`` placeholders); its rows, as dicts."""
+        with self._lock:
+            return [dict(row) for row in self._db.execute(sql, params).fetchall()]
 
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:
             self._db.close()
 
+    def _forget_unfinished_runs(self) -> None:
+        # Runs left pending or running belong to a process that is gone: say so.
+        self._execute(
+            "UPDATE serve_runs SET status = 'error', updated_at = ? "
+            "WHERE status IN ('pending', 'running')",
+            (time.time(),),
+        )
+
     # -- threads ---------------------------------------------------------------------
 
     def add_thread(self, thread_id: str, metadata: dict[str, Any], graph_id: str | None) -> None:
         """Record a new thread."""
         now = time.time()
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO serve_threads VALUES (?, ?, ?, ?, ?)",
-                (thread_id, graph_id, json.dumps(metadata), now, now),
-            )
+        self._execute(
+            "INSERT INTO serve_threads VALUES (?, ?, ?, ?, ?)",
+            (thread_id, graph_id, json.dumps(metadata), now, now),
+        )
 
     def thread(self, thread_id: str) -> dict[str, Any] | None:
         """The thread's row, or ``None``."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT * FROM serve_threads WHERE thread_id = ?", (thread_id,)
-            ).fetchone()
-        return None if row is None else _thread_row(row)
+        rows = self._execute("SELECT * FROM serve_threads WHERE thread_id = ?", (thread_id,))
+        return _decoded(rows[0]) if rows else None
 
     def threads(self) -> list[dict[str, Any]]:
         """Every thread, newest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM serve_threads ORDER BY created_at DESC, thread_id"
-            ).fetchall()
-        return [_thread_row(row) for row in rows]
+        rows = self._execute("SELECT * FROM serve_threads ORDER BY created_at DESC, thread_id")
+        return [_decoded(row) for row in rows]
 
     def touch_thread(self, thread_id: str, graph_id: str | None = None) -> None:
         """Mark the thread updated now (and bind it to ``graph_id`` if it has no graph)."""
-        with self._lock:
-            self._db.execute(
-                "UPDATE serve_threads SET updated_at = ?, graph_id = COALESCE(graph_id, ?) "
-                "WHERE thread_id = ?",
-                (time.time(), graph_id, thread_id),
-            )
+        self._execute(
+            "UPDATE serve_threads SET updated_at = ?, graph_id = COALESCE(graph_id, ?) "
+            "WHERE thread_id = ?",
+            (time.time(), graph_id, thread_id),
+        )
 
     def merge_metadata(self, thread_id: str, metadata: dict[str, Any]) -> None:
         """Merge ``metadata`` into the thread's (its keys win)."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT metadata FROM serve_threads WHERE thread_id = ?", (thread_id,)
-            ).fetchone()
-            if row is not None:
-                merged = json.loads(row["metadata"]) | metadata
-                self._db.execute(
-                    "UPDATE serve_threads SET metadata = ?, updated_at = ? WHERE thread_id = ?",
-                    (json.dumps(merged), time.time(), thread_id),
-                )
+        rows = self._execute("SELECT metadata FROM serve_threads WHERE thread_id = ?", (thread_id,))
+        if rows:
+            merged = json.loads(rows[0]["metadata"]) | metadata
+            self._execute(
+                "UPDATE serve_threads SET metadata = ?, updated_at = ? WHERE thread_id = ?",
+                (json.dumps(merged), time.time(), thread_id),
+            )
 
     def delete_thread(self, thread_id: str) -> None:
         """Forget the thread and its runs."""
-        with self._lock:
-            self._db.execute("DELETE FROM serve_runs WHERE thread_id = ?", (thread_id,))
-            self._db.execute("DELETE FROM serve_threads WHERE thread_id = ?", (thread_id,))
+        self._execute("DELETE FROM serve_runs WHERE thread_id = ?", (thread_id,))
+        self._execute("DELETE FROM serve_threads WHERE thread_id = ?", (thread_id,))
 
     # -- runs ------------------------------------------------------------------------
 
     def add_run(self, run: dict[str, Any]) -> None:
         """Record a new run (a dict with every column)."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO serve_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run["run_id"],
-                    run["thread_id"],
-                    run["assistant_id"],
-                    run["status"],
-                    json.dumps(run["metadata"]),
-                    run["multitask_strategy"],
-                    run["created_at"],
-                    run["updated_at"],
-                ),
-            )
+        self._execute(
+            "INSERT INTO serve_runs (run_id, thread_id, assistant_id, status, metadata, "
+            "multitask_strategy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run["run_id"],
+                run["thread_id"],
+                run["assistant_id"],
+                run["status"],
+                json.dumps(run["metadata"]),
+                run["multitask_strategy"],
+                run["created_at"],
+                run["updated_at"],
+            ),
+        )
 
     def set_status(self, run_id: str, status: str) -> None:
         """Change a run's status."""
-        with self._lock:
-            self._db.execute(
-                "UPDATE serve_runs SET status = ?, updated_at = ? WHERE run_id = ?",
-                (status, time.time(), run_id),
-            )
+        self._execute(
+            "UPDATE serve_runs SET status = ?, updated_at = ? WHERE run_id = ?",
+            (status, time.time(), run_id),
+        )
 
     def run(self, thread_id: str, run_id: str) -> dict[str, Any] | None:
         """The run's row, or ``None``."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT * FROM serve_runs WHERE thread_id = ? AND run_id = ?", (thread_id, run_id)
-            ).fetchone()
-        return None if row is None else _run_row(row)
+        rows = self._execute(
+            f"SELECT {_RUN_COLUMNS} FROM serve_runs WHERE thread_id = ? AND run_id = ?",
+            (thread_id, run_id),
+        )
+        return _decoded(rows[0]) if rows else None
 
     def runs(
         self, thread_id: str, *, limit: int, offset: int, status: str | None
     ) -> list[dict[str, Any]]:
         """The thread's runs, newest first."""
-        query = "SELECT * FROM serve_runs WHERE thread_id = ?"
+        query = f"SELECT {_RUN_COLUMNS} FROM serve_runs WHERE thread_id = ?"
         params: list[Any] = [thread_id]
         if status is not None:
             query += " AND status = ?"
             params.append(status)
-        query += " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+        query += f" ORDER BY {self._NEWEST_RUNS} LIMIT ? OFFSET ?"
+        return [_decoded(row) for row in self._execute(query, [*params, limit, offset])]
+
+
+class PostgresStore(Store):
+    """Threads' metadata and runs in PostgreSQL (``url`` a ``postgresql://`` URL).
+
+    The connection has the saver's timeouts and TCP keepalives where the URL sets none
+    (:data:`graphnb.checkpoint.postgres.CONNECTION_DEFAULTS`), so a network that drops
+    packets fails a request instead of hanging it.
+    """
+
+    _NEWEST_RUNS = "created_at DESC, seq DESC"
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+        from psycopg.rows import dict_row
+
+        from ..checkpoint.postgres import CONNECTION_DEFAULTS
+
+        self._lock = threading.Lock()
+        given = psycopg.conninfo.conninfo_to_dict(url)
+        defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
+        conninfo = psycopg.conninfo.make_conninfo(url, **defaults)
+        self._pg = psycopg.connect(conninfo, autocommit=True, row_factory=dict_row)
+        with self._lock, self._pg.transaction():
+            # one server at a time creates the tables (CREATE ... IF NOT EXISTS races)
+            self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('graphnb_serve_tables'))")
+            for statement in _TABLES.format(
+                real="DOUBLE PRECISION", sequence=",\n    seq BIGSERIAL"
+            ).split(";"):
+                if statement.strip():
+                    self._pg.execute(statement)
+        self._forget_unfinished_runs()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
-            rows = self._db.execute(query, [*params, limit, offset]).fetchall()
-        return [_run_row(row) for row in rows]
+            cursor = self._pg.execute(sql.replace("?", "%s"), params)
+            return list(cursor.fetchall()) if cursor.description else []
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._pg.close()
 
 
-def _thread_row(row: sqlite3.Row) -> dict[str, Any]:
-    data = dict(row)
-    data["metadata"] = json.loads(data["metadata"])
-    return data
+_RUN_COLUMNS = (
+    "run_id, thread_id, assistant_id, status, metadata, multitask_strategy, created_at, updated_at"
+)
 
 
-def _run_row(row: sqlite3.Row) -> dict[str, Any]:
-    data = dict(row)
-    data["metadata"] = json.loads(data["metadata"])
-    return data
+def open_store(where: str) -> Store:
+    """The store ``where`` names.
+
+    ``postgresql://...``, ``sqlite:///FILE``, a SQLite file's path, or ``":memory:"``.
+
+    Raises:
+        ValueError: ``where`` is a URL of another database.
+    """
+    if where.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(where)
+    scheme, _, path = where.partition(":///")
+    if scheme == "sqlite" and path:
+        return Store(path)
+    if "://" in where:
+        raise ValueError(
+            f"threads are served from sqlite:///FILE or postgresql://..., got {where!r}"
+        )
+    return Store(where)
+
+
+def _decoded(row: dict[str, Any]) -> dict[str, Any]:
+    row["metadata"] = json.loads(row["metadata"])
+    return row

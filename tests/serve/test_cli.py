@@ -33,10 +33,21 @@ def test_refuses_to_bind_beyond_loopback_without_a_token(
     assert "--auth-token" in error
 
 
-def test_refuses_a_database_it_does_not_serve_yet(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", f"{GRAPHS}:chain", "--db", "postgresql://u:pw@db/x"]) == 2
+def test_refuses_a_database_it_does_not_serve(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", f"{GRAPHS}:chain", "--db", "mysql://u:pw@db/x"]) == 2
     error = capsys.readouterr().err
-    assert "--db takes sqlite:///FILE for now" in error
+    assert "--db takes sqlite:///FILE or postgresql://..., got 'mysql://u:***@db/x'" in error
+    assert "pw" not in error
+
+
+def test_an_unreachable_postgresql_is_one_error_line_without_its_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["serve", f"{GRAPHS}:chain", "--db", "postgresql://u:pw@no-such-host.invalid/x"])
+    assert code != 0
+    error = capsys.readouterr().err
+    assert error.startswith("error: --db postgresql://u:***@no-such-host.invalid/x: ")
+    assert error.count("\n") == 1, error
     assert "pw" not in error
 
 

@@ -1,13 +1,17 @@
 """``graphnb serve``'s API driven by LangGraph's own client, ``langgraph-sdk``, sync and async.
 
 The server is the real one: uvicorn on a free loopback port, on a thread of this process
-(:func:`graphnb.serve.serving`), its threads in SQLite files of the test's directory.
+(:func:`graphnb.serve.serving`), its threads, runs and checkpoints in a SQLite file of the
+test's directory, then in a new database of the local PostgreSQL server: every test runs
+on both.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,14 +32,47 @@ from graphnb.serve.runs import jsonable  # noqa: E402
 
 from . import graphs  # noqa: E402
 
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    where = tmp_path_factory.mktemp("serve")
-    db = f"sqlite:///{where / 'threads.db'}"
-    served = [g.compile(checkpointer=db) for g in (graphs.chain, graphs.asker, graphs.sleeper)]
-    with serving(served, store=str(where / "threads.db")) as address:
-        yield address
+
+@contextlib.contextmanager
+def a_database(kind: str, where: Path) -> Iterator[str]:
+    """A new, empty database of ``kind`` for one server: its URL."""
+    if kind == "sqlite":
+        yield f"sqlite:///{where / 'threads.db'}"
+        return
+    import psycopg
+
+    name = f"graphnb_serve_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]  # a fixed name
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.db)])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """The server's address and its database: SQLite, or PostgreSQL."""
+    with a_database(request.param, tmp_path_factory.mktemp("serve")) as db:
+        chosen = (graphs.chain, graphs.asker, graphs.sleeper)
+        served = [g.compile(checkpointer=db) for g in chosen]
+        try:
+            with serving(served, store=db) as address:
+                yield address, db
+        finally:
+            for graph in served:
+                graph.checkpointer.close()
+
+
+@pytest.fixture
+def url(server: tuple[str, str]) -> str:
+    """The server's address: its threads, runs and checkpoints in SQLite, or in PostgreSQL."""
+    return server[0]
 
 
 @pytest.fixture
@@ -383,3 +420,23 @@ def test_durability_exit_stores_the_run_once(client: Any) -> None:
     client.runs.wait(at_exit, "chain", input={"count": 1}, durability="exit")
     assert len(client.threads.get_history(at_exit)) < len(client.threads.get_history(stepwise))
     assert client.threads.get_state(at_exit)["values"] == {"count": 4, "log": ["bump", "double"]}
+
+
+def test_a_served_thread_opens_in_python_on_the_same_database(
+    client: Any, server: tuple[str, str]
+) -> None:
+    """Debugging a served thread from the notebook: the same graph on the same database."""
+    thread = client.threads.create()
+    client.runs.wait(thread["thread_id"], "asker", input={"name": "Ada"})
+    served_state = client.threads.get_state(thread["thread_id"])
+    app = graphs.asker.compile(checkpointer=server[1])
+    try:
+        snapshot = app.get_state(thread["thread_id"])
+        assert jsonable(snapshot.values) == served_state["values"]
+        assert snapshot.checkpoint_id == served_state["checkpoint"]["checkpoint_id"]
+        assert [i.value for i in snapshot.interrupts] == [
+            i["value"] for i in served_state["interrupts"]
+        ]
+        assert snapshot.interrupts, "the run waits for the name"
+    finally:
+        app.checkpointer.close()
