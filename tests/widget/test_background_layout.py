@@ -87,7 +87,7 @@ def test_only_the_latest_layout_request_is_applied() -> None:
 def test_a_failed_layout_is_told_in_the_notice(comm, monkeypatch) -> None:
     builder = Builder(big_graph(20), namespace={})
 
-    def broken(spec: GraphSpec) -> dict[str, tuple[float, float]]:
+    def broken(spec: GraphSpec, direction: str) -> dict[str, tuple[float, float]]:
         raise ValueError("no room on the canvas")
 
     monkeypatch.setattr("graphnb.widget.builder.layout", broken)
