@@ -46,7 +46,6 @@ from .reducers import Reducer, add, append, merge, replace
 
 if TYPE_CHECKING:
     from .checkpoint.threads import Threads
-    from .draft import END, START
     from .engine.batch import OnProgress as _OnProgress
     from .engine.batch import Recipe as _Recipe
     from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
     from .schema import StateSchema
     from .spec import EdgeSpec, FieldSpec, GraphSpec, NodeSpec, Position, StateSpec
     from .state import GraphState, StateField
+    from .terminals import END, START
 
 from .version import __version__
 

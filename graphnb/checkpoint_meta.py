@@ -1,4 +1,4 @@
-"""The ``meta`` column of a stored checkpoint, validated (re-exported by :mod:`graphnb.records`).
+"""A checkpoint read back: its ``meta`` column validated, and the state it holds.
 
 Apart from :mod:`graphnb.records` because these models stand on pydantic, which a graph run
 without a checkpointer never needs.
@@ -6,13 +6,14 @@ without a checkpointer never needs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .records import InterruptWhen
+from .records import Interrupt, InterruptWhen, StoredCheckpoint
 
-__all__ = ["CheckpointMeta", "StoredInterrupt"]
+__all__ = ["CheckpointMeta", "LoadedCheckpoint", "StoredInterrupt"]
 
 
 class StoredInterrupt(BaseModel):
@@ -40,3 +41,34 @@ class CheckpointMeta(BaseModel):
     start_at: list[str] | None = None
     metadata: dict[str, Any] = {}
     error: dict[str, Any] | None = None  # {node, type, message, step} of a failed run
+
+
+@dataclass(slots=True)
+class LoadedCheckpoint:
+    """A checkpoint read back: its row, its decoded meta and the state it holds.
+
+    Attributes:
+        row: the stored checkpoint.
+        meta: its ``meta`` column, validated.
+        values: the state at it (field name -> value).
+        head_seq: ``seq`` of the thread's last checkpoint when it was read.
+        delta_bytes: JSON size of their writes.
+        snapshot_bytes: JSON size of that snapshot.
+    """
+
+    row: StoredCheckpoint
+    meta: CheckpointMeta
+    values: dict[str, Any]
+    head_seq: int
+    delta_bytes: int = 0
+    snapshot_bytes: int = 0
+
+    @property
+    def next(self) -> tuple[str, ...]:
+        """The nodes the next step runs."""
+        return tuple(self.meta.next)
+
+    @property
+    def interrupts(self) -> tuple[Interrupt, ...]:
+        """Pending interrupts."""
+        return tuple(Interrupt(i.node, i.when, i.value, i.id) for i in self.meta.interrupts)

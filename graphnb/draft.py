@@ -14,15 +14,12 @@ import copy
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .terminals import END, START
+
 if TYPE_CHECKING:
     from .spec import EdgeSpec, GraphSpec, NodeSpec
 
 __all__ = ["END", "START", "Draft", "DraftEdge", "DraftField", "DraftNode", "DraftState"]
-
-START = "__start__"
-"""The virtual node a run starts from."""
-END = "__end__"
-"""The virtual node a run ends at."""
 
 
 @dataclass(slots=True)

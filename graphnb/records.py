@@ -1,8 +1,10 @@
 """What a checkpoint is: the stored row, the interrupts it may hold, and the user's view.
 
 These records are what the engine and the savers exchange, so they sit below both:
-:mod:`graphnb.engine` plans runs from a :class:`LoadedCheckpoint`, :mod:`graphnb.checkpoint`
-stores :class:`StoredCheckpoint` rows and hands back :class:`Loaded` chains.
+:mod:`graphnb.checkpoint` stores :class:`StoredCheckpoint` rows and hands back
+:class:`Loaded` chains, and :mod:`graphnb.engine` plans runs from a checkpoint read back
+(:class:`~graphnb.checkpoint_meta.LoadedCheckpoint`, beside the pydantic models of its
+``meta`` column).
 
 A thread is a list of checkpoints, numbered by ``seq`` in the order they were written.
 Each checkpoint but the first has a parent, usually the one written just before it; a run
@@ -21,7 +23,6 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import (
-    TYPE_CHECKING,
     Any,
     Generic,
     Literal,
@@ -32,23 +33,18 @@ from typing import (
     get_args,
 )
 
-if TYPE_CHECKING:
-    from .checkpoint_meta import CheckpointMeta
-
 __all__ = [
     "CHECKPOINT_SOURCES",
     "CHILD_PATTERN",
     "DURABILITIES",
     "INPUT",
     "UPDATE",
-    "CheckpointMeta",
     "CheckpointSource",
     "Durability",
     "Interrupt",
     "InterruptWhen",
     "Loaded",
     "NewCheckpoint",
-    "LoadedCheckpoint",
     "StateSnapshot",
     "StoredCheckpoint",
     "check_own_thread",
@@ -329,44 +325,3 @@ class Loaded:
     def target(self) -> StoredCheckpoint:
         """The checkpoint asked for."""
         return self.rows[-1]
-
-
-@dataclass(slots=True)
-class LoadedCheckpoint:
-    """A checkpoint read back: its row, its decoded meta and the state it holds.
-
-    Attributes:
-        row: the stored checkpoint.
-        meta: its ``meta`` column, validated.
-        values: the state at it (field name -> value).
-        head_seq: ``seq`` of the thread's last checkpoint when it was read.
-        delta_bytes: JSON size of their writes.
-        snapshot_bytes: JSON size of that snapshot.
-    """
-
-    row: StoredCheckpoint
-    meta: CheckpointMeta
-    values: dict[str, Any]
-    head_seq: int
-    delta_bytes: int = 0
-    snapshot_bytes: int = 0
-
-    @property
-    def next(self) -> tuple[str, ...]:
-        """The nodes the next step runs."""
-        return tuple(self.meta.next)
-
-    @property
-    def interrupts(self) -> tuple[Interrupt, ...]:
-        """Pending interrupts."""
-        return tuple(Interrupt(i.node, i.when, i.value, i.id) for i in self.meta.interrupts)
-
-
-def __getattr__(name: str) -> Any:
-    # The meta column's models stand on pydantic, which a run without a checkpointer never
-    # needs: they load with the first saver that reads a checkpoint.
-    if name in ("CheckpointMeta", "StoredInterrupt"):
-        from . import checkpoint_meta
-
-        return getattr(checkpoint_meta, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

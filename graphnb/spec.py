@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from .draft import END, START
+from .terminals import END, START
 
 __all__ = [
     "END",

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from .draft import END, START
+from .terminals import END, START
 
 if TYPE_CHECKING:
     from .draft import Draft, DraftNode

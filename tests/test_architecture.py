@@ -169,10 +169,6 @@ def module_imports() -> nx.DiGraph[str]:
 
 KNOWN_CYCLES = {
     # each a group of modules that import each other today; the list may only shrink
-    ("graphnb.checkpoint_meta", "graphnb.records"),
-    ("graphnb.draft", "graphnb.spec"),
-    ("graphnb.checkpoint.base", "graphnb.checkpoint.prune"),
-    ("graphnb.machine.composite", "graphnb.machine.graph", "graphnb.machine.machine"),
     (
         "graphnb.engine.batch",
         "graphnb.engine.compiled",

@@ -17,16 +17,18 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..checkpoint_errors import CheckpointConflictError
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from ..records import StoredCheckpoint
-    from .base import BaseSaver
 
 __all__ = [
     "DEFAULT_PRUNE_BATCH",
+    "PrunableSaver",
     "PruneResult",
     "Rebuild",
     "plan_prune",
@@ -39,6 +41,32 @@ Rebuild = Callable[["StoredCheckpoint"], dict[str, Any]]
 
 DEFAULT_PRUNE_BATCH = 500
 """Rows one delete statement removes at most."""
+
+
+class PrunableSaver(Protocol):
+    """What pruning needs of a saver (:class:`~graphnb.checkpoint.base.BaseSaver` has it).
+
+    Besides reading threads and holding their locks, a saver that prunes deletes single
+    checkpoints and moves snapshots: the hooks a saver implements for pruning.
+    """
+
+    def threads(self) -> list[str]:
+        """Every thread's id."""
+
+    def thread_lock(self, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread's lock."""
+
+    def history(self, thread_id: str) -> list[StoredCheckpoint]:
+        """Every checkpoint of the thread, oldest first."""
+
+    def _set_snapshot(self, row: StoredCheckpoint) -> None:
+        """Store ``row``'s snapshot and base on the stored checkpoint it names."""
+
+    def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
+        """Point these checkpoints at the snapshot of ``base_seq``."""
+
+    def _delete_seqs(self, thread_id: str, seqs: Sequence[int]) -> int:
+        """Delete these checkpoints; how many there were."""
 
 
 def _seconds(older_than: float | timedelta | None) -> float | None:
@@ -220,7 +248,7 @@ def _chain(by_seq: dict[int, StoredCheckpoint], seq: int) -> Iterable[int]:
 
 
 def prune(
-    saver: BaseSaver,
+    saver: PrunableSaver,
     *,
     older_than: float | timedelta | None = None,
     keep_last: int | None = None,
@@ -258,7 +286,7 @@ def prune(
 
 
 def _prune_thread(
-    saver: BaseSaver,
+    saver: PrunableSaver,
     thread_id: str,
     older_than: float | timedelta | None,
     keep_last: int | None,

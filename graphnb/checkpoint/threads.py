@@ -30,13 +30,12 @@ from ..checkpoint_errors import (
     ThreadRequiredError,
     UnstorableValueError,
 )
+from ..checkpoint_meta import CheckpointMeta, LoadedCheckpoint
 from ..errors import GraphSetupError
 from ..records import (
-    CheckpointMeta,
     Durability,
     Interrupt,
     Loaded,
-    LoadedCheckpoint,
     NewCheckpoint,
     StateSnapshot,
     StoredCheckpoint,

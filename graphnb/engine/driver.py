@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFoundError
-from ..draft import START
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
-from ..records import INPUT, Durability, Interrupt, LoadedCheckpoint, NewCheckpoint, child_thread
+from ..records import INPUT, Durability, Interrupt, NewCheckpoint, child_thread
+from ..terminals import START
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
 from .loop import Call, Loop, Step, drive_async, drive_sync
@@ -46,6 +46,7 @@ from .store import CheckpointWriter, ThreadStore
 from .tracing import trace_writer
 
 if TYPE_CHECKING:
+    from ..checkpoint_meta import LoadedCheckpoint
     from .compiled import CompiledGraph
     from .node import Node
 

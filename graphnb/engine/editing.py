@@ -7,14 +7,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
-from ..draft import END
 from ..errors import GraphSetupError, InvalidUpdateError
-from ..records import INPUT, UPDATE, Interrupt, LoadedCheckpoint, NewCheckpoint, StateSnapshot
+from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, StateSnapshot
 from ..schema import WriteError
 from ..state import GraphState
+from ..terminals import END
 from .store import ThreadStore
 
 if TYPE_CHECKING:
+    from ..checkpoint_meta import LoadedCheckpoint
     from .compiled import CompiledGraph
 
 __all__ = ["seed_thread", "snapshot_of", "update_state"]

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..draft import END, START
 from ..errors import (
     ConflictingUpdateError,
     GraphRecursionError,
@@ -26,6 +25,7 @@ from ..errors import (
 )
 from ..human import Command, GraphInterrupt, ParentCommand
 from ..schema import WriteError, is_graph_state
+from ..terminals import END, START
 from .context import RunContext, done_writing, writing
 from .events import CacheHit, Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value

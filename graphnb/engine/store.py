@@ -22,10 +22,10 @@ from ..errors import GraphSetupError
 if TYPE_CHECKING:
     from datetime import timedelta
 
+    from ..checkpoint_meta import LoadedCheckpoint
     from ..records import (
         Durability,
         Loaded,
-        LoadedCheckpoint,
         NewCheckpoint,
         StateSnapshot,
         StoredCheckpoint,

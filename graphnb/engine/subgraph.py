@@ -46,7 +46,8 @@ from .events import Event, Interrupted, StepFinished
 from .send import instance_key, parse_key
 
 if TYPE_CHECKING:
-    from ..records import LoadedCheckpoint, StateSnapshot
+    from ..checkpoint_meta import LoadedCheckpoint
+    from ..records import StateSnapshot
     from ..schema import StateSchema
     from ..spec import SubgraphWrites
     from .compiled import CompiledGraph

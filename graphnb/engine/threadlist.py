@@ -94,7 +94,7 @@ def _info(last: StoredCheckpoint) -> ThreadInfo:
         return ThreadInfo(last.thread_id, last.step, status, last.created_at, last.checkpoint_id)
     from pydantic import ValidationError
 
-    from ..records import CheckpointMeta
+    from ..checkpoint_meta import CheckpointMeta
 
     try:
         meta = CheckpointMeta.model_validate(last.meta)

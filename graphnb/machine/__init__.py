@@ -10,10 +10,9 @@ a subgraph and drawn nested.
 
 from __future__ import annotations
 
-from .composite import Nested, nested
 from .errors import MachineDefinitionError, TransitionNotAllowed
 from .graph import machine_graph
-from .machine import Machine, UnknownEventPolicy
+from .machine import Machine, Nested, UnknownEventPolicy, nested
 from .transition import Action, Guard, Transition, external, internal
 
 __all__ = [

@@ -42,7 +42,6 @@ from ..errors import GraphSetupError
 if TYPE_CHECKING:
     from ..graph import StateGraph
     from ..spec import GraphSpec
-    from .composite import Nested
     from .transition import Transition
 
 __all__ = ["machine_graph"]
@@ -78,8 +77,19 @@ class _RunnableMachine(Protocol):
         """The transition ``event`` takes from ``state``, or ``None``."""
 
     @property
-    def substates(self) -> Mapping[Any, Nested]:
+    def substates(self) -> Mapping[Any, _NestedMachine]:
         """Its composite states, each with its nested machine."""
+
+
+class _NestedMachine(Protocol):
+    """A composite state's machine and its exits (:class:`~graphnb.machine.Nested`)."""
+
+    @property
+    def machine(self) -> _RunnableMachine:
+        """The nested machine."""
+
+    def exit_event(self, final_name: str) -> Enum | None:
+        """The parent's event for the nested machine's final state ``final_name``."""
 
 
 def _enums(machine: _RunnableMachine) -> list[type[Enum]]:
@@ -171,7 +181,7 @@ def _placeholder(view: Any) -> None:  # pragma: no cover - replaced by the child
 
 
 def _exit_router(
-    machine: _RunnableMachine, state: Enum, inner: Nested, phase_field: str
+    machine: _RunnableMachine, state: Enum, inner: _NestedMachine, phase_field: str
 ) -> Callable[[Any], str | list[str]]:
     """The router after a composite state: the nested machine's final state picks the event."""
 

@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ..spec import END, START, EdgeSpec, GraphSpec, NodeSpec
-from .composite import Nested
 from .errors import MachineDefinitionError, TransitionNotAllowed
 from .graph import machine_graph
 from .transition import Transition
@@ -49,7 +49,7 @@ from .transition import Transition
 if TYPE_CHECKING:
     from ..graph import StateGraph
 
-__all__ = ["Machine", "UnknownEventPolicy"]
+__all__ = ["Machine", "Nested", "UnknownEventPolicy", "nested"]
 
 S = TypeVar("S", bound=Enum)
 E = TypeVar("E", bound=Enum)
@@ -62,6 +62,50 @@ UnknownEventPolicy = Literal["raise", "ignore"]
 def _name(value: object) -> str:
     """An enum member's name, anything else's repr (for messages about wrong values)."""
     return value.name if isinstance(value, Enum) else repr(value)
+
+
+# -- composite states ----------------------------------------------------------------------
+#
+# ``Machine(..., substates={Phase.REVIEW: nested(review, exits={...})})`` makes ``REVIEW``
+# a composite state: entering it starts the nested machine at its initial state; when the
+# nested machine reaches one of its final states, the composite state is done and the
+# parent machine takes the event that final state is mapped to in ``exits`` (a completion
+# transition, as in UML statecharts). Nested machines nest to any depth. Run as a graph
+# (:meth:`Machine.to_graph`), a composite state is a subgraph node whose child graph runs
+# the nested machine on the same state; its events reach the outer stream with their path
+# (``("REVIEW", "READ")``) and diagrams draw it as a cluster. :meth:`Machine.fire` stays
+# one level: it moves between the parent's states, a composite state counting as one.
+
+
+@dataclass(frozen=True)
+class Nested:
+    """A nested machine and how its final states leave the composite state.
+
+    Attributes:
+        machine: the nested machine.
+        exits: per final state of the nested machine, the event of the parent machine
+            that is taken when the nested machine ends there.
+    """
+
+    machine: Machine[Any, Any]
+    exits: Mapping[Enum, Enum] = field(default_factory=dict)
+
+    def exit_event(self, final_name: str) -> Enum | None:
+        """The parent event for the nested machine's final state called ``final_name``."""
+        for final, event in self.exits.items():
+            if final.name == final_name:
+                return event
+        return None
+
+
+def nested(machine: Machine[Any, Any], *, exits: Mapping[Enum, Enum]) -> Nested:
+    """Declare a composite state's machine; see :class:`Nested`.
+
+    Args:
+        machine: the nested machine.
+        exits: each final state of ``machine`` -> the parent's event it fires.
+    """
+    return Nested(machine, dict(exits))
 
 
 class Machine(Generic[S, E]):
@@ -79,7 +123,7 @@ class Machine(Generic[S, E]):
         on_unknown: what an event without a usable transition does, see
             :data:`UnknownEventPolicy`.
         substates: composite states: per state, the machine that does its work, made
-            with :func:`~graphnb.machine.nested` (see :mod:`graphnb.machine.composite`).
+            with :func:`~graphnb.machine.nested` (see the composite states above).
 
     Raises:
         MachineDefinitionError: listing every problem of the declaration.

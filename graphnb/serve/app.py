@@ -27,11 +27,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ..checkpoint_errors import ThreadNotFoundError
-from ..draft import END, START
 from ..engine.compiled import CompiledGraph
 from ..errors import GraphnbError
 from ..human import Command
 from ..records import StateSnapshot
+from ..terminals import END, START
 from .runs import ActiveRun, Busy, Runner, jsonable
 from .store import Store, open_store
 
