@@ -478,3 +478,67 @@ def test_no_edge_label_is_drawn_under_a_node(lab, direction):
     shot = lab.screenshot(f"labels-{direction}", element=lab.builder())
     shutil.copyfile(shot, DOC_IMAGES / f"labels-{direction.lower()}.png")
     lab.assert_no_js_errors()
+
+
+# Whether an element's top part is inside the side panel's stack and the page's view.
+TOP_IN_STACK = """(e) => {
+    const box = e.getBoundingClientRect();
+    const side = e.closest('.graphnb-side-scroll').getBoundingClientRect();
+    return box.top >= side.top - 1 && box.top + 20 <= side.bottom
+        && box.top >= 0 && box.top + 20 <= window.innerHeight;
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_section_of_the_side_panel_is_one_click_away(lab, width, theme):
+    # Issue 31: the side panel was a long stack of sections, the history below the fold.
+    kernel = lab.open_notebook(f"index-{width}-{theme}", [STATUS])
+    page = lab.page
+    page.set_viewport_size({"width": width, "height": 800})
+    if theme == "dark":
+        page.evaluate(CHANGE_THEME, "JupyterLab Dark")
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+    try:
+        lab.builder()
+        page.get_by_test_id("toolbar-run").click()  # a thread: its history has rows
+        page.wait_for_function(f"() => ({RUN_STATUS})() === 'waiting'", timeout=30_000)
+        page.get_by_test_id("thread-" + kernel.json("builder.last_run['thread_id']")).click()
+        page.get_by_test_id("panel-history").wait_for(timeout=30_000)
+        page.get_by_test_id("side-link-history").wait_for(timeout=10_000)
+        # A checkpoint picked in the history is on the canvas; the toolbar still tells the
+        # live run, which waits (it said "done", the checkpoint's picture, before).
+        page.get_by_test_id("run-view").wait_for(timeout=10_000)
+        toolbar = page.get_by_test_id("toolbar-run-status").inner_text()
+        assert toolbar == "waiting for an answer from ask", toolbar
+        links = page.get_by_test_id("side-index").locator("button").all_inner_texts()
+        assert {"Binding", "Model", "Run", "Threads", "History"} <= set(links), links
+        # (JupyterLab scrolls a cell into view when a press makes it the active cell:
+        # the cell is active once the first link is followed.)
+        page.get_by_test_id("side-link-run").click()
+        cell_top = "() => document.querySelector('.jp-Cell').getBoundingClientRect().top"
+        notebook_top = page.evaluate(cell_top)
+        for name in ("history", "run", "threads", "state-model", "binding", "history"):
+            page.get_by_test_id(f"side-link-{name}").click()
+            section = page.get_by_test_id(f"panel-{name}")
+            assert section.evaluate(TOP_IN_STACK), f"{name} is not in view at {width} px"
+            assert (
+                page.get_by_test_id(f"side-link-{name}").get_attribute("aria-current") == "location"
+            )
+            focused = page.evaluate(
+                "() => document.activeElement?.closest('section')?.dataset.testid"
+            )
+            assert focused == f"panel-{name}", "the section's header takes the focus"
+        assert page.evaluate(cell_top) == notebook_top, "the notebook itself did not scroll"
+        # By keyboard: Tab reaches the links, Enter follows one.
+        page.get_by_test_id("side-link-run").focus()
+        page.keyboard.press("Enter")
+        assert page.get_by_test_id("panel-run").evaluate(TOP_IN_STACK)
+        shot = lab.screenshot(f"side-index-{width}-{theme}", element=lab.builder())
+        if width == 800:
+            shutil.copyfile(shot, DOC_IMAGES / f"side-index-800-{theme}.png")
+    finally:
+        if theme == "dark":
+            page.evaluate(CHANGE_THEME, "JupyterLab Light")
+            page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+    lab.assert_no_js_errors()

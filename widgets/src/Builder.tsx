@@ -43,6 +43,7 @@ import { useBreakpointStore } from "./hooks/useBreakpoints";
 import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
+import { SideIndex } from "./panels/SideIndex";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
 import { DIRECTION_KEY, type Request, type EdgeSpec, type GraphInfo, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
@@ -130,6 +131,8 @@ function Editor() {
   const { run: runStore, problems: problemStore } = useCanvasStores(scopedRun, scope.path.length ? [] : problems);
   const { chunks, pieces } = useStream(model, run);
   const { root, keepFocus } = useFocusKeeper();
+  /** The side panel's scrolling stack of sections (the index brings one to its top). */
+  const sideStack = useRef<HTMLDivElement>(null);
   const editing = useCanvasEditing(spec, history, keepFocus, scope.expanded);
   const onKeyDown = useUndoKeys(history, keepFocus);
   const onFitMoveStart = useFitWhenShown(editing.wrapper);
@@ -232,7 +235,7 @@ function Editor() {
         history={history}
         nothingSelected={!selection.nodes.length && !selection.edges.length}
         running={running}
-        run={runPicture /* the live run, also while a checkpoint is shown */}
+        run={runView.live /* the live run, also while a checkpoint is shown */}
         blocked={blocked}
         exportStatus={exportStatus}
         notice={notice}
@@ -298,7 +301,8 @@ function Editor() {
         />
         <aside className="graphnb-side" style={{ width: room.sideWidth }} hidden={!room.sideOpen} data-testid="side-panel">
           <fieldset className="graphnb-editable" disabled={!connection.live}>
-          <div className="graphnb-side-scroll">
+          <SideIndex stack={sideStack} />
+          <div className="graphnb-side-scroll" ref={sideStack}>
           {selectedNode && <InspectPanel run={run} node={selectedNode.id} pieces={pieces} />}
           <BindingPanel
             spec={spec}
