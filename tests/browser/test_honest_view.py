@@ -542,3 +542,62 @@ def test_every_section_of_the_side_panel_is_one_click_away(lab, width, theme):
             page.evaluate(CHANGE_THEME, "JupyterLab Light")
             page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
     lab.assert_no_js_errors()
+
+
+STATES = """
+import time
+from graphnb import END, START, StateGraph
+from graphnb.widget import Builder
+
+def fetch(state: dict) -> dict:
+    return {"page": "text"}
+
+def summarise(state: dict) -> dict:
+    if state.get("broken"):
+        raise ValueError("the summary model is down")
+    time.sleep(state.get("pause", 0))
+    return {"summary": "short"}
+
+graph = StateGraph(dict, name="states").add_node("fetch", fetch)
+graph.add_node("summarise", summarise)
+graph.add_edge(START, "fetch").add_edge("fetch", "summarise").add_edge("summarise", END)
+builder = Builder(graph)
+builder
+"""
+
+
+def test_running_failed_and_finished_are_each_told_by_the_picture(lab):
+    # Issue 31: each state of a run, from a screenshot alone; kept in docs/images.
+    lab.open_notebook("states", [STATES])
+    page = lab.page
+    lab.builder()
+    toolbar = page.get_by_test_id("toolbar-run-status")
+    field = page.get_by_test_id("run-input-json")
+
+    field.fill('{"pause": 3}')
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(f"() => ({RUN_STATUS})() === 'running'", timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"node-summarise\"]').dataset.status"
+        " === 'running'",
+        timeout=30_000,
+    )
+    assert toolbar.inner_text() == "running summarise"
+    assert page.get_by_test_id("node-fetch").get_attribute("data-status") == "done"
+    shutil.copyfile(
+        lab.screenshot("status-running-light", element=lab.builder()),
+        DOC_IMAGES / "status-running-light.png",
+    )
+    page.wait_for_function(f"() => ({RUN_STATUS})() === 'done'", timeout=30_000)
+    assert toolbar.inner_text().startswith("done")
+    assert page.get_by_test_id("node-summarise").get_attribute("data-status") == "done"
+    _keep_shots(lab, "status-done")
+
+    field.fill('{"broken": true}')
+    page.get_by_test_id("toolbar-run").click()
+    page.wait_for_function(f"() => ({RUN_STATUS})() === 'error'", timeout=30_000)
+    assert toolbar.inner_text() == "failed at summarise"
+    assert page.get_by_test_id("node-summarise").get_attribute("data-status") == "error"
+    assert "the summary model is down" in page.get_by_test_id("run-error").inner_text()
+    _keep_shots(lab, "status-failed")
+    lab.assert_no_js_errors()
