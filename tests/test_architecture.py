@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import runpy
 import shutil
 import subprocess
@@ -242,3 +243,29 @@ def test_no_module_imports_another_modules_private_names(tmp_path: Path) -> None
     reaching.mkdir()
     (reaching / "a.py").write_text("from .b import _helper, public\n")
     assert private_imports(reaching) == ["pkg/a.py: b._helper"], "the check can fail"
+
+
+def front_end_imports(source: Path) -> nx.DiGraph[str]:
+    """The front end's modules (``widgets/src``) and the local modules each one imports."""
+    graph: nx.DiGraph[str] = nx.DiGraph()
+    pattern = re.compile(r'^(?:import|export)[^;]*?from "(\.{1,2}/[^"]+)"', re.MULTILINE)
+    for path in sorted([*source.rglob("*.ts"), *source.rglob("*.tsx")]):
+        name = path.relative_to(source).as_posix()
+        graph.add_node(name)
+        for found in pattern.finditer(path.read_text(encoding="utf-8")):
+            target = (path.parent / found[1]).resolve()
+            for candidate in (target.with_suffix(".ts"), target.with_suffix(".tsx")):
+                if candidate.is_file():
+                    graph.add_edge(name, candidate.relative_to(source.resolve()).as_posix())
+    return graph
+
+
+def test_no_import_cycle_in_the_front_end(tmp_path: Path) -> None:
+    graph = front_end_imports((ROOT / "widgets" / "src").resolve())
+    assert graph.has_edge("Builder.tsx", "protocol.ts"), "the imports were read"
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert cycles == []
+    (tmp_path / "a.ts").write_text('import { b } from "./b";\n')
+    (tmp_path / "b.tsx").write_text('import type {\n  a,\n} from "./a";\n')
+    looped = front_end_imports(tmp_path.resolve())
+    assert nx.number_strongly_connected_components(looped) == 1, "the check can fail"
