@@ -254,21 +254,39 @@ def _feed_pandas(h: Any, value: Any, depth: int, path: str) -> None:
         _feed_pandas(h, value.columns, depth + 1, f"{path}.columns")
         _feed_pandas(h, value.index, depth + 1, f"{path}.index")
         for number, (_, column) in enumerate(value.items()):
+            where = f"{path}.iloc[:, {number}]"
             h.update(_sized(b"p", _text(str(column.dtype))))
-            _feed(h, column.to_numpy(), depth + 1, f"{path}.iloc[:, {number}]")
+            _feed_categories(h, column.dtype, depth, where)
+            _feed(h, column.to_numpy(), depth + 1, where)
     elif isinstance(value, pd.Series):
         h.update(_sized(b"P", _type_name(value) + b"\x00" + _text(str(value.dtype))))
+        _feed_categories(h, value.dtype, depth, path)
         _feed(h, value.name, depth + 1, f"{path}.name")
         _feed_pandas(h, value.index, depth + 1, f"{path}.index")
         _feed(h, value.to_numpy(), depth + 1, path)
     elif isinstance(value, pd.Index):
         h.update(_sized(b"P", _type_name(value) + b"\x00" + _text(str(value.dtype))))
+        _feed_categories(h, value.dtype, depth, path)
         _feed(h, list(value.names), depth + 1, f"{path}.names")
         _feed(h, value.to_numpy(), depth + 1, path)
     elif isinstance(value, (pd.Timestamp, pd.Timedelta)) or value is pd.NaT or value is pd.NA:
         h.update(_sized(b"x", _type_name(value) + b"\x00" + _text(repr(value))))
     else:
         raise Unkeyable(f"a {type(value).__module__}.{type(value).__qualname__}", path)
+
+
+def _feed_categories(h: Any, dtype: Any, depth: int, path: str) -> None:
+    """A categorical dtype's categories and order, which its text ("category") leaves out.
+
+    Two columns with the same values but categories in another order have other codes
+    (and sort otherwise): a node reading either gets another result.
+    """
+    import pandas as pd
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        h.update(b"o" if dtype.ordered else b"O")
+        if dtype.categories is not None:
+            _feed_pandas(h, dtype.categories, depth + 1, f"{path}.cat.categories")
 
 
 # -- functions ----------------------------------------------------------------------------

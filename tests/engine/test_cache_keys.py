@@ -74,6 +74,24 @@ def test_two_dataframes_differing_in_one_value_are_two_keys() -> None:
     assert len(calls) == 2
 
 
+def test_categoricals_with_the_same_values_in_another_category_order_are_two_keys() -> None:
+    # the values (and the dtype's text, "category") are alike; the codes a node reads,
+    # and the sort order, are not
+    def codes(state: dict[str, Any]) -> dict[str, Any]:
+        return {"out": state["x"].cat.codes.tolist()}
+
+    app = _one(codes, CachePolicy()).compile()
+    first = pd.Series(pd.Categorical(["a", "b"], categories=["a", "b"]))
+    second = pd.Series(pd.Categorical(["a", "b"], categories=["b", "a"]))
+    assert app.invoke({"x": first})["out"] == [0, 1]
+    assert app.invoke({"x": second})["out"] == [1, 0], "not the first series' result"
+    ordered = pd.Series(pd.Categorical(["a", "b"], categories=["a", "b"], ordered=True))
+    assert digest(ordered) != digest(first)
+    assert digest(pd.DataFrame({"c": first})) != digest(pd.DataFrame({"c": second}))
+    assert digest(pd.CategoricalIndex(first)) != digest(pd.CategoricalIndex(second))
+    assert digest(first) == digest(first.copy()), "an equal series is a hit"
+
+
 def test_digests_tell_apart_what_reprs_and_equality_confuse() -> None:
     pairs = [
         (1, 1.0),
