@@ -54,6 +54,7 @@ __all__ = [
     "run_item",
     "run_remote",
     "as_completed",
+    "as_executor",
     "submit_remote",
 ]
 
@@ -351,6 +352,33 @@ def _unpicklable(value: Any) -> tuple[str, Exception] | None:
                 return f"field {name!r} ({type(field_value).__name__})", field_error
         return type(value).__name__, error
     return None
+
+
+def as_executor(executor: Any) -> Executor:
+    """``executor`` as a :class:`concurrent.futures.Executor`.
+
+    A Dask ``Client`` given as it is (``executor=client``, not ``client.get_executor()``)
+    is taken as its executor: its own ``submit`` returns Dask futures, which the batch
+    cannot wait on (an ``AttributeError`` about ``_condition`` came out of the standard
+    library, naming neither Dask nor the fix).
+
+    Raises:
+        BatchSetupError: ``executor`` is neither an ``Executor`` nor a Dask client.
+    """
+    from concurrent.futures import Executor
+
+    if isinstance(executor, Executor):
+        return executor
+    get_executor = getattr(executor, "get_executor", None)
+    if callable(get_executor):
+        taken = get_executor()
+        if isinstance(taken, Executor):
+            return taken
+    raise BatchSetupError(
+        f"executor= takes a concurrent.futures.Executor (a thread or process pool, a Dask "
+        f"client or client.get_executor(), graphnb.ray_executor.RayExecutor), got "
+        f"{type(executor).__module__}.{type(executor).__qualname__}"
+    )
 
 
 def submit_remote(

@@ -740,9 +740,10 @@ class CompiledGraph(Generic[S]):
                 otherwise every input still runs to its end, then the first error (in
                 input order) is raised.
             executor: any :class:`concurrent.futures.Executor`. A thread pool runs this
-                graph itself; any other (a Dask ``client.get_executor()``, a process
-                pool, Ray) receives the graph as its spec plus importable bindings and
-                its checkpointer as a URL, see :mod:`graphnb.engine.batch`.
+                graph itself; any other (a Dask ``client.get_executor()`` or the client
+                itself, a process pool, Ray) receives the graph as its spec plus
+                importable bindings and its checkpointer as a URL, see
+                :mod:`graphnb.engine.batch`.
             thread_ids: one thread per input (needs a checkpointer); a rerun with the
                 same ids resumes only the inputs whose threads did not finish.
             progress: ``True`` shows a live progress bar (done, failed, running, rate,
@@ -822,10 +823,11 @@ class CompiledGraph(Generic[S]):
     ) -> list[Future[tuple[bool, Any]]] | None:
         from concurrent.futures import ThreadPoolExecutor
 
-        from .batch import recipe_of, run_item, submit_remote
+        from .batch import as_executor, recipe_of, run_item, submit_remote
 
         if executor is None:
             return None
+        executor = as_executor(executor)
         if isinstance(executor, ThreadPoolExecutor):
 
             def local(item: Any, thread_id: str | None) -> tuple[bool, Any]:

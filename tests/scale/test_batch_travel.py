@@ -57,6 +57,23 @@ def test_policies_and_subgraphs_run_on_dask(dask_client: Any, nodes: Any, build:
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_a_dask_client_given_as_it_is_runs_the_batch(dask_client: Any, nodes: Any) -> None:
+    # executor=client, not client.get_executor(): Client.submit returns Dask futures, and
+    # the batch failed waiting on them ("'Future' object has no attribute '_condition'")
+    graph = nodes.build_with_policies()
+    results = graph.batch(INPUTS, executor=dask_client, return_exceptions=True)
+    check_like_local(graph, results, nodes.build_with_policies())
+    finished = dict(graph.batch_as_completed(INPUTS[:2], executor=dask_client))
+    assert strip(finished[1]) == strip(results[1])
+
+
+def test_an_object_that_is_no_executor_is_refused_naming_what_it_got(nodes: Any) -> None:
+    graph = nodes.build_with_policies()
+    with pytest.raises(BatchSetupError, match=r"concurrent\.futures\.Executor.*got builtins\.str"):
+        graph.batch(INPUTS, executor="dask://127.0.0.1:8786")
+
+
 @pytest.mark.parametrize("build", ["build_with_policies", "build_nested"])
 def test_policies_and_subgraphs_run_on_ray(ray_executor: Any, nodes: Any, build: str) -> None:
     graph = getattr(nodes, build)()
