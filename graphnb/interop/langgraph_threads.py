@@ -239,8 +239,15 @@ def langgraph_checkpointer(source: Any) -> Any:
             from psycopg.rows import dict_row
         except ImportError:
             raise LangGraphMissingError("langgraph-checkpoint-postgres") from None
+        from ..checkpoint.postgres import CONNECTION_DEFAULTS
+
+        url = "postgresql://" + source.partition("://")[2]
+        # the timeouts and keepalives of graphnb's own connections: without them, a source
+        # whose network silently drops packets hangs the import forever
+        given = psycopg.conninfo.conninfo_to_dict(url)
+        defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
         pg = psycopg.connect(
-            "postgresql://" + source.partition("://")[2], autocommit=True, row_factory=dict_row
+            psycopg.conninfo.make_conninfo(url, **defaults), autocommit=True, row_factory=dict_row
         )
         postgres_reader = PostgresSaver(pg, serde=_SafeSerde())
         postgres_reader.close = pg.close  # type: ignore[attr-defined]

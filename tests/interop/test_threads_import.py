@@ -363,3 +363,23 @@ def test_a_thread_paused_before_or_inside_a_join_keeps_its_pending_node(stop):
     assert history == [("a", "b"), ("b2",), (stop,)][: len(history)]
     expected = on_langgraph.invoke(None, config)["steps"]
     assert on_graphnb.invoke(None, thread_id="t")["steps"] == expected == ["a", "b", "b2", "merge"]
+
+
+@pytest.mark.db
+def test_a_postgres_source_connects_with_timeouts_and_keepalives(langgraph_postgres):
+    # issue 29, item 16: a source whose network silently drops packets hung the import
+    # with no timeout; its connection gets the timeouts PostgresSaver's connections get
+    from graphnb.checkpoint.postgres import CONNECTION_DEFAULTS
+    from graphnb.interop.langgraph_threads import langgraph_checkpointer
+
+    _, url = langgraph_postgres
+    reader = langgraph_checkpointer(url + "&keepalives_idle=45")
+    try:
+        settings = reader.conn.info.get_parameters()
+        assert {key: int(settings[key]) for key in CONNECTION_DEFAULTS} == {
+            **CONNECTION_DEFAULTS,
+            "keepalives_idle": 45,  # what the URL says wins
+        }
+        assert "search_path" in settings.get("options", ""), "the URL's options stay"
+    finally:
+        reader.close()
