@@ -380,6 +380,39 @@ def _impostor(value: Any) -> type | None:
     return None
 
 
+def _plain_equal(actual: Any, expected: Any) -> bool:
+    """Whether two values of built-in types are equal, a ``bool`` never standing for a number.
+
+    Python says ``True == 1`` and ``[True] == [1]`` (a bool is an int), so a node that
+    returned a comparison passed for a count; numbers of other kinds still compare by
+    value (a state field typed ``float`` turns a given ``3`` into ``3.0``).
+    """
+    if (type(actual) is bool) != (type(expected) is bool):
+        return False
+    kind = type(expected)
+    if kind in (list, tuple):
+        return (
+            type(actual) is kind
+            and len(actual) == len(expected)
+            and all(_plain_equal(a, e) for a, e in zip(actual, expected, strict=True))
+        )
+    if kind is dict:
+        if type(actual) is not dict or len(actual) != len(expected):
+            return False
+        pairs = list(actual.items())
+        return all(
+            any(_plain_equal(k, key) and _plain_equal(v, value) for k, v in pairs)
+            for key, value in expected.items()
+        )
+    if kind in (set, frozenset):
+        return (
+            type(actual) is kind
+            and len(actual) == len(expected)
+            and all(any(_plain_equal(a, e) for a in actual) for e in expected)
+        )
+    return bool(actual == expected)  # built-in scalars only: their own equality
+
+
 def _differs(name: str, actual: Any, expected: Any) -> str | None:
     """Why ``actual`` is not ``expected`` (exact types, plain values), or None if it is."""
     if _impostor(expected) is None:
@@ -389,7 +422,7 @@ def _differs(name: str, actual: Any, expected: Any) -> str | None:
                 f"`{name}` ended as a `{odd.__qualname__}` value, not plain data: return "
                 f"built-in values (expected {expected!r})"
             )
-        same = bool(actual == expected)  # built-in types only: their own equality
+        same = _plain_equal(actual, expected)
     else:
         # A teacher's object (a dataclass, an enum member): of exactly its type, so the
         # teacher's class answers ``==`` (a subclass on the right would be asked first).

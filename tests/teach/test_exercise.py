@@ -309,6 +309,30 @@ def test_final_state_does_not_take_a_subclass_that_agrees_with_everything() -> N
     assert Exercise("Answer").final_state({}, {"answer": 42}).check(honest.add_edge("n", END))
 
 
+def test_final_state_does_not_take_a_bool_for_a_number() -> None:
+    # Python says True == 1 and [True] == [1]: a node returning a comparison passed for
+    # a count. Other numbers still compare by value (a float field holds 3 as 3.0).
+    def ends_with(value: Any) -> StateGraph[Any]:
+        graph = StateGraph(dict).add_node("n", lambda s: {"x": value}).add_edge(START, "n")
+        return graph.add_edge("n", END)
+
+    for expected, actual in [
+        (1, True),
+        (0, False),
+        (True, 1),
+        ([1, 2], [True, 2]),
+        ({"k": 0}, {"k": False}),
+        ({1: "a"}, {True: "a"}),
+        ({1, 2}, {True, 2}),
+    ]:
+        result = Exercise("X").final_state({}, {"x": expected}).check(ends_with(actual))
+        assert not result.passed, (expected, actual)
+        (point,) = result.failures
+        assert f"`x` ended as {actual!r}, expected {expected!r}." in point.message
+    for expected, actual in [(3, 3.0), ({"a": [1, {2}]}, {"a": [1, {2}]}), ({1: 2}, {1: 2})]:
+        assert Exercise("X").final_state({}, {"x": expected}).check(ends_with(actual)).passed
+
+
 def test_final_state_compares_a_teachers_object_by_its_exact_type() -> None:
     from dataclasses import dataclass
 
