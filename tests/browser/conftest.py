@@ -453,6 +453,36 @@ class ConsoleLine:
         return f"[{self.kind}] {self.text}"
 
 
+def side_tab(page: Any, name: str) -> Any:
+    """Open the side panel's tab ``name`` (node, run, state, threads) with a click."""
+    page.get_by_test_id(f"side-tab-{name}").click()
+    panel = page.get_by_test_id(f"side-tabpanel-{name}")
+    panel.wait_for()
+    return panel
+
+
+def side(element: Any) -> Any:
+    """Bring ``element`` of the side panel into view as a user would: open the tab that holds
+    it (unless it is in the panel's fixed head), then scroll that tab, and nothing else, so
+    the element is near its top. Returns ``element``."""
+    tab = element.evaluate(
+        """(e) => e.closest('[role="tabpanel"]')?.dataset.testid
+            ?.replace('side-tabpanel-', '') ?? null"""
+    )
+    page = element.page
+    selected = tab and page.get_by_test_id(f"side-tab-{tab}").get_attribute("aria-selected")
+    if tab is not None and selected != "true":
+        side_tab(page, tab)
+    element.evaluate(
+        """(e) => {
+            const side = e.closest('.graphnb-side-scroll');
+            if (side) side.scrollTop += e.getBoundingClientRect().top
+                - side.getBoundingClientRect().top - 20;
+        }"""
+    )
+    return element
+
+
 @dataclass
 class Lab:
     """A JupyterLab page in a fresh browser context, with helpers to drive notebooks."""
@@ -736,6 +766,14 @@ class Lab:
                     document.querySelector('.react-flow__viewport')).transform).a"""
             )
         )
+
+    def side_tab(self, name: str) -> Any:
+        """Open the side panel's tab ``name`` (node, run, state, threads) with a click."""
+        return side_tab(self.page, name)
+
+    def side(self, element: Any) -> Any:
+        """Bring ``element`` of the side panel into view (see ``side``)."""
+        return side(element)
 
     def show_widget_of(self, element: Any) -> None:
         """Scroll the notebook so the widget holding ``element`` is on screen.

@@ -39,7 +39,7 @@ def test_tokens_an_agent_abandons_leave_the_screen_for_the_retry_s_answer(lab):
     kernel = lab.open_notebook("agent", [AGENT])
     lab.builder()
     page = lab.page
-    page.get_by_test_id("run-input-json").fill('{"prompt": "Weather?"}')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"prompt": "Weather?"}')
     page.get_by_test_id("toolbar-run").click()
     page.wait_for_function(
         """() => document.querySelector('[data-testid="run-chunks"]')

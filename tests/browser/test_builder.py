@@ -285,7 +285,7 @@ def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
     assert "Sum the story up" in lab.page.get_by_test_id("binding-docstring").inner_text()
     lab.page.get_by_test_id("panel-binding").get_by_role("button", name="show source").click()
     assert "def summarize" in lab.page.get_by_test_id("binding-source").inner_text()
-    lab.page.get_by_test_id("binding-apply").click()
+    lab.side(lab.page.get_by_test_id("binding-apply")).click()
     lab.wait_until(
         lambda: kernel.json("builder.spec.node('polish').binding") == "summarize",
         message="binding summarize never reached builder.spec",
@@ -295,7 +295,7 @@ def test_binding_panel_binds_a_notebook_callable_and_a_module_function(lab):
     lab.page.get_by_test_id("node-publish").click()
     typed = lab.page.get_by_test_id("binding-input")
     typed.fill("helpers:shout")
-    lab.page.get_by_test_id("binding-apply").click()
+    lab.side(lab.page.get_by_test_id("binding-apply")).click()
     lab.page.get_by_test_id("binding-docstring").get_by_text("Say it louder").wait_for()
     lab.wait_until(
         lambda: kernel.json("builder.spec.node('publish').binding") == "helpers:shout",
@@ -320,13 +320,13 @@ def test_a_run_streams_chunks_lights_the_running_node_and_stop_cancels_it(lab):
     lab.builder()
     page = lab.page
     # Input that is not JSON: both Run buttons are disabled, and say why.
-    page.get_by_test_id("run-input-json").fill('{"topic": ')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"topic": ')
     toolbar_run = page.get_by_test_id("toolbar-run")
     assert toolbar_run.is_disabled()
     assert "fix the run input" in (toolbar_run.get_attribute("title") or "")
     assert page.get_by_test_id("run-start").is_disabled()
     page.get_by_test_id("run-input-error").wait_for()
-    page.get_by_test_id("run-input-json").fill('{"topic": "otter"}')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"topic": "otter"}')
     assert toolbar_run.is_enabled()
     # A selected node fills the binding panel above the run panel; the run still shows
     # its streamed text in view.
@@ -418,7 +418,7 @@ def test_a_failing_node_shows_its_error_at_the_node_and_the_traceback_one_click_
     assert review.get_attribute("data-status") == "error"
     assert "review failed on purpose" in (review.get_attribute("title") or "")
     assert "review failed on purpose" in page.get_by_test_id("run-error").inner_text()
-    page.get_by_test_id("run-traceback-toggle").click()
+    lab.side(page.get_by_test_id("run-traceback-toggle")).click()
     traceback = page.get_by_test_id("run-traceback")
     traceback.wait_for()
     assert "ValueError" in traceback.inner_text()
@@ -515,12 +515,12 @@ def test_a_conditional_edge_drawn_in_the_widget_routes_the_run(lab):
     page = lab.page
     for route in ("short", "long"):
         lab.click_edge("check", route)
-        page.get_by_test_id("edge-kind-select").select_option("conditional")
+        lab.side(page.get_by_test_id("edge-kind-select")).select_option("conditional")
         field = page.get_by_test_id("edge-route-input")
         field.fill(route)
         field.press("Enter")
         page.get_by_test_id(f"edge-label-check-{route}").get_by_text(route).wait_for()
-    page.get_by_test_id("router-select").select_option("pick")
+    lab.side(page.get_by_test_id("router-select")).select_option("pick")
 
     def routed() -> bool:
         spec = kernel.json("builder.spec")
@@ -531,7 +531,7 @@ def test_a_conditional_edge_drawn_in_the_widget_routes_the_run(lab):
 
     lab.wait_until(routed, message="the conditional edges or the router never reached Python")
 
-    page.get_by_test_id("run-input-json").fill('{"text": "hi"}')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"text": "hi"}')
     page.get_by_test_id("toolbar-run").click()
     page.wait_for_function(
         """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",

@@ -85,7 +85,7 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     assert page.get_by_test_id("edge-label-prep-work").inner_text() == "Send \u00d7n"
 
     # Expand in place: the child's nodes and edges are drawn inside the group.
-    page.get_by_test_id("subgraph-toggle-research").click()
+    lab.side(page.get_by_test_id("subgraph-toggle-research")).click()
     lab.node("research/search").wait_for()
     assert group.get_attribute("data-expanded") == "true"
     assert ("research/search", "research/summarise") in lab.edge_pairs()
@@ -97,7 +97,7 @@ def test_a_subgraph_expands_in_place_and_opens_for_editing_by_mouse_and_keyboard
     assert inner["y"] + inner["height"] <= frame["y"] + frame["height"]
     lab.screenshot("composition-expanded", lab.builder())
     # ... and collapse back to one node.
-    page.get_by_test_id("subgraph-toggle-research").click()
+    lab.side(page.get_by_test_id("subgraph-toggle-research")).click()
     lab.node("research/search").wait_for(state="detached")
 
     # Double-click opens the child: its nodes are the canvas, edits land in the parent's spec.
@@ -180,7 +180,7 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     assert page.get_by_test_id("policy-error").count() == 0
 
     # Retry: on with the spec's defaults, then five attempts; zero attempts is refused.
-    page.get_by_test_id("policy-retry").check()
+    lab.side(page.get_by_test_id("policy-retry")).check()
     lab.wait_until(lambda: (_node(kernel, "fetch").get("retry") or {}).get("max_attempts") == 3)
     attempts = page.get_by_test_id("policy-max_attempts")
     attempts.fill("0")
@@ -195,19 +195,19 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     lab.wait_until(lambda: _node(kernel, "fetch")["retry"]["max_attempts"] == 5)
 
     # Cache: a time to live and a version.
-    page.get_by_test_id("policy-cache").check()
-    page.get_by_test_id("policy-ttl").fill("60")
-    page.get_by_test_id("policy-ttl").press("Enter")
-    page.get_by_test_id("policy-version").fill("v2")
-    page.get_by_test_id("policy-version").press("Enter")
+    lab.side(page.get_by_test_id("policy-cache")).check()
+    lab.side(page.get_by_test_id("policy-ttl")).fill("60")
+    lab.side(page.get_by_test_id("policy-ttl")).press("Enter")
+    lab.side(page.get_by_test_id("policy-version")).fill("v2")
+    lab.side(page.get_by_test_id("policy-version")).press("Enter")
     cache = {"ttl": 60.0, "version": "v2", "fields": None}
     lab.wait_until(lambda: _node(kernel, "fetch").get("cache") == cache)
     # The compiled graph carries the policies.
     assert kernel.json("[n.timeout for n in builder.compile().spec.nodes]")[0] == 2.5
     # The cache can live in the saver's database instead, and back in memory.
-    page.get_by_test_id("policy-store").select_option("saver")
+    lab.side(page.get_by_test_id("policy-store")).select_option("saver")
     lab.wait_until(lambda: _node(kernel, "fetch")["cache"] == {**cache, "store": "saver"})
-    page.get_by_test_id("policy-store").select_option("memory")
+    lab.side(page.get_by_test_id("policy-store")).select_option("memory")
     lab.wait_until(lambda: _node(kernel, "fetch")["cache"] == cache)
 
     # Bind `slot` to the notebook's `helper` graph: it becomes a subgraph group and runs it.
@@ -215,7 +215,7 @@ def test_policies_are_checked_fields_and_a_node_binds_to_a_notebook_graph(lab):
     select = page.get_by_test_id("subgraph-select")
     select.wait_for()
     select.select_option("helper")
-    page.get_by_test_id("subgraph-bind").click()
+    lab.side(page.get_by_test_id("subgraph-bind")).click()
     lab.wait_until(lambda: (_node(kernel, "slot").get("subgraph") or {}).get("name") == "helper")
     assert _node(kernel, "slot")["binding"] is None
     page.get_by_test_id("subgraph-toggle-slot").wait_for()
@@ -250,7 +250,7 @@ def test_a_run_lights_the_node_inside_an_expanded_group_and_counts_sends(lab):
     kernel = lab.open_notebook("lit_inside", [COMPOSED.replace("PAUSE = 0.0", "PAUSE = 2.0")])
     page = lab.page
     lab.builder()
-    page.get_by_test_id("subgraph-toggle-research").click()
+    lab.side(page.get_by_test_id("subgraph-toggle-research")).click()
     inner = page.get_by_test_id("node-research/search")
     inner.wait_for()
     page.get_by_test_id("toolbar-run").click()

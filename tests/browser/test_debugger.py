@@ -102,18 +102,6 @@ def _drop(kernel: Any, kind: str) -> None:
         )
 
 
-def _side(element: Any) -> Any:
-    """Scroll the side panel (not the canvas) so ``element`` is in its view."""
-    element.evaluate(
-        """(e) => {
-            const side = e.closest('.graphnb-side-scroll') ?? e.closest('.graphnb-side');
-            side.scrollTop += e.getBoundingClientRect().top
-                - side.getBoundingClientRect().top - 20;
-        }"""
-    )
-    return element
-
-
 def _status(lab: Any, node: str) -> str:
     return str(lab.node(node).locator(".graphnb-node").get_attribute("data-status"))
 
@@ -143,7 +131,8 @@ def _run_story(lab: Any, kernel: Any) -> None:
     lab.builder()
     assert "search service is down" in kernel.json("failure")
 
-    # The threads panel: newest first, each with its status.
+    # The threads panel (the Threads tab): newest first, each with its status.
+    lab.side_tab("threads")
     alpha = page.get_by_test_id("thread-alpha")
     alpha.wait_for()
     listed = page.locator('[data-testid="threads-list"] button.graphnb-thread')
@@ -154,7 +143,7 @@ def _run_story(lab: Any, kernel: Any) -> None:
     assert "step 1" in alpha.inner_text()
 
     # Search, with the keyboard.
-    search = _side(page.get_by_test_id("threads-search"))
+    search = lab.side(page.get_by_test_id("threads-search"))
     search.click()
     search.type("ALP")
     page.wait_for_function(
@@ -165,14 +154,14 @@ def _run_story(lab: Any, kernel: Any) -> None:
     page.get_by_test_id("thread-broken").wait_for()
 
     # Pick the failed thread: its history says what failed, the node is lit as failed.
-    _side(page.get_by_test_id("thread-broken")).click()
+    lab.side(page.get_by_test_id("thread-broken")).click()
     failure = page.get_by_test_id("history-failure")
     failure.wait_for()
     assert "search service is down" in failure.inner_text()
     _wait_status(lab, "research", "error")
 
     # Pick alpha: its last checkpoint is shown, draft ran.
-    _side(page.get_by_test_id("thread-alpha")).click()
+    lab.side(page.get_by_test_id("thread-alpha")).click()
     page.wait_for_function(
         """() => (document.querySelector('[data-testid="panel-history"]') || {}).textContent
             ?.includes('History of alpha')"""
@@ -183,7 +172,7 @@ def _run_story(lab: Any, kernel: Any) -> None:
     assert [r["source"] for r in before] == ["input", "loop", "loop"]
 
     # Scrub back one step with the keyboard: the state after research, notes changed.
-    slider = _side(page.get_by_test_id("history-slider"))
+    slider = lab.side(page.get_by_test_id("history-slider"))
     slider.focus()
     page.keyboard.press("ArrowLeft")
     detail = page.get_by_test_id("history-detail")
@@ -198,13 +187,13 @@ def _run_story(lab: Any, kernel: Any) -> None:
     assert "next draft" in detail.inner_text()
 
     # Edit a field there and fork, acting as research: draft runs next on the fork.
-    _side(page.get_by_test_id("history-edit")).click()
+    lab.side(page.get_by_test_id("history-edit")).click()
     form = page.get_by_test_id("history-edit-form")
     topic = form.get_by_test_id("run-field-topic")
     assert topic.input_value() == "alpha"  # prefilled with that checkpoint's values
     topic.fill("edited")
-    form.get_by_test_id("history-as-node").select_option("research")
-    _side(form.get_by_test_id("history-fork")).click()
+    lab.side(form.get_by_test_id("history-as-node")).select_option("research")
+    lab.side(form.get_by_test_id("history-fork")).click()
     page.get_by_test_id("history-note").wait_for()
     assert "forked" in page.get_by_test_id("history-note").inner_text()
     page.get_by_test_id("history-fork-0").wait_for()  # the new checkpoint is a branch
@@ -217,18 +206,18 @@ def _run_story(lab: Any, kernel: Any) -> None:
     assert after[: len(before)] == before  # nothing overwritten
 
     # A value the model refuses is flagged at its field, and nothing is written.
-    _side(page.get_by_test_id("history-edit")).click()
+    lab.side(page.get_by_test_id("history-edit")).click()
     form = page.get_by_test_id("history-edit-form")
     notes = form.get_by_test_id("run-field-notes")
     notes.fill('["facts about alpha", 7]')
-    _side(form.get_by_test_id("history-fork")).click()
+    lab.side(form.get_by_test_id("history-fork")).click()
     form.get_by_test_id("run-field-error-notes").wait_for()
     assert kernel.json("len(rows('alpha'))") == len(after)
-    _side(form.get_by_test_id("history-cancel")).click()
+    lab.side(form.get_by_test_id("history-cancel")).click()
 
     # Run again from the fork: draft runs on the edited state, as a child of the fork.
-    page.get_by_test_id("history-item-0").click()
-    _side(page.get_by_test_id("history-rerun")).click()
+    lab.side(page.get_by_test_id("history-item-0")).click()
+    lab.side(page.get_by_test_id("history-rerun")).click()
     lab.wait_until(
         lambda: kernel.json("builder.last_run['status']") == "done",
         timeout=30,
@@ -310,7 +299,7 @@ def _pause_story(lab: Any, kernel: Any, saver_kind: str) -> None:
     lab.builder()
     # Select research on the canvas, pause after it (the button, with the keyboard).
     lab.node("research").click()
-    after = _side(page.get_by_test_id("breakpoint-after"))
+    after = lab.side(page.get_by_test_id("breakpoint-after"))
     after.focus()
     page.keyboard.press("Enter")
     page.get_by_test_id("breakpoint-research").wait_for()
@@ -332,7 +321,7 @@ def _pause_story(lab: Any, kernel: Any, saver_kind: str) -> None:
     assert kernel.json(f"app.get_state({thread!r}).next") == ["draft"]
 
     # Continue: draft runs, the thread ends, nothing before was rewritten.
-    _side(page.get_by_test_id("pause-continue")).click()
+    lab.side(page.get_by_test_id("pause-continue")).click()
     page.get_by_test_id("paused").wait_for(state="detached", timeout=30_000)
     lab.wait_until(lambda: kernel.json(f"len(rows({thread!r}))") == 3, timeout=30)
     done_rows = kernel.json(f"rows({thread!r})")
@@ -340,8 +329,8 @@ def _pause_story(lab: Any, kernel: Any, saver_kind: str) -> None:
     assert done_rows[-1]["values"]["text"] == "a story about graphs"
 
     # Move the breakpoint before research; Step runs one super-step and pauses again.
-    _side(page.get_by_test_id("breakpoint-after")).click()
-    _side(page.get_by_test_id("breakpoint-before")).click()
+    lab.side(page.get_by_test_id("breakpoint-after")).click()
+    lab.side(page.get_by_test_id("breakpoint-before")).click()
     lab.wait_until(lambda: kernel.json("builder.breakpoints") == {"research": ["before"]})
     page.get_by_test_id("breakpoint-research").wait_for()
     page.get_by_test_id("toolbar-run").click()
@@ -352,7 +341,7 @@ def _pause_story(lab: Any, kernel: Any, saver_kind: str) -> None:
     )
     thread = _thread(kernel)
     assert kernel.json(f"app.get_state({thread!r}).values.notes") == []
-    _side(page.get_by_test_id("pause-step")).click()
+    lab.side(page.get_by_test_id("pause-step")).click()
     page.wait_for_function(
         """() => document.querySelector('[data-testid="paused-where"]')
             ?.textContent.includes('after research')""",
@@ -363,7 +352,7 @@ def _pause_story(lab: Any, kernel: Any, saver_kind: str) -> None:
     stepped = kernel.json(f"rows({thread!r})")
 
     # Stop: the pause goes, the thread stays where it was.
-    _side(page.get_by_test_id("pause-stop")).click()
+    lab.side(page.get_by_test_id("pause-stop")).click()
     page.get_by_test_id("paused").wait_for(state="detached")
     assert kernel.json(f"rows({thread!r})") == stepped
     assert kernel.json(f"app.get_state({thread!r}).next") == ["draft"]
@@ -425,7 +414,7 @@ def test_interrupts_are_answered_one_by_one(lab: Any, saver_kind: str) -> None:
         first = kernel.json(f"sources({thread!r})")
 
         # Answer the city with the keyboard (Ctrl+Enter); the name still waits.
-        answer = _side(page.get_by_test_id("interrupt-answer-city"))
+        answer = lab.side(page.get_by_test_id("interrupt-answer-city"))
         answer.click()
         answer.type("Paris")
         page.keyboard.press("Control+Enter")
@@ -435,9 +424,9 @@ def test_interrupts_are_answered_one_by_one(lab: Any, saver_kind: str) -> None:
         assert second[: len(first)] == first
         assert kernel.json(f"[i.node for i in app.get_state({thread!r}).interrupts]") == ["name"]
 
-        field = _side(name.get_by_test_id("run-field-name"))
+        field = lab.side(name.get_by_test_id("run-field-name"))
         field.fill("Ada")
-        _side(page.get_by_test_id("interrupt-submit-name")).click()
+        lab.side(page.get_by_test_id("interrupt-submit-name")).click()
         page.get_by_test_id("paused").wait_for(state="detached", timeout=30_000)
         lab.wait_until(
             lambda: kernel.json(f"app.get_state({thread!r}).next") == [],
@@ -563,7 +552,7 @@ def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> 
     assert kernel.json("len(app.threads_info())") == 10_001
     # The next page, by the mouse.
     started = page.evaluate("() => performance.now()")
-    _side(page.get_by_test_id("threads-more")).click()
+    lab.side(page.get_by_test_id("threads-more")).click()
     page.wait_for_function(
         """() => document.querySelectorAll('[data-testid="threads-list"] button').length >= 100"""
     )
@@ -572,11 +561,11 @@ def test_ten_thousand_threads_and_a_thousand_checkpoints_stay_fast(lab: Any) -> 
     assert opened < 2000, f"the threads panel took {opened:.0f} ms to open"
 
     # A thread of 1,000 checkpoints: scrub its history with the keyboard.
-    search = _side(page.get_by_test_id("threads-search"))
+    search = lab.side(page.get_by_test_id("threads-search"))
     search.fill("long")
-    _side(page.get_by_test_id("thread-long")).click()
+    lab.side(page.get_by_test_id("thread-long")).click()
     page.get_by_test_id("history-item-0").wait_for()
-    slider = _side(page.get_by_test_id("history-slider"))
+    slider = lab.side(page.get_by_test_id("history-slider"))
     slider.focus()
     page.evaluate(FRAMES)
     # Older pages come late, as from a busy kernel: the presses must not wait for them.
@@ -708,7 +697,7 @@ def test_a_chat_with_tool_calls_and_streamed_tokens_and_the_runs_timeline(lab: A
     # The tool failed once and its retry policy ran it again: the timeline says so.
     assert page.get_by_test_id("timeline-retries-tool").inner_text() == "retried \u00d71"
     assert page.get_by_test_id("timeline-retries-think").count() == 0
-    _side(page.get_by_test_id("timeline-bar-respond-0")).click()
+    lab.side(page.get_by_test_id("timeline-bar-respond-0")).click()
     detail = page.get_by_test_id("timeline-detail")
     assert "respond · done" in detail.inner_text()
     assert "It is sunny in Paris today ." in page.get_by_test_id("timeline-state").inner_text()
@@ -731,10 +720,10 @@ def test_the_debugger_panels_are_readable_in_the_dark_theme(lab: Any) -> None:
         page.get_by_test_id("toolbar-run").click()
         page.get_by_test_id("interrupt-city").wait_for(timeout=30_000)
         thread = _thread(kernel)
-        _side(page.get_by_test_id(f"thread-{thread}")).click()
+        lab.side(page.get_by_test_id(f"thread-{thread}")).click()
         page.get_by_test_id("history-item-0").wait_for()
         lab.node("city").click()
-        _side(page.get_by_test_id("breakpoint-before")).click()
+        lab.side(page.get_by_test_id("breakpoint-before")).click()
         page.get_by_test_id("breakpoint-city").wait_for()
         checked = {
             "a thread": page.get_by_test_id(f"thread-{thread}"),
@@ -750,16 +739,16 @@ def test_the_debugger_panels_are_readable_in_the_dark_theme(lab: Any) -> None:
             "an answer button": page.get_by_test_id("interrupt-submit-city"),
         }
         for what, element in checked.items():
-            _side(element)
+            lab.side(element)
             seen = lab.contrast(element)
             assert seen["text"] != seen["behind"], f"{what}: text drawn in its background colour"
             assert seen["ratio"] >= 4.5, f"{what}: contrast {seen['ratio']:.1f} in the dark theme"
         # The panels are dark too, not light boxes on the dark page.
         behind = lab.contrast(page.get_by_test_id("panel-history"))["behind"]
         assert sum(behind) / 3 < 100, f"the history panel's background is {behind}"
-        _side(page.get_by_test_id("paused"))
+        lab.side(page.get_by_test_id("paused"))
         lab.screenshot("debugger-dark-paused", element=root)
-        _side(page.get_by_test_id("panel-history"))
+        lab.side(page.get_by_test_id("panel-history"))
         lab.screenshot("debugger-dark-history", element=root)
     finally:
         page.evaluate(CHANGE_THEME, "JupyterLab Light")
@@ -788,7 +777,7 @@ def test_a_react_agents_run_shows_as_a_chat_with_its_machine_state_lit(lab: Any)
     lab.open_notebook("debugger-react", [REACT])
     page = lab.page
     lab.builder()
-    page.get_by_test_id("run-input-json").fill('{"prompt": "Weather in Paris?"}')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"prompt": "Weather in Paris?"}')
     page.get_by_test_id("toolbar-run").click()
     # While the tool works: the machine is in TOOL_CALLING on its diagram, the call is in
     # the chat, its result not yet.
@@ -799,7 +788,7 @@ def test_a_react_agents_run_shows_as_a_chat_with_its_machine_state_lit(lab: Any)
     assert 'weather({"city":"Paris"})' in call.inner_text()
     assert page.get_by_test_id("chat-message-0").get_attribute("data-role") == "user"
     assert "Weather in Paris?" in page.get_by_test_id("chat-message-0").inner_text()
-    _side(page.get_by_test_id("chat-message-0"))
+    lab.side(page.get_by_test_id("chat-message-0"))
     lab.screenshot("debugger-react-tool-calling", element=lab.builder())
     page.wait_for_function(
         """() => (document.querySelector('[data-testid="run-status"]') || {}).textContent
@@ -816,6 +805,6 @@ def test_a_react_agents_run_shows_as_a_chat_with_its_machine_state_lit(lab: Any)
     assert "It is sunny in Paris." in page.get_by_test_id("chat-message-3").inner_text()
     assert _status(lab, "COMPLETED") == "done"
     assert _status(lab, "FAILED") != "done"
-    _side(page.get_by_test_id("chat-message-0"))
+    lab.side(page.get_by_test_id("chat-message-0"))
     lab.screenshot("debugger-react-chat", element=lab.builder())
     lab.assert_no_js_errors()

@@ -112,16 +112,9 @@ def _settled(lab: Any) -> None:
 
 
 def _side_scrolled_to(lab: Any, testid: str) -> Any:
-    """An element of the side panel, scrolled into the side panel's view (not the canvas)."""
-    element = lab.page.get_by_test_id(testid)
-    element.evaluate(
-        """(e) => {
-            const side = e.closest('.graphnb-side-scroll, .graphnb-side-pinned');
-            side.scrollTop += e.getBoundingClientRect().top
-                - side.getBoundingClientRect().top - 20;
-        }"""
-    )
-    return element
+    """An element of the side panel, its tab open and scrolled into that tab's view (not
+    the canvas)."""
+    return lab.side(lab.page.get_by_test_id(testid))
 
 
 def test_the_route_to_end_reads_END_and_streamed_text_wraps_between_words(lab):
@@ -157,7 +150,7 @@ def test_the_route_to_end_reads_END_and_streamed_text_wraps_between_words(lab):
 
     def check_wrapping(theme: str) -> None:
         for name, element in (("streamed text", chunks), ("state field", field)):
-            seen = element.evaluate(SPLIT_WORDS)
+            seen = lab.side(element).evaluate(SPLIT_WORDS)  # its tab (Run, State) open
             # The URL is wider than the box: it alone may (and must) break inside.
             broken = [w for w in seen["split"] if "averyveryverylongpath" not in w]
             assert not broken, f"{theme}: the {name} wraps inside words: {broken}"
@@ -182,7 +175,7 @@ def test_the_route_to_end_reads_END_and_streamed_text_wraps_between_words(lab):
         check_wrapping("dark")
         assert label.inner_text().strip() == "END"
         lab.screenshot("feedback-route-end-dark", element=root)
-        lab.screenshot("feedback-wrapping-dark", element=chunks)
+        lab.screenshot("feedback-wrapping-dark", element=lab.side(chunks))
     lab.assert_no_js_errors()
 
 
@@ -260,13 +253,13 @@ def test_a_wrong_typed_input_is_flagged_at_its_field_and_disables_run_saying_why
         check_visible("dark")
 
     # A wrong type in the raw JSON is flagged on its form field the same way.
-    page.get_by_test_id("run-input-json").fill('{"item": 5, "count": 2}')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"item": 5, "count": 2}')
     page.get_by_test_id("run-field-error-item").wait_for()
     assert page.get_by_test_id("run-field-error-count").count() == 0
     assert "item: expected a string, got 5" in page.get_by_test_id("run-blocked").inner_text()
 
     # Fixed, typed as a user types ("2." on the way to "2.5"): Run runs with the values.
-    page.get_by_test_id("run-input-json").fill("{}")
+    lab.side(page.get_by_test_id("run-input-json")).fill("{}")
     _side_scrolled_to(lab, "run-field-item").press_sequentially("pen")
     count.press_sequentially("3")
     price = page.get_by_test_id("run-field-price")
@@ -301,7 +294,7 @@ def test_an_invalid_graph_disables_run_with_its_reason_as_bad_json_does(lab):
     assert kernel.json("builder.last_run['status']") == "idle"
 
     # Bad JSON as well: both reasons, said the same way in the same places.
-    page.get_by_test_id("run-input-json").fill("{oops")
+    lab.side(page.get_by_test_id("run-input-json")).fill("{oops")
     page.get_by_test_id("run-input-error").wait_for()
     assert page.get_by_test_id("toolbar-run-why").inner_text() == "can't run: 2 problems, bad input"
     assert "fix the run input first" in blocked.inner_text()
@@ -317,7 +310,7 @@ def test_an_invalid_graph_disables_run_with_its_reason_as_bad_json_does(lab):
     for testid, (disabled, title) in _run_buttons(page).items():
         assert disabled, testid
         assert title.startswith("fix the run input first"), (testid, title)
-    page.get_by_test_id("run-input-json").fill("{}")
+    lab.side(page.get_by_test_id("run-input-json")).fill("{}")
     page.get_by_test_id("run-blocked").wait_for(state="detached")
     assert not any(disabled for disabled, _ in _run_buttons(page).values())
 
@@ -397,7 +390,7 @@ def test_problems_are_listed_one_a_line_each_showing_its_node_and_the_view_comes
     before = page.evaluate(TRANSFORM)
 
     _side_scrolled_to(lab, "panel-problems")
-    page.get_by_test_id("problems-list").locator('button[data-node="stray"]').click()
+    lab.side(page.get_by_test_id("problems-list")).locator('button[data-node="stray"]').click()
     _settled(lab)
     assert page.evaluate(OFF_CENTRE, "stray") < 5
     assert page.evaluate(TRANSFORM) != before, "the view did not move to the node"

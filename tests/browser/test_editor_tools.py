@@ -181,7 +181,8 @@ def test_the_palette_lists_callables_and_a_drag_makes_a_bound_node_a_router_or_t
     assert spec["routers"] == {"research": "route"}
     assert {e["kind"] for e in spec["edges"]} == {"conditional"}
 
-    # A state model dropped onto the state model panel types the graph's state.
+    # A state model dropped onto the state model panel (the State tab) types the state.
+    lab.side_tab("state")
     _drag(
         lab,
         palette.get_by_test_id("palette-model-Story"),
@@ -497,14 +498,10 @@ def test_a_finished_node_shows_its_input_writes_duration_and_its_chunks(lab):
     # A click on the run's streamed text lists its chunks, with the node of each.
     stream = page.get_by_test_id("run-chunks")
     assert stream.get_attribute("data-chunks") == "4"
-    stream.evaluate(
-        """(e) => { const s = e.closest('.graphnb-side-scroll');
-            s.scrollTop += e.getBoundingClientRect().top - s.getBoundingClientRect().top - 20; }"""
-    )
-    stream.click()
+    lab.side(stream).click()
     listed = page.get_by_test_id("run-chunk-list").locator("li").all_inner_texts()
     assert listed == ['tell "once"', 'tell " upon"', 'tell " a"', 'tell " time"']
-    page.get_by_test_id("run-chunk-list").click()
+    lab.side(page.get_by_test_id("run-chunk-list")).click()
     stream.wait_for()
     with dark_theme(lab):
         lab.node("research").click()
@@ -527,10 +524,11 @@ def test_room_to_work_maximise_resize_collapse_and_names_readable_when_zoomed_ou
     kernel = lab.open_notebook("room", TWO[:1])
     page = lab.page
     root = lab.builder()
-    # At the default size, the problems and the final state are in view without scrolling.
+    # At the default size, the problems and the final state are each in their tab (the
+    # problems first while there are any), in the side panel's box once it is open.
     side = _box(page.get_by_test_id("side-panel"))
     for testid in ("panel-problems", "panel-state"):
-        header = _box(page.get_by_test_id(testid).locator("header"))
+        header = _box(lab.side(page.get_by_test_id(testid)).locator("header"))
         assert side["y"] <= header["y"], testid
         assert header["y"] + header["height"] <= side["y"] + side["height"], testid
 

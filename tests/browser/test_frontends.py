@@ -112,8 +112,8 @@ def _add_node(lab: Any, name: str, binding: str) -> None:
     rename.press("Enter")
     lab.node(name).wait_for()
     lab.node(name).click()
-    page.get_by_test_id("binding-select").select_option(binding)
-    page.get_by_test_id("binding-apply").click()
+    lab.side(page.get_by_test_id("binding-select")).select_option(binding)
+    lab.side(page.get_by_test_id("binding-apply")).click()
     page.get_by_test_id(f"node-{name}").wait_for()
     page.wait_for_function(
         """(name) => {
@@ -134,7 +134,7 @@ def test_a_learner_draws_lesson_one_in_the_builder_and_its_check_passes(lab: Any
     assert set(lab.node_ids()) == {"__start__", "__end__"}, "a new builder shows START and END"
 
     # The lesson's state model, picked in the panel: its fields show with their reducers.
-    page.get_by_test_id("state-model-select").select_option(label="Greeting")
+    lab.side(page.get_by_test_id("state-model-select")).select_option(label="Greeting")
     page.get_by_test_id("state-model-field-log").wait_for()
     assert "append" in page.get_by_test_id("state-model-field-log").inner_text()
 
@@ -178,6 +178,7 @@ def test_a_learner_draws_lesson_one_in_the_builder_and_its_check_passes(lab: Any
     )
     assert page.get_by_test_id("node-shout").get_attribute("data-problem")
     pinned = page.get_by_test_id("problems-list").get_by_test_id("problem-exercise")
+    lab.side_tab("run")  # the problems lead the Run tab while there are any
     pinned.first.wait_for()
     assert any("`shout` is a dead end" in item for item in pinned.all_inner_texts())
     lab.screenshot(f"lesson1-{lab.server.app}-pinned", element=lab.builder())
@@ -304,7 +305,7 @@ def test_a_run_streams_from_the_builder_and_a_recorded_run_steps_back_and_forth(
     # Run from the builder: draft's words arrive on screen while it still runs.
     lab.builder()
     kernel.run("WORDS = 10")
-    page.get_by_test_id("run-input-json").fill('{"topic": "otter"}')
+    lab.side(page.get_by_test_id("run-input-json")).fill('{"topic": "otter"}')
     page.get_by_test_id("toolbar-run").click()
     page.wait_for_function(
         """() => {

@@ -7,7 +7,7 @@
 - a run that ends while a thread's history is open stays on screen, and the canvas says
   whether it shows the live run or a checkpoint (defect 3);
 - a question comes into view at 1,000 x 700 px with its answer field focused (Enter
-  answers, Escape leaves);
+  answers, Escape leaves); the side panel's tabs are tested in test_side_panel.py;
 - a selection group and a subgraph are drawn differently (defect 5).
 
 One JupyterLab server and one Chromium for the module; each test opens its own notebook.
@@ -84,7 +84,7 @@ def test_picking_a_state_model_leaves_the_view_where_the_user_put_it(lab):
     moved = _dragged(lab, "draft", 60)
     assert page.evaluate(TRANSFORM) == panned, "a drag moved the view"
 
-    page.get_by_test_id("state-model-select").select_option(label="Notes")
+    lab.side(page.get_by_test_id("state-model-select")).select_option(label="Notes")
     lab.wait_until(
         lambda: kernel.json("builder.spec")["state"]["binding"] is not None,
         message="the state model did not reach the kernel",
@@ -156,18 +156,6 @@ builder
 """
 
 
-def _side(element: Any) -> Any:
-    """Scroll the side panel (not the canvas) so ``element`` is in its view."""
-    element.evaluate(
-        """(e) => {
-            const side = e.closest('.graphnb-side-scroll') ?? e.closest('.graphnb-side');
-            side.scrollTop += e.getBoundingClientRect().top
-                - side.getBoundingClientRect().top - 20;
-        }"""
-    )
-    return element
-
-
 def _the_live_run_is_shown(lab: Any) -> None:
     """The run just made is on screen: durations on its nodes, its bars in the Timeline."""
     page = lab.page
@@ -203,12 +191,12 @@ def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
     kernel = lab.open_notebook("history-open", [STORY])
     page = lab.page
     lab.builder()
-    _side(page.get_by_test_id("thread-alpha")).click()
+    lab.side(page.get_by_test_id("thread-alpha")).click()
     page.get_by_test_id("history-item-0").wait_for()
 
     # A new thread run from the run panel while alpha's history is open: once it ended
     # (and alpha's history was read again), the run just made is still what is shown.
-    _side(page.get_by_test_id("run-start")).click()
+    lab.side(page.get_by_test_id("run-start")).click()
     page.locator('[data-testid="threads-list"] button.graphnb-thread').nth(1).wait_for()
     lab.wait_until(
         lambda: kernel.json("builder.last_run['status']") == "done", message="the run did not end"
@@ -217,7 +205,7 @@ def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
     _the_live_run_is_shown(lab)
 
     # A checkpoint picked on purpose is shown, says so, and one click goes back.
-    _side(page.get_by_test_id("history-item-1")).click()
+    lab.side(page.get_by_test_id("history-item-1")).click()
     view = page.get_by_test_id("run-view")
     page.locator('[data-testid="run-view"][data-view="checkpoint"]').wait_for()
     assert "History" in view.inner_text()
@@ -233,7 +221,7 @@ def test_a_finished_run_stays_on_screen_while_a_threads_history_is_open(lab):
 
     # Run again from here: the Timeline and the durations stay once the run ended.
     newest = page.get_by_test_id("history-item-0").get_attribute("data-checkpoint")
-    _side(page.get_by_test_id("history-rerun")).click()
+    lab.side(page.get_by_test_id("history-rerun")).click()
     page.wait_for_function(
         """(newest) => {
             const item = document.querySelector('[data-testid="history-item-0"]');
@@ -277,7 +265,7 @@ builder
 # Whether an element is wholly inside the side panel's visible part and the page's.
 IN_VIEW = """(e) => {
     const box = e.getBoundingClientRect();
-    const side = e.closest('.graphnb-side-scroll').getBoundingClientRect();
+    const side = e.closest('.graphnb-side-head, .graphnb-side-scroll').getBoundingClientRect();
     return box.top >= side.top - 1 && box.bottom <= side.bottom + 1
         && box.top >= 0 && box.bottom <= window.innerHeight;
 }"""
@@ -477,70 +465,6 @@ def test_no_edge_label_is_drawn_under_a_node(lab, direction):
     assert page.evaluate(LABELS_UNDER_NODES) == []
     shot = lab.screenshot(f"labels-{direction}", element=lab.builder())
     shutil.copyfile(shot, DOC_IMAGES / f"labels-{direction.lower()}.png")
-    lab.assert_no_js_errors()
-
-
-# Whether an element's top part is inside the side panel's stack and the page's view.
-TOP_IN_STACK = """(e) => {
-    const box = e.getBoundingClientRect();
-    const side = e.closest('.graphnb-side-scroll').getBoundingClientRect();
-    return box.top >= side.top - 1 && box.top + 20 <= side.bottom
-        && box.top >= 0 && box.top + 20 <= window.innerHeight;
-}"""
-
-
-@pytest.mark.parametrize("width", [1400, 800])
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_every_section_of_the_side_panel_is_one_click_away(lab, width, theme):
-    # Issue 31: the side panel was a long stack of sections, the history below the fold.
-    kernel = lab.open_notebook(f"index-{width}-{theme}", [STATUS])
-    page = lab.page
-    page.set_viewport_size({"width": width, "height": 800})
-    if theme == "dark":
-        page.evaluate(CHANGE_THEME, "JupyterLab Dark")
-        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
-    try:
-        lab.builder()
-        page.get_by_test_id("toolbar-run").click()  # a thread: its history has rows
-        page.wait_for_function(f"() => ({RUN_STATUS})() === 'waiting'", timeout=30_000)
-        page.get_by_test_id("thread-" + kernel.json("builder.last_run['thread_id']")).click()
-        page.get_by_test_id("panel-history").wait_for(timeout=30_000)
-        page.get_by_test_id("side-link-history").wait_for(timeout=10_000)
-        # A checkpoint picked in the history is on the canvas; the toolbar still tells the
-        # live run, which waits (it said "done", the checkpoint's picture, before).
-        page.get_by_test_id("run-view").wait_for(timeout=10_000)
-        toolbar = page.get_by_test_id("toolbar-run-status").inner_text()
-        assert toolbar == "waiting for an answer from ask", toolbar
-        links = page.get_by_test_id("side-index").locator("button").all_inner_texts()
-        assert {"Binding", "Model", "Run", "Threads", "History"} <= set(links), links
-        # (JupyterLab scrolls a cell into view when a press makes it the active cell:
-        # the cell is active once the first link is followed.)
-        page.get_by_test_id("side-link-run").click()
-        cell_top = "() => document.querySelector('.jp-Cell').getBoundingClientRect().top"
-        notebook_top = page.evaluate(cell_top)
-        for name in ("history", "run", "threads", "state-model", "binding", "history"):
-            page.get_by_test_id(f"side-link-{name}").click()
-            section = page.get_by_test_id(f"panel-{name}")
-            assert section.evaluate(TOP_IN_STACK), f"{name} is not in view at {width} px"
-            assert (
-                page.get_by_test_id(f"side-link-{name}").get_attribute("aria-current") == "location"
-            )
-            focused = page.evaluate(
-                "() => document.activeElement?.closest('section')?.dataset.testid"
-            )
-            assert focused == f"panel-{name}", "the section's header takes the focus"
-        assert page.evaluate(cell_top) == notebook_top, "the notebook itself did not scroll"
-        # By keyboard: Tab reaches the links, Enter follows one.
-        page.get_by_test_id("side-link-run").focus()
-        page.keyboard.press("Enter")
-        assert page.get_by_test_id("panel-run").evaluate(TOP_IN_STACK)
-        shot = lab.screenshot(f"side-index-{width}-{theme}", element=lab.builder())
-        if width == 800:
-            shutil.copyfile(shot, DOC_IMAGES / f"side-index-800-{theme}.png")
-    finally:
-        if theme == "dark":
-            page.evaluate(CHANGE_THEME, "JupyterLab Light")
-            page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
     lab.assert_no_js_errors()
 
 

@@ -37,7 +37,7 @@ def _add_node_named(lab, name: str) -> None:
 
 def _bind(lab, node: str, function: str) -> None:
     lab.node(node).click()
-    lab.page.get_by_test_id("binding-select").select_option(function)
+    lab.side(lab.page.get_by_test_id("binding-select")).select_option(function)
     lab.page.get_by_test_id("binding-signature").wait_for()
 
 
@@ -56,7 +56,7 @@ def test_the_quickstart_can_be_followed_by_hand_in_the_browser(lab):
     lab.connect("answer", "__end__")
     _bind(lab, "plan", "plan")
     _bind(lab, "answer", "answer")
-    lab.page.get_by_test_id("state-model-select").select_option("Chat")
+    lab.side(lab.page.get_by_test_id("state-model-select")).select_option("Chat")
     lab.page.get_by_test_id("state-model-fields").get_by_text("answer").wait_for()
 
     lab.wait_until(
@@ -72,7 +72,7 @@ def test_the_quickstart_can_be_followed_by_hand_in_the_browser(lab):
     assert {n["id"]: n["binding"] for n in spec["nodes"]} == {"plan": "plan", "answer": "answer"}
     assert spec["state"]["binding"] == "Chat"
 
-    lab.page.get_by_test_id("run-input-json").fill('{"question": "What is graphnb?"}')
+    lab.side(lab.page.get_by_test_id("run-input-json")).fill('{"question": "What is graphnb?"}')
     lab.page.get_by_test_id("toolbar-run").click()
     lab.page.wait_for_function(
         """() => /done/i.test(document.querySelector('[data-testid="run-status"]').textContent)""",

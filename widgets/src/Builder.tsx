@@ -43,12 +43,12 @@ import { useBreakpointStore } from "./hooks/useBreakpoints";
 import { DebugPanels } from "./panels/DebugPanels";
 import { ProblemsPanel } from "./panels/ProblemsPanel";
 import { RunPanel } from "./panels/RunPanel";
-import { SideIndex } from "./panels/SideIndex";
 import { StateModelPanel } from "./panels/StateModelPanel";
 import { StatePanel } from "./panels/StatePanel";
 import { DIRECTION_KEY, type Request, type EdgeSpec, type GraphInfo, type GraphSpec, type Model, type ProblemInfo, type RunState } from "./protocol";
 import { disconnectedBlock, runBlock } from "./runInput";
 import * as edit from "./spec";
+import { NoThreads, SidePanel } from "./SidePanel";
 import { Toolbar } from "./Toolbar";
 import { RunViewBar, useRunView } from "./RunView";
 
@@ -131,8 +131,6 @@ function Editor() {
   const { run: runStore, problems: problemStore } = useCanvasStores(scopedRun, scope.path.length ? [] : problems);
   const { chunks, pieces } = useStream(model, run);
   const { root, keepFocus } = useFocusKeeper();
-  /** The side panel's scrolling stack of sections (the index brings one to its top). */
-  const sideStack = useRef<HTMLDivElement>(null);
   const editing = useCanvasEditing(spec, history, keepFocus, scope.expanded);
   const onKeyDown = useUndoKeys(history, keepFocus);
   const onFitMoveStart = useFitWhenShown(editing.wrapper);
@@ -299,68 +297,86 @@ function Editor() {
           hidden={!room.sideOpen}
           onPointerDown={room.onSplitterDown}
         />
-        <aside className="graphnb-side" style={{ width: room.sideWidth }} hidden={!room.sideOpen} data-testid="side-panel">
-          <fieldset className="graphnb-editable" disabled={!connection.live}>
-          <SideIndex stack={sideStack} />
-          <div className="graphnb-side-scroll" ref={sideStack}>
-          {selectedNode && <InspectPanel run={run} node={selectedNode.id} pieces={pieces} />}
-          <BindingPanel
-            spec={spec}
-            node={selectedNode}
-            edge={selectedEdge}
-            callables={callables ?? []}
-            inspect={inspect}
-            onBind={(id, b) => history.commit(edit.bindNode(spec, id, b))}
-            onBindRouter={(s, b) => history.commit(edit.bindRouter(spec, s, b))}
-            onEdgeKind={(e, kind) => history.commit(edit.setEdgeKind(spec, edit.edgeKey(e), kind))}
-            onRoute={(e, text) => {
-              const route = edit.routeFromText(e, text);
-              if (route !== null) history.commit(edit.setRoute(spec, edit.edgeKey(e), route));
-            }}
-            onRefresh={() => send({ type: "refresh" })}
-          />
-          {selectedNode && (
-            <SubgraphPanel
-              node={selectedNode}
-              graphs={graphs ?? []}
-              onBind={(g) => history.commit(bindSubgraph(spec, selectedNode.id, g.spec, g.name))}
-              onDetach={() => history.commit(detachSubgraph(spec, selectedNode.id))}
-              onOpen={() => scope.open(selectedNode.id)}
-              onRename={(to) => editing.rename(selectedNode.id, to)}
-            />
-          )}
-          {selectedNode && !selectedNode.subgraph && (
-            <PolicyFields node={selectedNode} onChange={(p) => history.commit(setPolicies(spec, selectedNode.id, p))} />
-          )}
-          <StateModelPanel spec={spec} models={models ?? []} onUse={(binding) => send({ type: "use_model", binding })} />
-          <RunPanel
-            run={run}
-            chunks={chunks}
-            model={currentModel}
-            threads={threads}
-            saver={saver ?? ""}
-            onSaver={(url) => send({ type: "use_saver", url })}
-            registerRun={(fn) => {
-              runWith.current = fn;
-            }}
-            onInputError={setInputError}
-            blocked={blocked}
-            onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
-            onStop={() => send({ type: "stop" })}
-            onSelectNode={editing.selectNode}
-            pieces={pieces.run === run.id ? pieces.pieces : undefined}
-          />
-          <ChatPanel run={run} chunks={chunks} />
-          <TimelinePanel run={run} />
-          {threads && <DebugPanels ask={ask} spec={spec} run={runPicture} state={currentModel} selected={selectedNode?.id ?? null} />}
-          </div>
-          {/* The final state and the problems stay in view, below the scrolling panels. */}
-          <div className="graphnb-side-pinned">
-          <ProblemsPanel problems={problems ?? []} onSelectNode={editing.selectNode} />
-          <StatePanel run={run} />
-          </div>
-          </fieldset>
-        </aside>
+        <SidePanel
+          width={room.sideWidth}
+          hidden={!room.sideOpen}
+          editable={connection.live}
+          selection={selectedNode ? `node:${selectedNode.id}` : selectedEdge ? `edge:${edit.edgeKey(selectedEdge)}` : ""}
+          running={runPicture.status === "running" ? runPicture.id : null}
+          badges={{ run: problems?.length ? `⚠ ${problems.length}` : undefined }}
+          node={
+            <>
+              {selectedNode && <InspectPanel run={run} node={selectedNode.id} pieces={pieces} />}
+              <BindingPanel
+                spec={spec}
+                node={selectedNode}
+                edge={selectedEdge}
+                callables={callables ?? []}
+                inspect={inspect}
+                onBind={(id, b) => history.commit(edit.bindNode(spec, id, b))}
+                onBindRouter={(s, b) => history.commit(edit.bindRouter(spec, s, b))}
+                onEdgeKind={(e, kind) => history.commit(edit.setEdgeKind(spec, edit.edgeKey(e), kind))}
+                onRoute={(e, text) => {
+                  const route = edit.routeFromText(e, text);
+                  if (route !== null) history.commit(edit.setRoute(spec, edit.edgeKey(e), route));
+                }}
+                onRefresh={() => send({ type: "refresh" })}
+              />
+              {selectedNode && (
+                <SubgraphPanel
+                  node={selectedNode}
+                  graphs={graphs ?? []}
+                  onBind={(g) => history.commit(bindSubgraph(spec, selectedNode.id, g.spec, g.name))}
+                  onDetach={() => history.commit(detachSubgraph(spec, selectedNode.id))}
+                  onOpen={() => scope.open(selectedNode.id)}
+                  onRename={(to) => editing.rename(selectedNode.id, to)}
+                />
+              )}
+              {selectedNode && !selectedNode.subgraph && (
+                <PolicyFields node={selectedNode} onChange={(p) => history.commit(setPolicies(spec, selectedNode.id, p))} />
+              )}
+            </>
+          }
+          run={
+            <>
+              {/* Problems first while there are any (they keep Run off), else last. */}
+              {problems?.length ? <ProblemsPanel problems={problems} onSelectNode={editing.selectNode} /> : null}
+              <RunPanel
+                run={run}
+                chunks={chunks}
+                model={currentModel}
+                threads={threads}
+                saver={saver ?? ""}
+                onSaver={(url) => send({ type: "use_saver", url })}
+                registerRun={(fn) => {
+                  runWith.current = fn;
+                }}
+                onInputError={setInputError}
+                blocked={blocked}
+                onRun={(input, threadId) => send({ type: "run", input, thread_id: threadId })}
+                onStop={() => send({ type: "stop" })}
+                onSelectNode={editing.selectNode}
+                pieces={pieces.run === run.id ? pieces.pieces : undefined}
+              />
+              <ChatPanel run={run} chunks={chunks} />
+              <TimelinePanel run={run} />
+              {!problems?.length && <ProblemsPanel problems={[]} onSelectNode={editing.selectNode} />}
+            </>
+          }
+          state={
+            <>
+              <StateModelPanel spec={spec} models={models ?? []} onUse={(binding) => send({ type: "use_model", binding })} />
+              <StatePanel run={run} />
+            </>
+          }
+          threads={
+            threads ? (
+              <DebugPanels ask={ask} spec={spec} run={runPicture} state={currentModel} selected={selectedNode?.id ?? null} />
+            ) : (
+              <NoThreads />
+            )
+          }
+        />
       </div>
       <EditorOverlays
         tools={tools}

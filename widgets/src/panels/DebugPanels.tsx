@@ -6,6 +6,7 @@ import { useModelState } from "@anywidget/react";
 import { useRef, useState } from "react";
 import type { Ask } from "../hooks/useKernel";
 import type { GraphSpec, Model, ModelInfo, PauseInfo, RunState } from "../protocol";
+import { InSlot } from "../SidePanel";
 import { HistoryPanel } from "./HistoryPanel";
 import { PausePanel } from "./PausePanel";
 import { ThreadsPanel } from "./ThreadsPanel";
@@ -38,10 +39,14 @@ export function DebugPanels(props: {
         running={run.status === "running"}
         onNote={setNote}
       />
+      {/* What a pause's button or an answer met (a busy thread): said in the side panel's
+          head, where those are, whatever tab is open. */}
       {note && (
-        <p className="graphnb-error-text" data-testid="debug-note">
-          {note}
-        </p>
+        <InSlot slot="attention">
+          <p className="graphnb-error-text" data-testid="debug-note">
+            {note}
+          </p>
+        </InSlot>
       )}
       <ThreadsPanel ask={ask} picked={picked} onPick={(t) => setPicked(t.thread_id)} refresh={ended.current} />
       {picked && (

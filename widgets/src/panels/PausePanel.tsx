@@ -7,6 +7,7 @@ import type { Ask } from "../hooks/useKernel";
 import type { Json, PauseInfo } from "../protocol";
 import { InterruptAnswer } from "./InterruptPanel";
 import { Panel } from "./Panel";
+import { InSlot } from "../SidePanel";
 
 export function PausePanel(props: {
   ask: Ask;
@@ -49,6 +50,9 @@ export function PausePanel(props: {
     return () => cancelAnimationFrame(frame);
   }, [waiting]);
   return (
+    // The breakpoints are a node's, in the Node tab; a pause's form stays in the side
+    // panel's head, whatever tab is open.
+    <InSlot slot="breakpoints">
     <Panel id="panel-pause" title={titleOf(asking.length, stops.length)} reveal={waiting}>
       {selected ? (
         <div className="graphnb-row" data-testid="breakpoint-toggles">
@@ -75,7 +79,9 @@ export function PausePanel(props: {
         </p>
       )}
       {paused && (
+        <InSlot slot="attention">
         <div className="graphnb-paused" data-testid="paused" data-thread={paused.thread_id} ref={box}>
+          {asking.length > 0 && <p className="graphnb-paused-title">{titleOf(asking.length, 0)}</p>}
           {stops.length > 0 && (
             <p data-testid="paused-where">
               Paused{" "}
@@ -104,16 +110,23 @@ export function PausePanel(props: {
             </div>
           )}
         </div>
+        </InSlot>
       )}
     </Panel>
+    </InSlot>
   );
 }
 
-/** Scroll `element` to the top of the side panel and focus its first field or button. */
+/** Scroll `element` to the top of the side panel (its head, or a tab) and focus its first
+ * field or button. */
 function bringToUser(element: HTMLElement | null) {
   if (!element) return;
-  const side = element.closest<HTMLElement>(".graphnb-side-scroll");
-  if (side) side.scrollTop += element.getBoundingClientRect().top - side.getBoundingClientRect().top - 8;
+  const side = element.closest<HTMLElement>(".graphnb-side-head, .graphnb-side-scroll");
+  if (side) {
+    const box = element.getBoundingClientRect();
+    const view = side.getBoundingClientRect();
+    if (box.top < view.top || box.bottom > view.bottom) side.scrollTop += box.top - view.top - 8;
+  }
   const builder = element.closest(".graphnb-builder");
   const active = document.activeElement;
   if (active && active !== document.body && !builder?.contains(active)) return;

@@ -10,6 +10,7 @@ import { InputForm } from "./InputForm";
 import { Panel } from "./Panel";
 import { ProblemList } from "./ProblemList";
 import { SaverInput } from "./SaverInput";
+import { InSlot } from "../SidePanel";
 
 /** What the run panel says for a run that stopped without ending: never "done". */
 const RUN_STATUS_TEXT: Partial<Record<RunState["status"], string>> = {
@@ -53,9 +54,9 @@ export function RunPanel(props: {
     registerRun(start);
   });
   useEffect(() => onInputError(why), [why, onInputError]);
-  // A run starts: bring the panel's head (Run, Stop, the streamed text) into the side
-  // panel's view, whatever the binding panel above it holds. Only the side panel scrolls.
-  const head = useRef<HTMLDivElement>(null);
+  // A run starts: bring the panel's head (the streamed text) into the tab's view, whatever
+  // the panels above it hold. Only the tab scrolls.
+  const head = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!running) return;
     const el = head.current;
@@ -67,8 +68,10 @@ export function RunPanel(props: {
   const disabledWhy = blocked ? blocked.reason : running ? "a run is in progress" : "run with this input";
   const problems = run.error?.problems ?? [];
   return (
-    <Panel id="panel-run" title="Run">
-      <div ref={head} className="graphnb-row graphnb-run-controls">
+    <Panel id="panel-run" title="Run" anchor={head}>
+      {/* Run, Stop and the status stay in the side panel's head, whatever tab is open. */}
+      <InSlot slot="status">
+      <div className="graphnb-row graphnb-run-controls" data-testid="run-controls">
         <button
           type="button"
           className="graphnb-primary"
@@ -87,6 +90,7 @@ export function RunPanel(props: {
         </span>
         {run.elapsed != null && <span className="graphnb-muted">{formatDuration(run.elapsed)}</span>}
       </div>
+      </InSlot>
       {blocked && !running && (
         <p className="graphnb-error-text graphnb-run-blocked" data-testid="run-blocked" role="status">
           Run is disabled: {blocked.reason}
