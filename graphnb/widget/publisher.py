@@ -57,7 +57,6 @@ class RunPublisher:
         """The latest picture (published or due)."""
         self.stops: tuple[Interrupt, ...] = ()
         """Where the run stopped (its interrupts), if it did."""
-        self.messages_sent = 0
         self._baseline: Mapping[str, Any] = {}
         self._pending: list[str] = []
         self._pending_node = ""
@@ -167,7 +166,6 @@ class RunPublisher:
                 type="chunks_replaced", run=run, node=node, offset=start, text=chunks[start:]
             )
         )
-        self.messages_sent += 1
         self._dirty = True
 
     def _flush_chunks(self) -> None:
@@ -183,7 +181,6 @@ class RunPublisher:
         self._send(
             ChunksMessage(type="chunks", run=run, node=node, offset=offset, text=text, sizes=sizes)
         )
-        self.messages_sent += 1
 
     # -- pacing ---------------------------------------------------------------------------
 
@@ -232,7 +229,6 @@ class RunPublisher:
         if self._dirty or force:
             self._dirty = False
             self._publish(self.state)  # never changed again: advance makes new pictures
-            self.messages_sent += 1
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
