@@ -32,8 +32,8 @@ from ..errors import GraphnbError
 from ..human import Command
 from ..records import StateSnapshot
 from ..terminals import END, START
-from .runs import ActiveRun, Busy, Runner, jsonable
-from .store import Store, open_store
+from .runs import ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
+from .store import Busy, Store, open_store
 
 __all__ = ["DEFAULT_BODY_LIMIT", "create_app"]
 
@@ -104,6 +104,7 @@ class Api:
         *,
         auth_token: str | None,
         body_limit: int,
+        runs: Runs | None = None,
     ) -> None:
         if not graphs:
             raise ValueError("serve at least one graph")
@@ -114,7 +115,7 @@ class Api:
         self.graphs = dict(graphs)
         self.ids = {str(uuid.uuid5(_NAMESPACE, name)): name for name in self.graphs}
         self.store = store
-        self.runner = Runner(store)
+        self.runner: Runs = Runner(store) if runs is None else runs
         self.auth_token = auth_token
         self.body_limit = body_limit
         self.started = time.time()
@@ -398,7 +399,7 @@ class Api:
 
     # -- runs ------------------------------------------------------------------------
 
-    async def _start(self, request: Request) -> tuple[ActiveRun, dict[str, Any]]:
+    async def _start(self, request: Request) -> tuple[FollowedRun, dict[str, Any]]:
         body = await self.body(request)
         _only(body, _RUN_KEYS, "run")
         thread_id = request.path_params.get("thread_id")
@@ -485,7 +486,7 @@ class Api:
             ) from None
         return active, body
 
-    async def _drop_when_done(self, active: ActiveRun) -> None:
+    async def _drop_when_done(self, active: FollowedRun) -> None:
         """Delete a threadless run's thread once the run has ended (``on_completion``)."""
         async for _ in active.follow():
             pass
@@ -514,8 +515,8 @@ class Api:
 
     def _stream(
         self,
-        active: ActiveRun,
-        start: int,
+        active: FollowedRun,
+        start: int | None,
         modes: set[str] | None,
         *,
         cancel: bool,
@@ -542,7 +543,7 @@ class Api:
         """
         params, query = request.path_params, request.query_params
         record = self._run_record(params["thread_id"], params["run_id"])
-        active = self.runner.find(record["run_id"])
+        active: FollowedRun | None = await self.runner.find(record["run_id"])
         last = request.headers.get("last-event-id")
         if last is not None and not last.isdigit():
             raise ApiError(422, f"Last-Event-ID must be a part's number, got {last!r:.80}")
@@ -550,7 +551,7 @@ class Api:
             if last is not None:
                 raise ApiError(404, f"run {record['run_id']!r} has no stream parts kept any more")
             active = ActiveRun(record, done=True)  # ended long ago: nothing more to send
-        start = len(active.parts) if last is None else int(last) + 1
+        start = None if last is None else int(last) + 1
         modes = {m for m in query.getlist("stream_mode") if m} or None  # the sdk sends ""
         if modes is not None:
             modes |= {"metadata", "error"}
@@ -566,21 +567,21 @@ class Api:
         """``GET /threads/{thread_id}/runs/{run_id}/join``."""
         thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
         record = self._run_record(thread_id, run_id)
-        active = self.runner.by_id.get(run_id)  # only a run still going: its parts say how
+        active = await self.runner.going(run_id)  # only a run still going: its parts say how
         if active is not None:
             return JSONResponse(await self._result(active))
         graph = self.graph_of(self.thread_row(thread_id))
         snapshot = await _snapshot(graph, record["thread_id"])
-        return JSONResponse(_values_with_interrupts(snapshot))
+        return JSONResponse(final_values(snapshot))
 
-    async def _result(self, active: ActiveRun) -> Any:
+    async def _result(self, active: FollowedRun) -> Any:
         error = None
         async for _, event, data in active.follow():
             if event == "error":
                 error = data
         if error is not None:
             return {"__error__": error}
-        return _values_with_interrupts(active.snapshot)
+        return active.result
 
     def _run_record(self, thread_id: str, run_id: str) -> dict[str, Any]:
         record = self.store.run(thread_id, run_id)
@@ -771,15 +772,6 @@ def _empty_state(thread_id: str) -> dict[str, Any]:
     }
 
 
-def _values_with_interrupts(snapshot: StateSnapshot[Any] | None) -> Any:
-    if snapshot is None:
-        return {}
-    values = jsonable(snapshot.values)
-    if snapshot.interrupts and isinstance(values, dict):
-        values["__interrupt__"] = _interrupt_list(snapshot)
-    return values
-
-
 def _run_json(record: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "run_id": record["run_id"],
@@ -865,6 +857,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await api.runner.open()
         try:
             yield
         finally:

@@ -1,8 +1,12 @@
-"""Runs executed in this process: each an asyncio task driving the graph's ``astream``.
+"""How runs execute: :func:`execute` drives one, :class:`Runner` keeps them in this process.
 
-A run's stream parts are kept in order while it is active, so every client that follows
-it (the one that started it with ``runs.stream``, a ``join``, a ``wait``) reads them from
-the first; a thread has at most one active run (the "reject" multitask strategy).
+:class:`Runs` is what the API asks of whoever executes its runs: this process's
+:class:`Runner` (the embedded default, each run an asyncio task) or the task queue of
+:mod:`graphnb.serve.queue` (workers in other processes). Either way a run's stream parts
+are numbered from 0 and every client that follows it (the one that started it with
+``runs.stream``, a ``join``, a ``wait``, a reconnecting stream) reads them in order;
+a thread has at most one active run, the others wait their turn or are refused by their
+multitask strategy.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ import contextlib
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -22,9 +26,23 @@ from pydantic_core import to_jsonable_python
 from ..engine.compiled import CompiledGraph
 from ..engine.events import StreamMode
 from ..records import Interrupt, StateSnapshot
-from .store import Store
+from .store import Busy, Store
 
-__all__ = ["RECENT_RUNS", "ActiveRun", "Busy", "Runner", "jsonable"]
+__all__ = [
+    "ACTIVE",
+    "RECENT_RUNS",
+    "ActiveRun",
+    "FollowedRun",
+    "Runner",
+    "Runs",
+    "execute",
+    "final_values",
+    "jsonable",
+    "new_run",
+]
+
+ACTIVE = ("pending", "running")
+"""The statuses of a run that has not ended."""
 
 RECENT_RUNS = 64
 """Ended runs whose stream parts are kept, for clients that reconnect after the end."""
@@ -43,8 +61,139 @@ def jsonable(value: Any) -> Any:
     return to_jsonable_python(value, fallback=repr)
 
 
-class Busy(Exception):
-    """The thread already has an active run."""
+def final_values(snapshot: StateSnapshot[Any] | None) -> Any:
+    """The thread's values as a run's result: ``__interrupt__`` added when a node asks."""
+    if snapshot is None:
+        return {}
+    values = jsonable(snapshot.values)
+    if snapshot.interrupts and isinstance(values, dict):
+        values["__interrupt__"] = jsonable(list(snapshot.interrupts))
+    return values
+
+
+def new_run(
+    *, thread_id: str, assistant_id: str, metadata: dict[str, Any], strategy: str
+) -> dict[str, Any]:
+    """A new pending run's record (every column of the store's runs table)."""
+    now = time.time()
+    return {
+        "run_id": str(uuid.uuid4()),
+        "thread_id": thread_id,
+        "assistant_id": assistant_id,
+        "status": "pending",
+        "metadata": metadata,
+        "multitask_strategy": strategy,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+Emit = Callable[[str, Any], Awaitable[None]]
+
+
+async def execute(
+    graph: CompiledGraph[Any],
+    *,
+    thread_id: str,
+    run_id: str,
+    input: Any,
+    modes: list[str],
+    options: dict[str, Any],
+    emit: Emit,
+) -> tuple[str, Any]:
+    """Drive one run of ``graph`` on the thread, each stream part handed to ``emit``.
+
+    Returns the run's status (``success``, ``interrupted`` when a node asks or the run
+    is cancelled, ``error``) and its result, the thread's values where it stopped
+    (:func:`final_values`). A failure is told to ``emit`` as an ``error`` part, not
+    raised: it is the run's result.
+    """
+    status, result = "success", None
+    try:
+        selected = cast("list[StreamMode]", modes)  # checked by the API
+        stream = cast(
+            "AsyncGenerator[tuple[str, Any], None]",
+            graph.astream(input, mode=selected, thread_id=thread_id, **options),
+        )
+        # aclosing: a cancelled run closes the stream now, releasing the thread's lock
+        async with contextlib.aclosing(stream):
+            async for mode, item in stream:
+                await emit(mode, jsonable(item))
+        snapshot = await graph.aget_state(thread_id)
+        result = final_values(snapshot)
+        if snapshot.interrupts:
+            status = "interrupted"
+            if "values" in modes:  # as LangGraph's values stream ends an interrupted run
+                await emit("values", {"__interrupt__": jsonable(list(snapshot.interrupts))})
+    except asyncio.CancelledError:
+        status = "interrupted"
+        await emit("error", {"error": "Cancelled", "message": f"run {run_id} was cancelled"})
+    except Exception as error:  # the run's failure is its result, told to its followers
+        status = "error"
+        result = None
+        await emit("error", {"error": type(error).__name__, "message": str(error)})
+    return status, result
+
+
+class FollowedRun(Protocol):
+    """A run as the API follows it, wherever it executes."""
+
+    record: dict[str, Any]
+    """The run's row: ``run_id``, ``thread_id``, ``status``, ..."""
+
+    result: Any
+    """The thread's values where the run stopped, once :meth:`follow` has ended."""
+
+    def follow(self, start: int | None = 0) -> AsyncIterator[tuple[int, str, Any]]:
+        """Every part ``(index, event, data)`` from ``start`` on, until the run ends.
+
+        ``start=None`` begins with the next part to come.
+        """
+        ...
+
+
+class Runs(Protocol):
+    """Whoever executes the API's runs: :class:`Runner` here, or the task queue."""
+
+    def busy(self, thread_id: str) -> bool:
+        """Whether the thread has a run that has not ended."""
+        ...
+
+    async def start(
+        self,
+        graph: CompiledGraph[Any],
+        *,
+        graph_id: str,
+        assistant_id: str,
+        thread_id: str,
+        input: Any,
+        modes: list[str],
+        options: dict[str, Any],
+        metadata: dict[str, Any],
+        strategy: str = "reject",
+    ) -> FollowedRun:
+        """Start (or queue) a run on the thread. Raises :class:`Busy` (``reject``)."""
+        ...
+
+    async def find(self, run_id: str) -> FollowedRun | None:
+        """The run, if its stream parts are still kept."""
+        ...
+
+    async def going(self, run_id: str) -> FollowedRun | None:
+        """The run, if it has not ended."""
+        ...
+
+    async def cancel(self, run_id: str, *, wait: bool) -> bool:
+        """Cancel a run that has not ended; ``False`` when there is none."""
+        ...
+
+    async def open(self) -> None:
+        """Connect to what the runs need, before the first request."""
+        ...
+
+    async def shutdown(self) -> None:
+        """Stop: this process's part of the runs ends."""
+        ...
 
 
 @dataclass(eq=False)
@@ -55,7 +204,7 @@ class ActiveRun:
     parts: list[tuple[str, Any]] = field(default_factory=list)
     done: bool = False
     task: asyncio.Task[None] | None = None
-    snapshot: StateSnapshot[Any] | None = None  # the thread's state where the run ended
+    result: Any = None
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     def emit(self, event: str, data: Any) -> None:
@@ -64,14 +213,21 @@ class ActiveRun:
         self._wake.set()
         self._wake = asyncio.Event()
 
+    async def aemit(self, event: str, data: Any) -> None:
+        """:meth:`emit`, as :func:`execute` calls it."""
+        self.emit(event, data)
+
     def finish(self) -> None:
         """Mark the run ended and wake the followers."""
         self.done = True
         self._wake.set()
 
-    async def follow(self, start: int = 0) -> AsyncIterator[tuple[int, str, Any]]:
-        """Every part ``(index, event, data)`` from ``start`` on, until the run ends."""
-        index = start
+    async def follow(self, start: int | None = 0) -> AsyncIterator[tuple[int, str, Any]]:
+        """Every part ``(index, event, data)`` from ``start`` on, until the run ends.
+
+        ``start=None`` begins with the next part to come.
+        """
+        index = len(self.parts) if start is None else start
         while True:
             wake = self._wake
             while index < len(self.parts):
@@ -84,24 +240,30 @@ class ActiveRun:
 
 
 class Runner:
-    """Starts, follows and cancels the runs of the served graphs, one per thread at a time.
+    """Starts, follows and cancels the runs of the served graphs in this process.
 
     A run asked for on a busy thread is refused (multitask strategy ``reject``), queued
     behind the runs before it (``enqueue``), or started once the active run is cancelled
-    (``interrupt``).
+    (``interrupt``). Runs left unfinished by a process that stopped are marked failed
+    when the store opens (:meth:`~graphnb.serve.store.Store.forget_unfinished_runs`).
     """
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        store.forget_unfinished_runs()
         self.active: dict[str, ActiveRun] = {}  # the running run, by thread id
         self.queued: dict[str, deque[tuple[ActiveRun, Callable[[], None]]]] = {}
         self.by_id: dict[str, ActiveRun] = {}  # running and queued runs, by run id
         # the last runs that ended, parts kept, for a client reconnecting with Last-Event-ID
         self.recent: OrderedDict[str, ActiveRun] = OrderedDict()
 
-    def find(self, run_id: str) -> ActiveRun | None:
+    async def find(self, run_id: str) -> ActiveRun | None:
         """The run with its stream parts, if it is active or ended lately."""
         return self.by_id.get(run_id) or self.recent.get(run_id)
+
+    async def going(self, run_id: str) -> ActiveRun | None:
+        """The run, if it is running or queued."""
+        return self.by_id.get(run_id)
 
     def busy(self, thread_id: str) -> bool:
         """Whether the thread has an active run."""
@@ -134,17 +296,9 @@ class Runner:
                 await self.cancel(current.record["run_id"], wait=True)
                 if thread_id in self.active:
                     raise Busy(thread_id)
-        now = time.time()
-        record: dict[str, Any] = {
-            "run_id": str(uuid.uuid4()),
-            "thread_id": thread_id,
-            "assistant_id": assistant_id,
-            "status": "pending",
-            "metadata": metadata,
-            "multitask_strategy": strategy,
-            "created_at": now,
-            "updated_at": now,
-        }
+        record = new_run(
+            thread_id=thread_id, assistant_id=assistant_id, metadata=metadata, strategy=strategy
+        )
         self.store.add_run(record)
         self.store.touch_thread(thread_id, graph_id)
         active = ActiveRun(record)
@@ -171,30 +325,18 @@ class Runner:
         modes: list[str],
         options: dict[str, Any],
     ) -> None:
-        run_id, thread_id = active.record["run_id"], active.record["thread_id"]
         self._status(active, "running")
-        status = "success"
+        status = "error"
         try:
-            selected = cast("list[StreamMode]", modes)  # checked by the API
-            stream = cast(
-                "AsyncGenerator[tuple[str, Any], None]",
-                graph.astream(input, mode=selected, thread_id=thread_id, **options),
+            status, active.result = await execute(
+                graph,
+                thread_id=active.record["thread_id"],
+                run_id=active.record["run_id"],
+                input=input,
+                modes=modes,
+                options=options,
+                emit=active.aemit,
             )
-            # aclosing: a cancelled run closes the stream now, releasing the thread's lock
-            async with contextlib.aclosing(stream):
-                async for mode, item in stream:
-                    active.emit(mode, jsonable(item))
-            active.snapshot = snapshot = await graph.aget_state(thread_id)
-            if snapshot.interrupts:
-                status = "interrupted"
-                if "values" in modes:  # as LangGraph's values stream ends an interrupted run
-                    active.emit("values", {"__interrupt__": jsonable(snapshot.interrupts)})
-        except asyncio.CancelledError:
-            status = "interrupted"
-            active.emit("error", {"error": "Cancelled", "message": f"run {run_id} was cancelled"})
-        except Exception as error:  # the run's failure is its result, told to its followers
-            status = "error"
-            active.emit("error", {"error": type(error).__name__, "message": str(error)})
         finally:
             self._ended(active, status)
 
@@ -241,6 +383,9 @@ class Runner:
             with contextlib.suppress(asyncio.CancelledError):
                 await active.task
         return True
+
+    async def open(self) -> None:
+        """Nothing to connect to: the runs are this process's tasks."""
 
     async def shutdown(self) -> None:
         """Cancel every active run (the server is stopping)."""

@@ -4,21 +4,27 @@ A thread's state lives in the graph's saver; what the Agent Server API also says
 a thread (when it was made, its metadata, which graph it belongs to) and every run (its
 status, its assistant) lives here, in two tables of the same database: a SQLite file
 (:class:`Store`) or PostgreSQL (:class:`PostgresStore`), beside the checkpoints. The calls
-are short, so they run on the event loop. One server process owns the runs it finds
-unfinished when it starts (it says they failed): several processes sharing one database
-need workers that hand runs over, which are not built yet (docs/serve.md).
+are short, so they run on the event loop. Several processes may share one PostgreSQL
+store (API processes and workers, :mod:`graphnb.serve.queue`): a run is added under a lock
+on its thread, so two of them never both take an idle thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-__all__ = ["PostgresStore", "Store", "open_store"]
+__all__ = ["Busy", "PostgresStore", "Store", "open_store"]
+
+
+class Busy(Exception):
+    """The thread already has a run that has not ended."""
+
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS serve_threads (
@@ -49,7 +55,7 @@ class Store:
     """The order of a thread's runs, newest first (ties: the later written)."""
 
     def __init__(self, path: str) -> None:
-        self._lock = threading.Lock()
+        self._lock: threading.Lock | threading.RLock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         if path != ":memory:":
@@ -58,7 +64,6 @@ class Store:
             # fsync each; these writes run on the event loop, where an fsync stalls every run
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_TABLES.format(real="REAL", sequence=""))
-        self._forget_unfinished_runs()
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Run one statement (``?`` placeholders); its rows, as dicts."""
@@ -70,8 +75,11 @@ class Store:
         with self._lock:
             self._db.close()
 
-    def _forget_unfinished_runs(self) -> None:
-        # Runs left pending or running belong to a process that is gone: say so.
+    def forget_unfinished_runs(self) -> None:
+        """Mark every run left pending or running failed: its process is gone.
+
+        Only for a store that one process serves alone (:class:`~graphnb.serve.runs.Runner`).
+        """
         self._execute(
             "UPDATE serve_runs SET status = 'error', updated_at = ? "
             "WHERE status IN ('pending', 'running')",
@@ -123,8 +131,32 @@ class Store:
 
     # -- runs ------------------------------------------------------------------------
 
-    def add_run(self, run: dict[str, Any]) -> None:
-        """Record a new run (a dict with every column)."""
+    def add_run(self, run: dict[str, Any], *, unless_busy: bool = False) -> None:
+        """Record a new run (a dict with every column).
+
+        Raises:
+            Busy: ``unless_busy`` and the thread has a run that has not ended.
+        """
+        with self._thread_locked(run["thread_id"]):
+            if unless_busy and self.busy(run["thread_id"]):
+                raise Busy(run["thread_id"])
+            self._insert_run(run)
+
+    def busy(self, thread_id: str) -> bool:
+        """Whether the thread has a run that has not ended (pending or running)."""
+        return bool(
+            self._execute(
+                "SELECT 1 FROM serve_runs WHERE thread_id = ? "
+                "AND status IN ('pending', 'running') LIMIT 1",
+                (thread_id,),
+            )
+        )
+
+    @contextlib.contextmanager
+    def _thread_locked(self, thread_id: str) -> Iterator[None]:
+        yield  # one process writes a SQLite store: the calls are already in order
+
+    def _insert_run(self, run: dict[str, Any]) -> None:
         self._execute(
             "INSERT INTO serve_runs (run_id, thread_id, assistant_id, status, metadata, "
             "multitask_strategy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -184,7 +216,7 @@ class PostgresStore(Store):
 
         from ..checkpoint.postgres import CONNECTION_DEFAULTS
 
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by _thread_locked's statements
         given = psycopg.conninfo.conninfo_to_dict(url)
         defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
         conninfo = psycopg.conninfo.make_conninfo(url, **defaults)
@@ -197,12 +229,20 @@ class PostgresStore(Store):
             ).split(";"):
                 if statement.strip():
                     self._pg.execute(statement)
-        self._forget_unfinished_runs()
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
             cursor = self._pg.execute(sql.replace("?", "%s"), params)
             return list(cursor.fetchall()) if cursor.description else []
+
+    @contextlib.contextmanager
+    def _thread_locked(self, thread_id: str) -> Iterator[None]:
+        # held by whichever process adds a run to the thread, until its transaction ends
+        with self._lock, self._pg.transaction():
+            self._pg.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"graphnb_thread:{thread_id}",)
+            )
+            yield
 
     def close(self) -> None:
         """Close the database connection."""

@@ -146,6 +146,7 @@ def test_the_run_store_commits_as_the_saver_does(tmp_path: Path) -> None:
 def test_runs_left_running_by_a_stopped_server_are_errors_at_the_next_start(
     tmp_path: Path,
 ) -> None:
+    from graphnb.serve.runs import Runner
     from graphnb.serve.store import Store
 
     path = str(tmp_path / "serve.db")
@@ -166,6 +167,7 @@ def test_runs_left_running_by_a_stopped_server_are_errors_at_the_next_start(
         )
     store.close()
     reopened = Store(path)
+    Runner(reopened)  # the in-process runner: what it finds unfinished, no process runs
     try:
         statuses = {
             r["run_id"]: r["status"] for r in reopened.runs("t", limit=10, offset=0, status=None)
