@@ -1,13 +1,15 @@
-"""``graphnb serve FILE[:GRAPH] ...``: serve graphs with the API ``langgraph-sdk`` speaks.
+"""``graphnb serve`` and ``graphnb worker``: serve graphs with the API ``langgraph-sdk`` speaks.
 
 Each target is loaded as ``graphnb run`` loads it and becomes an assistant named by its
-variable; the threads live in ``--db`` (SQLite or PostgreSQL), runs execute in this process.
-See docs/serve.md.
+variable; the threads live in ``--db`` (SQLite or PostgreSQL). Runs execute in the serving
+process, or, with ``--broker``, in any process that ``graphnb serve`` or ``graphnb worker``
+started on the same database and broker. See docs/serve.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from typing import Any
 
@@ -24,41 +26,122 @@ def serve(args: argparse.Namespace) -> int:
     return reporting(lambda: _serve(args), db=args.db)
 
 
-def _serve(args: argparse.Namespace) -> int:
-    try:
-        from ..serve import TOKEN_ENV, InsecureBindError, check_bind
-        from ..serve import serve as run_server
-    except ImportError as error:
-        raise CommandError(
-            f"graphnb serve needs the serve extra ({error.name} is missing): "
-            "pip install 'graphnb[serve]'",
-            EXIT_USAGE,
-        ) from None
-    token = args.auth_token or os.environ.get(TOKEN_ENV) or None
-    try:
-        check_bind(args.host, token)  # before loading: a refused server runs no user code
-    except InsecureBindError as error:
-        raise CommandError(str(error), EXIT_USAGE) from None
+def worker(args: argparse.Namespace) -> int:
+    """Handle ``graphnb worker``."""
+    return reporting(lambda: _worker(args), db=args.db)
+
+
+def _needs_extra(command: str, error: ImportError) -> CommandError:
+    return CommandError(
+        f"graphnb {command} needs the serve extra ({error.name} is missing): "
+        "pip install 'graphnb[serve]'",
+        EXIT_USAGE,
+    )
+
+
+def _check_places(args: argparse.Namespace) -> None:
     if not args.db.startswith(("sqlite:///", "postgresql://", "postgres://")):
         raise CommandError(
             f"--db takes sqlite:///FILE or postgresql://..., got {redacted(args.db)!r}",
             EXIT_USAGE,
         )
+    if args.broker is not None:
+        if not args.broker.startswith(("redis://", "rediss://")):
+            raise CommandError(
+                f"--broker takes redis://HOST:PORT[/DB], got {redacted(args.broker)!r}",
+                EXIT_USAGE,
+            )
+        if not args.db.startswith(("postgresql://", "postgres://")):
+            raise CommandError(
+                "--broker shares the runs between processes through PostgreSQL: "
+                f"--db must be postgresql://..., got {redacted(args.db)!r}",
+                EXIT_USAGE,
+            )
+    if args.jobs < 0:
+        raise CommandError(f"--jobs must be 0 or more, got {args.jobs}", EXIT_USAGE)
+
+
+def _graphs(args: argparse.Namespace) -> dict[str, Any]:
     graphs: dict[str, Any] = {}
     for target in args.targets:
         name, graph = load_target(target)
         if name in graphs:
             raise CommandError(f"two targets define a graph named {name!r}", EXIT_USAGE)
         graphs[name] = compile_for(graph, args.db)
+    return graphs
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from ..serve import TOKEN_ENV, InsecureBindError, check_bind
+        from ..serve import serve as run_server
+    except ImportError as error:
+        raise _needs_extra("serve", error) from None
+    token = args.auth_token or os.environ.get(TOKEN_ENV) or None
+    try:
+        check_bind(args.host, token)  # before loading: a refused server runs no user code
+    except InsecureBindError as error:
+        raise CommandError(str(error), EXIT_USAGE) from None
+    _check_places(args)
+    queue: dict[str, Any] = {}
+    if args.broker is not None:
+        queue = {"broker": args.broker, "jobs": args.jobs, "stalled_after": args.stalled_after}
     run_server(
-        graphs,
+        _graphs(args),
         host=args.host,
         port=args.port,
         store=args.db,
         auth_token=token,
         body_limit=args.body_limit,
+        **queue,
     )
     return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    try:
+        from ..serve.queue import work
+    except ImportError as error:
+        raise _needs_extra("worker", error) from None
+    _check_places(args)
+    if args.jobs < 1:
+        raise CommandError(f"--jobs must be 1 or more, got {args.jobs}", EXIT_USAGE)
+    graphs = _graphs(args)
+    print(f"graphnb worker: {len(graphs)} graph(s), {args.jobs} runs at once", flush=True)
+    asyncio.run(
+        work(
+            graphs,
+            db=args.db,
+            broker=args.broker,
+            jobs=args.jobs,
+            stalled_after=args.stalled_after,
+        )
+    )
+    return 0
+
+
+def _add_queue_options(command: argparse.ArgumentParser, *, broker_required: bool) -> None:
+    command.add_argument(
+        "--broker",
+        required=broker_required,
+        default=None,
+        help="redis://HOST:PORT[/DB]: runs go through a queue in --db (PostgreSQL) to any "
+        "graphnb serve or graphnb worker process on the same database and broker",
+    )
+    command.add_argument(
+        "--jobs",
+        type=int,
+        default=10,
+        help="with --broker, runs this process executes at once (10; serve: 0 for an API "
+        "process only)",
+    )
+    command.add_argument(
+        "--stalled-after",
+        type=float,
+        default=30.0,
+        help="with --broker, seconds without a worker's heartbeat after which its runs go "
+        "to another worker (30)",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -86,4 +169,18 @@ def register(subparsers: Any) -> None:
     command.add_argument(
         "--body-limit", type=int, default=1 << 20, help="largest request body in bytes (1 MiB)"
     )
+    _add_queue_options(command, broker_required=False)
     command.set_defaults(handler=serve)
+
+    command = subparsers.add_parser(
+        "worker",
+        help="execute the runs graphnb serve --broker queues",
+        description="Execute the runs of the graphs FILE defines that any graphnb serve "
+        "process on the same --db and --broker queues. Needs the serve extra.",
+    )
+    command.add_argument(
+        "targets", nargs="+", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook"
+    )
+    command.add_argument("--db", required=True, help="postgresql://... (the servers' --db)")
+    _add_queue_options(command, broker_required=True)
+    command.set_defaults(handler=worker)

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from datetime import UTC, datetime
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -32,8 +33,9 @@ from ..errors import GraphnbError
 from ..human import Command
 from ..records import StateSnapshot
 from ..terminals import END, START
+from .queue import STALLED_AFTER, QueuedRuns, work
 from .runs import ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
-from .store import Busy, Store, open_store
+from .store import Busy, PostgresStore, Store, open_store
 
 __all__ = ["DEFAULT_BODY_LIMIT", "create_app"]
 
@@ -531,7 +533,10 @@ class Api:
                 finished = True
             finally:
                 if not finished and cancel:
-                    await self.runner.cancel(active.record["run_id"], wait=False)
+                    # shielded: the response is being cancelled, and a queued run's cancel
+                    # has to reach the database
+                    with anyio.CancelScope(shield=True):
+                        await self.runner.cancel(active.record["run_id"], wait=False)
 
         return StreamingResponse(parts(), media_type="text/event-stream", headers=headers)
 
@@ -543,7 +548,7 @@ class Api:
         """
         params, query = request.path_params, request.query_params
         record = self._run_record(params["thread_id"], params["run_id"])
-        active: FollowedRun | None = await self.runner.find(record["run_id"])
+        active: FollowedRun | None = await self.runner.find(record)
         last = request.headers.get("last-event-id")
         if last is not None and not last.isdigit():
             raise ApiError(422, f"Last-Event-ID must be a part's number, got {last!r:.80}")
@@ -567,7 +572,7 @@ class Api:
         """``GET /threads/{thread_id}/runs/{run_id}/join``."""
         thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
         record = self._run_record(thread_id, run_id)
-        active = await self.runner.going(run_id)  # only a run still going: its parts say how
+        active = await self.runner.going(record)  # only a run still going: its parts say how
         if active is not None:
             return JSONResponse(await self._result(active))
         graph = self.graph_of(self.thread_row(thread_id))
@@ -802,6 +807,9 @@ def create_app(
     store: str = ":memory:",
     auth_token: str | None = None,
     body_limit: int = DEFAULT_BODY_LIMIT,
+    broker: str | None = None,
+    jobs: int = 10,
+    stalled_after: float = STALLED_AFTER,
 ) -> Starlette:
     """The ASGI application serving ``graphs``, one assistant each.
 
@@ -813,17 +821,36 @@ def create_app(
         auth_token: when given, every request must send it (``x-api-key`` header, as
             ``langgraph-sdk`` does with ``api_key=``, or ``Authorization: Bearer``).
         body_limit: largest request body accepted, in bytes.
+        broker: a ``redis://`` URL: the runs go through the task queue in the
+            ``postgresql://`` ``store`` and their parts through Redis, so other API
+            processes and workers (:func:`~graphnb.serve.queue.work`) share them. Without
+            it the runs are this process's asyncio tasks.
+        jobs: with ``broker``, how many runs this process also executes at once as a
+            worker (0: none, an API process only).
+        stalled_after: with ``broker``, seconds without a worker's heartbeat after which
+            its runs go to another worker.
 
     Raises:
         ThreadRequiredError: a graph has no checkpointer.
-        ValueError: no graph, or two with one name.
+        ValueError: no graph, or two with one name; a ``broker`` without a
+            ``postgresql://`` store.
     """
     if not isinstance(graphs, Mapping):
         named = {graph.name: graph for graph in graphs}
         if len(named) != len(graphs):
             raise ValueError("two served graphs have one name: pass them as {name: graph}")
         graphs = named
-    api = Api(graphs, open_store(store), auth_token=auth_token, body_limit=body_limit)
+    opened = open_store(store)
+    runs: Runs | None = None
+    if broker is not None:
+        if not isinstance(opened, PostgresStore):
+            opened.close()
+            raise ValueError(
+                f"a broker needs the threads in PostgreSQL (store='postgresql://...'), "
+                f"got {store!r}"
+            )
+        runs = QueuedRuns(opened, db=store, broker=broker)
+    api = Api(graphs, opened, auth_token=auth_token, body_limit=body_limit, runs=runs)
     g = api.guarded
     routes = [
         Route("/ok", g(api.ok), methods=["GET"]),
@@ -858,9 +885,23 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await api.runner.open()
+        worker = None
+        if broker is not None and jobs > 0:
+            working = work(
+                graphs,
+                db=store,
+                broker=broker,
+                jobs=jobs,
+                stalled_after=stalled_after,
+                install_signal_handlers=False,
+            )
+            worker = asyncio.create_task(working)
         try:
             yield
         finally:
+            if worker is not None:
+                worker.cancel()
+                await asyncio.gather(worker, return_exceptions=True)
             await api.runner.shutdown()
             api.store.close()
 

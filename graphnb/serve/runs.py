@@ -175,12 +175,12 @@ class Runs(Protocol):
         """Start (or queue) a run on the thread. Raises :class:`Busy` (``reject``)."""
         ...
 
-    async def find(self, run_id: str) -> FollowedRun | None:
-        """The run, if its stream parts are still kept."""
+    async def find(self, record: dict[str, Any]) -> FollowedRun | None:
+        """The run ``record`` describes, if its stream parts are still kept."""
         ...
 
-    async def going(self, run_id: str) -> FollowedRun | None:
-        """The run, if it has not ended."""
+    async def going(self, record: dict[str, Any]) -> FollowedRun | None:
+        """The run ``record`` describes, if it has not ended."""
         ...
 
     async def cancel(self, run_id: str, *, wait: bool) -> bool:
@@ -257,13 +257,14 @@ class Runner:
         # the last runs that ended, parts kept, for a client reconnecting with Last-Event-ID
         self.recent: OrderedDict[str, ActiveRun] = OrderedDict()
 
-    async def find(self, run_id: str) -> ActiveRun | None:
+    async def find(self, record: dict[str, Any]) -> ActiveRun | None:
         """The run with its stream parts, if it is active or ended lately."""
+        run_id = record["run_id"]
         return self.by_id.get(run_id) or self.recent.get(run_id)
 
-    async def going(self, run_id: str) -> ActiveRun | None:
+    async def going(self, record: dict[str, Any]) -> ActiveRun | None:
         """The run, if it is running or queued."""
-        return self.by_id.get(run_id)
+        return self.by_id.get(record["run_id"])
 
     def busy(self, thread_id: str) -> bool:
         """Whether the thread has an active run."""

@@ -60,10 +60,15 @@ def serve(
     store: str = ":memory:",
     auth_token: str | None = None,
     body_limit: int = DEFAULT_BODY_LIMIT,
+    **queue: Any,
 ) -> None:
-    """Serve ``graphs`` until interrupted (see :func:`~graphnb.serve.app.create_app`)."""
+    """Serve ``graphs`` until interrupted (see :func:`~graphnb.serve.app.create_app`).
+
+    ``queue`` takes :func:`~graphnb.serve.app.create_app`'s ``broker``, ``jobs`` and
+    ``stalled_after``.
+    """
     check_bind(host, auth_token)
-    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit)
+    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit, **queue)
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
@@ -76,14 +81,16 @@ def serving(
     store: str = ":memory:",
     auth_token: str | None = None,
     body_limit: int = DEFAULT_BODY_LIMIT,
+    **queue: Any,
 ) -> Iterator[str]:
     """Serve ``graphs`` on a background thread while the block runs; yields the URL.
 
     ``port=0`` takes a free port. The server stops (its runs cancelled) when the block
-    ends.
+    ends. ``queue`` takes :func:`~graphnb.serve.app.create_app`'s ``broker``, ``jobs`` and
+    ``stalled_after``.
     """
     check_bind(host, auth_token)
-    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit)
+    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit, **queue)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))

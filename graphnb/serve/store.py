@@ -179,6 +179,11 @@ class Store:
             (status, time.time(), run_id),
         )
 
+    def run_status(self, run_id: str) -> str | None:
+        """The run's status, or ``None`` for no such run."""
+        rows = self._execute("SELECT status FROM serve_runs WHERE run_id = ?", (run_id,))
+        return str(rows[0]["status"]) if rows else None
+
     def run(self, thread_id: str, run_id: str) -> dict[str, Any] | None:
         """The run's row, or ``None``."""
         rows = self._execute(

@@ -1,15 +1,24 @@
 """``graphnb serve``'s API driven by LangGraph's own client, ``langgraph-sdk``, sync and async.
 
-The server is the real one: uvicorn on a free loopback port, on a thread of this process
-(:func:`graphnb.serve.serving`), its threads, runs and checkpoints in a SQLite file of the
-test's directory, then in a new database of the local PostgreSQL server: every test runs
-on both.
+The server is the real one, and every test runs on three of them:
+
+- ``sqlite``: uvicorn on a free loopback port, on a thread of this process
+  (:func:`graphnb.serve.serving`), its threads, runs and checkpoints in a SQLite file;
+- ``postgresql``: the same in a new database of the local PostgreSQL server;
+- ``cluster``: two ``graphnb serve --jobs 0`` API processes and three ``graphnb worker``
+  processes on a new PostgreSQL database and the local Redis; each test talks to one API
+  process, the next test to the other, and the runs execute in the workers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import os
+import socket
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -33,6 +42,9 @@ from graphnb.serve.runs import jsonable  # noqa: E402
 from . import graphs  # noqa: E402
 
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+BROKER = "redis://127.0.0.1:6379/0"
+GRAPHS = Path(graphs.__file__)
+TARGETS = [f"{GRAPHS}:{name}" for name in ("chain", "asker", "sleeper")]
 
 
 @contextlib.contextmanager
@@ -53,26 +65,102 @@ def a_database(kind: str, where: Path) -> Iterator[str]:
             admin.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.db)])
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_up(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        assert process.poll() is None, f"the server stopped: {log.read_text()}"
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
+                return
+        assert time.monotonic() < deadline, f"the server did not start: {log.read_text()}"
+        time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def a_cluster(db: str, where: Path, *, apis: int = 2, workers: int = 3) -> Iterator[list[str]]:
+    """``apis`` API processes and ``workers`` worker processes on ``db``: the API URLs.
+
+    The processes' logs are in ``where``; every process is stopped at the end.
+    """
+    queue = ["--db", db, "--broker", BROKER, "--stalled-after", "3"]
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).parents[2])}
+    started: list[subprocess.Popen[bytes]] = []
+    urls: list[str] = []
+
+    def start(command: list[str], log: Path) -> None:
+        output = logs.enter_context(log.open("wb"))
+        started.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "graphnb", *command, *TARGETS, *queue],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        )
+
+    with contextlib.ExitStack() as logs:
+        try:
+            for index in range(workers):
+                start(["worker"], where / f"worker-{index}.log")
+            for index in range(apis):
+                port, log = _free_port(), where / f"api-{index}.log"
+                start(["serve", "--port", str(port), "--jobs", "0"], log)
+                urls.append(f"http://127.0.0.1:{port}")
+                _wait_up(urls[-1], started[-1], log)
+            yield urls
+        finally:
+            _stop(started)
+
+
+def _stop(started: list[subprocess.Popen[bytes]]) -> None:
+    for process in started:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        "sqlite",
+        pytest.param("postgresql", marks=pytest.mark.db),
+        pytest.param("cluster", marks=pytest.mark.db),
+    ],
+)
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str]]:
-    """The server's address and its database: SQLite, or PostgreSQL."""
-    with a_database(request.param, tmp_path_factory.mktemp("serve")) as db:
+) -> Iterator[tuple[Iterator[str], str]]:
+    """The server's addresses (taken in turn) and its database."""
+    where = tmp_path_factory.mktemp("serve")
+    kind = "sqlite" if request.param == "sqlite" else "postgresql"
+    with a_database(kind, where) as db:
+        if request.param == "cluster":
+            with a_cluster(db, where) as urls:
+                yield itertools.cycle(urls), db
+            return
         chosen = (graphs.chain, graphs.asker, graphs.sleeper)
         served = [g.compile(checkpointer=db) for g in chosen]
         try:
             with serving(served, store=db) as address:
-                yield address, db
+                yield itertools.repeat(address), db
         finally:
             for graph in served:
                 graph.checkpointer.close()
 
 
 @pytest.fixture
-def url(server: tuple[str, str]) -> str:
-    """The server's address: its threads, runs and checkpoints in SQLite, or in PostgreSQL."""
-    return server[0]
+def url(server: tuple[Iterator[str], str]) -> str:
+    """A server's address: SQLite, PostgreSQL, or one of a cluster's API processes."""
+    return next(server[0])
 
 
 @pytest.fixture
@@ -423,7 +511,7 @@ def test_durability_exit_stores_the_run_once(client: Any) -> None:
 
 
 def test_a_served_thread_opens_in_python_on_the_same_database(
-    client: Any, server: tuple[str, str]
+    client: Any, server: tuple[Iterator[str], str]
 ) -> None:
     """Debugging a served thread from the notebook: the same graph on the same database."""
     thread = client.threads.create()
