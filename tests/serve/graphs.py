@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from graphnb import END, START, GraphState, RunContext, StateField, StateGraph, append, interrupt
@@ -53,3 +55,27 @@ async def nap(state: Counter) -> dict[str, int]:
 
 sleeper = StateGraph(Counter, name="sleeper").add_node("nap", nap).add_edge(START, "nap")
 sleeper.add_edge("nap", END)
+
+
+class Journey(GraphState):
+    journal: str = ""  # a file each step appends "node pid" to: what ran, and where
+    visited: Annotated[list[str], StateField(reducer=append)] = []
+
+
+def _step(name: str) -> Callable[[Journey], Awaitable[dict[str, object]]]:
+    async def step(state: Journey) -> dict[str, object]:
+        await asyncio.sleep(0.4)
+        with open(state.journal, "a", encoding="utf-8") as journal:
+            journal.write(f"{name} {os.getpid()}\n")
+        return {"visited": [name]}
+
+    step.__name__ = name
+    return step
+
+
+journey = StateGraph(Journey, name="journey")
+_legs = ["one", "two", "three", "four", "five", "six"]
+for _leg in _legs:
+    journey.add_node(_leg, _step(_leg))
+for _before, _after in zip([START, *_legs], [*_legs, END], strict=True):
+    journey.add_edge(_before, _after)

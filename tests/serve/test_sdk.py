@@ -13,14 +13,8 @@ The server is the real one, and every test runs on three of them:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import os
-import socket
-import subprocess
-import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,92 +34,7 @@ from graphnb.serve import serving  # noqa: E402
 from graphnb.serve.runs import jsonable  # noqa: E402
 
 from . import graphs  # noqa: E402
-
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-BROKER = "redis://127.0.0.1:6379/0"
-GRAPHS = Path(graphs.__file__)
-TARGETS = [f"{GRAPHS}:{name}" for name in ("chain", "asker", "sleeper")]
-
-
-@contextlib.contextmanager
-def a_database(kind: str, where: Path) -> Iterator[str]:
-    """A new, empty database of ``kind`` for one server: its URL."""
-    if kind == "sqlite":
-        yield f"sqlite:///{where / 'threads.db'}"
-        return
-    import psycopg
-
-    name = f"graphnb_serve_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]  # a fixed name
-    try:
-        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_up(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        assert process.poll() is None, f"the server stopped: {log.read_text()}"
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
-                return
-        assert time.monotonic() < deadline, f"the server did not start: {log.read_text()}"
-        time.sleep(0.1)
-
-
-@contextlib.contextmanager
-def a_cluster(db: str, where: Path, *, apis: int = 2, workers: int = 3) -> Iterator[list[str]]:
-    """``apis`` API processes and ``workers`` worker processes on ``db``: the API URLs.
-
-    The processes' logs are in ``where``; every process is stopped at the end.
-    """
-    queue = ["--db", db, "--broker", BROKER, "--stalled-after", "3"]
-    env = os.environ | {"PYTHONPATH": str(Path(__file__).parents[2])}
-    started: list[subprocess.Popen[bytes]] = []
-    urls: list[str] = []
-
-    def start(command: list[str], log: Path) -> None:
-        output = logs.enter_context(log.open("wb"))
-        started.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "graphnb", *command, *TARGETS, *queue],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
-        )
-
-    with contextlib.ExitStack() as logs:
-        try:
-            for index in range(workers):
-                start(["worker"], where / f"worker-{index}.log")
-            for index in range(apis):
-                port, log = _free_port(), where / f"api-{index}.log"
-                start(["serve", "--port", str(port), "--jobs", "0"], log)
-                urls.append(f"http://127.0.0.1:{port}")
-                _wait_up(urls[-1], started[-1], log)
-            yield urls
-        finally:
-            _stop(started)
-
-
-def _stop(started: list[subprocess.Popen[bytes]]) -> None:
-    for process in started:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+from .cluster import a_cluster, a_database  # noqa: E402
 
 
 @pytest.fixture(
@@ -144,10 +53,10 @@ def server(
     kind = "sqlite" if request.param == "sqlite" else "postgresql"
     with a_database(kind, where) as db:
         if request.param == "cluster":
-            with a_cluster(db, where) as urls:
-                yield itertools.cycle(urls), db
+            with a_cluster(db, where) as cluster:
+                yield itertools.cycle(cluster.urls), db
             return
-        chosen = (graphs.chain, graphs.asker, graphs.sleeper)
+        chosen = (graphs.chain, graphs.asker, graphs.sleeper, graphs.journey)
         served = [g.compile(checkpointer=db) for g in chosen]
         try:
             with serving(served, store=db) as address:
@@ -180,7 +89,7 @@ def _wait_status(client: Any, thread_id: str, run_id: str, status: str) -> dict[
 
 def test_assistants_are_the_served_graphs(client: Any) -> None:
     found = client.assistants.search()
-    assert sorted(a["graph_id"] for a in found) == ["asker", "chain", "sleeper"]
+    assert sorted(a["graph_id"] for a in found) == ["asker", "chain", "journey", "sleeper"]
     by_uuid = client.assistants.get(found[0]["assistant_id"])
     assert by_uuid["graph_id"] == found[0]["graph_id"]
     assert client.assistants.get("chain")["assistant_id"] == next(
