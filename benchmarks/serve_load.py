@@ -10,6 +10,9 @@ made before the clock starts; the runs then start all at once.
     python benchmarks/serve_load.py                    # 200 runs at once, 3 rounds
     python benchmarks/serve_load.py --runs 50 --rounds 1
     python benchmarks/serve_load.py --durability async # checkpoints written behind the run
+    python benchmarks/serve_load.py --apis 2 --workers 3
+        # API processes apart from worker processes, on a new PostgreSQL database and the
+        # local Redis (--broker); the runs are spread over the API processes in turn
 
 Prints, each round and their median: time to the first event (the run's metadata, which
 the client reads first) and to the first state (``values``), p50 and p99, and runs per
@@ -23,13 +26,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 GRAPH = """
 import asyncio
@@ -88,13 +96,19 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
     return ordered[len(ordered) // 2] * 1000, ordered[int(len(ordered) * 0.99)] * 1000
 
 
-async def _round(url: str, runs: int, durability: str | None) -> dict[str, float]:
+async def _round(urls: list[str], runs: int, durability: str | None) -> dict[str, float]:
     from langgraph_sdk import get_client
 
-    client = get_client(url=url, api_key=None)
-    threads = [await client.threads.create() for _ in range(runs)]  # not timed
+    clients = [get_client(url=url, api_key=None) for url in urls]
+    spread = [clients[n % len(clients)] for n in range(runs)]
+    threads = [await client.threads.create() for client in spread]  # not timed
     started = time.perf_counter()
-    results = await asyncio.gather(*(_one(client, t["thread_id"], durability) for t in threads))
+    results = await asyncio.gather(
+        *(
+            _one(client, t["thread_id"], durability)
+            for client, t in zip(spread, threads, strict=True)
+        )
+    )
     wall = time.perf_counter() - started
     p50, p99 = _percentiles([first for first, _, _ in results])
     state50, state99 = _percentiles([state for _, state, _ in results])
@@ -128,41 +142,93 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="runs at once (200)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds (3)")
     parser.add_argument("--durability", choices=("sync", "async", "exit"), default=None)
+    parser.add_argument(
+        "--apis", type=int, default=0, help="API processes apart from workers (0: one process)"
+    )
+    parser.add_argument("--workers", type=int, default=3, help="worker processes, with --apis (3)")
+    parser.add_argument("--jobs", type=int, default=16, help="runs at once per worker (16)")
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/0", help="with --apis")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as where:
+    with tempfile.TemporaryDirectory() as where, contextlib.ExitStack() as stack:
         module = Path(where) / "load_graph.py"
         module.write_text(GRAPH)
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "graphnb", "serve", f"{module}:chain"]
-        command += ["--port", str(port), "--db", f"sqlite:///{Path(where) / 'load.db'}"]
-        log = (Path(where) / "server.log").open("wb")  # uvicorn logs every request
-        server = subprocess.Popen(command, cwd=where, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            _wait_up(url, server)
-            rounds = []
-            for number in range(args.rounds):
-                found = asyncio.run(_round(url, args.runs, args.durability))
-                rounds.append(found)
-                print(
-                    f"round {number + 1}: first event p50 {found['p50']:.0f} ms, "
-                    f"p99 {found['p99']:.0f} ms; first state p50 {found['state_p50']:.0f} ms, "
-                    f"p99 {found['state_p99']:.0f} ms; {found['runs_per_s']:.1f} runs/s, "
-                    f"lost {found['lost']:.0f}"
-                )
-            print(
-                f"median of {args.rounds} rounds of {args.runs} runs "
-                f"(durability {args.durability or 'sync'}): "
-                f"first event p50 {statistics.median(r['p50'] for r in rounds):.0f} ms, "
-                f"p99 {statistics.median(r['p99'] for r in rounds):.0f} ms; first state "
-                f"p50 {statistics.median(r['state_p50'] for r in rounds):.0f} ms, "
-                f"p99 {statistics.median(r['state_p99'] for r in rounds):.0f} ms; "
-                f"{statistics.median(r['runs_per_s'] for r in rounds):.1f} runs/s, "
-                f"lost {sum(r['lost'] for r in rounds):.0f}"
+        serve = [sys.executable, "-m", "graphnb", "serve", f"{module}:chain"]
+        db = stack.enter_context(_postgres_database()) if args.apis else ""
+        servers: list[subprocess.Popen[bytes]] = []
+        stack.callback(_stop, servers)  # before the database is dropped
+
+        def start(command: list[str], name: str) -> None:
+            log = stack.enter_context((Path(where) / name).open("wb"))  # every request
+            servers.append(
+                subprocess.Popen(command, cwd=where, stdout=log, stderr=subprocess.STDOUT)
             )
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+
+        urls = []
+        if args.apis:
+            queue = ["--db", db, "--broker", args.broker]
+            work = [sys.executable, "-m", "graphnb", "worker", f"{module}:chain", *queue]
+            for number in range(args.workers):
+                start([*work, "--jobs", str(args.jobs)], f"worker-{number}.log")
+            for number in range(args.apis):
+                port = _free_port()
+                start([*serve, *queue, "--port", str(port), "--jobs", "0"], f"api-{number}.log")
+                urls.append(f"http://127.0.0.1:{port}")
+        else:
+            port = _free_port()
+            start(
+                [*serve, "--port", str(port), "--db", f"sqlite:///{Path(where) / 'load.db'}"],
+                "api.log",
+            )
+            urls.append(f"http://127.0.0.1:{port}")
+        for url, server in zip(urls, servers[len(servers) - len(urls) :], strict=True):
+            _wait_up(url, server)
+        where_runs = (
+            f"{args.apis} API processes, {args.workers} workers of {args.jobs} jobs"
+            if args.apis
+            else "one process, SQLite"
+        )
+        rounds = []
+        for number in range(args.rounds):
+            found = asyncio.run(_round(urls, args.runs, args.durability))
+            rounds.append(found)
+            print(
+                f"round {number + 1}: first event p50 {found['p50']:.0f} ms, "
+                f"p99 {found['p99']:.0f} ms; first state p50 {found['state_p50']:.0f} ms, "
+                f"p99 {found['state_p99']:.0f} ms; {found['runs_per_s']:.1f} runs/s, "
+                f"lost {found['lost']:.0f}"
+            )
+        print(
+            f"{where_runs}: median of {args.rounds} rounds of {args.runs} runs "
+            f"(durability {args.durability or 'sync'}): "
+            f"first event p50 {statistics.median(r['p50'] for r in rounds):.0f} ms, "
+            f"p99 {statistics.median(r['p99'] for r in rounds):.0f} ms; first state "
+            f"p50 {statistics.median(r['state_p50'] for r in rounds):.0f} ms, "
+            f"p99 {statistics.median(r['state_p99'] for r in rounds):.0f} ms; "
+            f"{statistics.median(r['runs_per_s'] for r in rounds):.1f} runs/s, "
+            f"lost {sum(r['lost'] for r in rounds):.0f}"
+        )
+
+
+def _stop(servers: list[subprocess.Popen[bytes]]) -> None:
+    for server in servers:
+        server.terminate()
+    for server in servers:
+        server.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def _postgres_database() -> Iterator[str]:
+    """A new database on the local PostgreSQL server for one benchmark, dropped after."""
+    import psycopg
+
+    name = f"graphnb_load_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]  # a fixed name
+    try:
+        yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
