@@ -99,7 +99,9 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
 async def _round(urls: list[str], runs: int, durability: str | None) -> dict[str, float]:
     from langgraph_sdk import get_client
 
-    clients = [get_client(url=url, api_key=None) for url in urls]
+    # a client's httpx pool holds 100 connections: more streams would wait for one to end,
+    # and the wait would be counted as the server's. So 50 streams per client at most.
+    clients = [get_client(url=url, api_key=None) for url in urls * -(-runs // (50 * len(urls)))]
     spread = [clients[n % len(clients)] for n in range(runs)]
     threads = [await client.threads.create() for client in spread]  # not timed
     started = time.perf_counter()

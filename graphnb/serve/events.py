@@ -7,17 +7,26 @@ process it reaches. The API process writes part 0 (the run's metadata) when it c
 the run; the worker appends the rest and, when the run ends, one last entry that carries
 the run's status and result. A worker that takes over a run after a crash goes on with
 the next number. A stream is kept for :data:`KEEP_SECONDS` after its run ends.
+
+Followers do not each block a Redis connection: every append is also published on one
+channel (:data:`CHANNEL`, the run's id as the message), each process listens to it on one
+connection and wakes the followers of that run, which then read what is new.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import redis.asyncio as redis
 
-__all__ = ["END", "KEEP_SECONDS", "RunEvents"]
+__all__ = ["CHANNEL", "END", "KEEP_SECONDS", "RunEvents"]
+
+CHANNEL = "graphnb:parts"
+"""The Redis channel that says a run has a new part (the message is the run's id)."""
 
 KEEP_SECONDS = 3600
 """How long a run's parts are kept after it ends, for clients that reconnect."""
@@ -25,7 +34,8 @@ KEEP_SECONDS = 3600
 END = "__end__"
 """The event of a stream's last entry: the run ended (data: its status and result)."""
 
-_BLOCK_MS = 1_000  # a follower's wait for the next part, before it asks again
+_CONNECTIONS = 32  # per process: commands are short, none blocks
+_RECHECK = 1.0  # seconds a follower waits for a wake-up before it reads again anyway
 
 
 def _key(run_id: str) -> str:
@@ -47,7 +57,13 @@ class RunEvents:
     def __init__(self, url: str, *, keep_seconds: int = KEEP_SECONDS) -> None:
         self.url = url
         self.keep_seconds = keep_seconds
-        self._redis: redis.Redis = redis.Redis.from_url(url, decode_responses=True)
+        # requests beyond the pool's connections wait for one instead of failing
+        pool = redis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=_CONNECTIONS, timeout=30
+        )
+        self._redis: redis.Redis = redis.Redis.from_pool(pool)
+        self._wakes: dict[str, asyncio.Event] = {}  # by run id, for this process's followers
+        self._listener: asyncio.Task[None] | None = None
 
     async def check(self) -> None:
         """Fail now, naming the URL, if the Redis server cannot be reached."""
@@ -58,11 +74,18 @@ class RunEvents:
 
     async def close(self) -> None:
         """Close the connections."""
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
         await self._redis.aclose()
 
     async def add(self, run_id: str, index: int, event: str, data: Any) -> None:
         """Append part ``index`` of the run (numbers go up by one, from 0)."""
-        await self._redis.xadd(_key(run_id), _encoded(event, data), id=f"0-{index + 1}")
+        async with self._redis.pipeline(transaction=False) as batch:
+            batch.xadd(_key(run_id), _encoded(event, data), id=f"0-{index + 1}")
+            batch.publish(CHANNEL, run_id)
+            await batch.execute()
 
     async def count(self, run_id: str) -> int:
         """The number of entries the run's stream holds (its end included, if it ended)."""
@@ -78,6 +101,7 @@ class RunEvents:
             )
             batch.expire(_key(run_id), self.keep_seconds)
             batch.expire(_attempts_key(run_id), self.keep_seconds)
+            batch.publish(CHANNEL, run_id)
             await batch.execute()
 
     async def attempt(self, run_id: str, head: str) -> tuple[int, str]:
@@ -112,13 +136,31 @@ class RunEvents:
 
         The end entry itself is yielded last, with :data:`END` as its event.
         """
+        self._listen()
         key, after = _key(run_id), f"0-{start}"
         while True:
-            answer: Any = await self._redis.xread({key: after}, block=_BLOCK_MS, count=256)
-            for _, entries in answer:
-                for entry_id, fields in entries:
-                    after = entry_id
-                    index = int(entry_id.partition("-")[2]) - 1
-                    yield index, fields["event"], json.loads(fields["data"])
-                    if fields["event"] == END:
-                        return
+            # armed before reading: a part published while we read still wakes us
+            wake = self._wakes.setdefault(run_id, asyncio.Event())
+            entries: Any = await self._redis.xrange(key, min=f"({after}", count=256)
+            if not entries:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), _RECHECK)
+                continue
+            for entry_id, fields in entries:
+                after = entry_id
+                index = int(entry_id.partition("-")[2]) - 1
+                yield index, fields["event"], json.loads(fields["data"])
+                if fields["event"] == END:
+                    return
+
+    def _listen(self) -> None:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.create_task(self._wake_followers())
+
+    async def _wake_followers(self) -> None:
+        async with self._redis.pubsub(ignore_subscribe_messages=True) as channel:
+            await channel.subscribe(CHANNEL)
+            async for message in channel.listen():
+                wake = self._wakes.pop(message["data"], None)
+                if wake is not None:
+                    wake.set()

@@ -165,8 +165,9 @@ class QueuedRuns:
         record = new_run(
             thread_id=thread_id, assistant_id=assistant_id, metadata=metadata, strategy=strategy
         )
-        self.store.add_run(record, unless_busy=strategy == "reject")
-        self.store.touch_thread(thread_id, graph_id)
+        # on threads: a commit waits for the disk, and the loop serves others meanwhile
+        await asyncio.to_thread(self.store.add_run, record, unless_busy=strategy == "reject")
+        await asyncio.to_thread(self.store.touch_thread, thread_id, graph_id)
         await self.events.add(
             record["run_id"], 0, "metadata", {"run_id": record["run_id"], "attempt": 1}
         )
@@ -209,7 +210,7 @@ class QueuedRuns:
 
 
 async def _finish(store: Store, events: RunEvents, run_id: str, status: str, result: Any) -> None:
-    store.set_status(run_id, status)
+    await asyncio.to_thread(store.set_status, run_id, status)
     await events.end(run_id, await events.count(run_id), status, result)
 
 
@@ -259,7 +260,7 @@ def register_run_task(
             await events.add(run_id, index, event, data)
             index += 1
 
-        store.set_status(run_id, "running")
+        await asyncio.to_thread(store.set_status, run_id, "running")
         status, result = "error", None
         try:
             status, result = await execute(
@@ -272,8 +273,8 @@ def register_run_task(
                 emit=emit,
             )
         finally:
-            store.touch_thread(thread_id)
-            store.set_status(run_id, status)
+            await asyncio.to_thread(store.touch_thread, thread_id)
+            await asyncio.to_thread(store.set_status, run_id, status)
             await events.end(run_id, index, status, result)
 
 

@@ -55,7 +55,7 @@ class Store:
     """The order of a thread's runs, newest first (ties: the later written)."""
 
     def __init__(self, path: str) -> None:
-        self._lock: threading.Lock | threading.RLock = threading.Lock()
+        self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         if path != ":memory:":
@@ -215,44 +215,56 @@ class PostgresStore(Store):
 
     _NEWEST_RUNS = "created_at DESC, seq DESC"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, connections: int = 8) -> None:
         import psycopg
         from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
 
         from ..checkpoint.postgres import CONNECTION_DEFAULTS
 
-        self._lock = threading.RLock()  # re-entered by _thread_locked's statements
         given = psycopg.conninfo.conninfo_to_dict(url)
         defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
-        conninfo = psycopg.conninfo.make_conninfo(url, **defaults)
-        self._pg = psycopg.connect(conninfo, autocommit=True, row_factory=dict_row)
-        with self._lock, self._pg.transaction():
+        # a pool: calls from several threads (the API's to_thread writes) run at once, and a
+        # commit waiting for its disk flush holds one connection, not every caller
+        self._pool = ConnectionPool(
+            psycopg.conninfo.make_conninfo(url, **defaults),
+            min_size=1,
+            max_size=connections,
+            kwargs={"autocommit": True, "row_factory": dict_row},
+            open=True,
+        )
+        self._held = threading.local()  # the connection of a _thread_locked transaction
+        with self._pool.connection() as conn, conn.transaction():
             # one server at a time creates the tables (CREATE ... IF NOT EXISTS races)
-            self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('graphnb_serve_tables'))")
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('graphnb_serve_tables'))")
             for statement in _TABLES.format(
                 real="DOUBLE PRECISION", sequence=",\n    seq BIGSERIAL"
             ).split(";"):
                 if statement.strip():
-                    self._pg.execute(statement)
+                    conn.execute(statement)
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with self._lock:
-            cursor = self._pg.execute(sql.replace("?", "%s"), params)
+        held = getattr(self._held, "conn", None)
+        with contextlib.nullcontext(held) if held else self._pool.connection() as conn:
+            cursor: Any = conn.execute(sql.replace("?", "%s"), params)
             return list(cursor.fetchall()) if cursor.description else []
 
     @contextlib.contextmanager
     def _thread_locked(self, thread_id: str) -> Iterator[None]:
         # held by whichever process adds a run to the thread, until its transaction ends
-        with self._lock, self._pg.transaction():
-            self._pg.execute(
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute(
                 "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"graphnb_thread:{thread_id}",)
             )
-            yield
+            self._held.conn = conn
+            try:
+                yield
+            finally:
+                del self._held.conn
 
     def close(self) -> None:
-        """Close the database connection."""
-        with self._lock:
-            self._pg.close()
+        """Close the database connections."""
+        self._pool.close()
 
 
 _RUN_COLUMNS = (
