@@ -13,7 +13,7 @@ import asyncio
 import os
 from typing import Any
 
-from ..console import EXIT_USAGE, CommandError, compile_for, redacted, reporting
+from ..console import EXIT_FAILED, EXIT_USAGE, CommandError, compile_for, redacted, reporting
 from .run import load_target
 
 __all__ = ["register"]
@@ -39,6 +39,22 @@ def _needs_extra(command: str, error: ImportError) -> CommandError:
     )
 
 
+def _check_broker(url: str) -> None:
+    from ..serve.events import BrokerUnreachableError, RunEvents
+
+    async def reach() -> None:
+        events = RunEvents(url)
+        try:
+            await events.check()
+        finally:
+            await events.close()
+
+    try:
+        asyncio.run(reach())
+    except BrokerUnreachableError as error:
+        raise CommandError(str(error), EXIT_FAILED) from None
+
+
 def _check_places(args: argparse.Namespace) -> None:
     if not args.db.startswith(("sqlite:///", "postgresql://", "postgres://")):
         raise CommandError(
@@ -59,6 +75,8 @@ def _check_places(args: argparse.Namespace) -> None:
             )
     if args.jobs < 0:
         raise CommandError(f"--jobs must be 0 or more, got {args.jobs}", EXIT_USAGE)
+    if args.broker is not None:
+        _check_broker(args.broker)  # before any user code runs, and before uvicorn starts
 
 
 def _graphs(args: argparse.Namespace) -> dict[str, Any]:
@@ -103,9 +121,9 @@ def _worker(args: argparse.Namespace) -> int:
         from ..serve.queue import work
     except ImportError as error:
         raise _needs_extra("worker", error) from None
-    _check_places(args)
     if args.jobs < 1:
         raise CommandError(f"--jobs must be 1 or more, got {args.jobs}", EXIT_USAGE)
+    _check_places(args)
     graphs = _graphs(args)
     print(f"graphnb worker: {len(graphs)} graph(s), {args.jobs} runs at once", flush=True)
     asyncio.run(

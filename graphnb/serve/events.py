@@ -23,7 +23,7 @@ from typing import Any
 
 import redis.asyncio as redis
 
-__all__ = ["CHANNEL", "END", "KEEP_SECONDS", "RunEvents"]
+__all__ = ["CHANNEL", "END", "KEEP_SECONDS", "BrokerUnreachableError", "RunEvents"]
 
 CHANNEL = "graphnb:parts"
 """The Redis channel that says a run has a new part (the message is the run's id)."""
@@ -36,6 +36,10 @@ END = "__end__"
 
 _CONNECTIONS = 32  # per process: commands are short, none blocks
 _RECHECK = 1.0  # seconds a follower waits for a wake-up before it reads again anyway
+
+
+class BrokerUnreachableError(ConnectionError):
+    """The Redis server that carries the runs' parts cannot be reached."""
 
 
 def _key(run_id: str) -> str:
@@ -66,11 +70,15 @@ class RunEvents:
         self._listener: asyncio.Task[None] | None = None
 
     async def check(self) -> None:
-        """Fail now, naming the URL, if the Redis server cannot be reached."""
+        """Fail now, naming the URL, if the Redis server cannot be reached.
+
+        Raises:
+            BrokerUnreachableError: it cannot.
+        """
         try:
             await self._redis.ping()
         except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
-            raise ConnectionError(f"cannot reach Redis at {self.url}: {error}") from None
+            raise BrokerUnreachableError(f"cannot reach Redis at {self.url}: {error}") from None
 
     async def close(self) -> None:
         """Close the connections."""

@@ -224,10 +224,12 @@ class PostgresStore(Store):
 
         given = psycopg.conninfo.conninfo_to_dict(url)
         defaults = {key: value for key, value in CONNECTION_DEFAULTS.items() if key not in given}
+        conninfo = psycopg.conninfo.make_conninfo(url, **defaults)
+        psycopg.connect(conninfo).close()  # an unreachable server: the driver's own error
         # a pool: calls from several threads (the API's to_thread writes) run at once, and a
         # commit waiting for its disk flush holds one connection, not every caller
         self._pool = ConnectionPool(
-            psycopg.conninfo.make_conninfo(url, **defaults),
+            conninfo,
             min_size=1,
             max_size=connections,
             kwargs={"autocommit": True, "row_factory": dict_row},

@@ -51,6 +51,49 @@ def test_an_unreachable_postgresql_is_one_error_line_without_its_password(
     assert "pw" not in error
 
 
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_a_broker_needs_postgresql_and_a_redis_url(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    on_sqlite = [command, f"{GRAPHS}:chain", "--db", "sqlite:///x.db", "--broker", "redis://h"]
+    assert main(on_sqlite) == 2
+    assert "--db must be postgresql://..., got 'sqlite:///x.db'" in capsys.readouterr().err
+    not_redis = [command, f"{GRAPHS}:chain", "--db", "postgresql://h/x"]
+    assert main([*not_redis, "--broker", "amqp://u:pw@h"]) == 2
+    error = capsys.readouterr().err
+    assert "--broker takes redis://HOST:PORT[/DB], got 'amqp://u:***@h'" in error
+    assert "pw" not in error
+
+
+def test_a_worker_needs_a_broker_and_a_job(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["worker", f"{GRAPHS}:chain", "--db", "postgresql://h/x"])
+    assert "--broker" in capsys.readouterr().err
+    command = ["worker", f"{GRAPHS}:chain", "--db", "postgresql://h/x", "--broker", "redis://h"]
+    assert main([*command, "--jobs", "0"]) == 2
+    assert "--jobs must be 1 or more, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.db
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_an_unreachable_broker_is_one_error_line_before_any_user_code_runs(
+    command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    marker = tmp_path / "loaded"
+    app = tmp_path / "app.py"
+    app.write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+        "from graphnb import START, StateGraph\n"
+        "graph = StateGraph(dict).add_node('a', lambda s: s).add_edge(START, 'a')\n"
+    )
+    where = ["--db", "postgresql://postgres@127.0.0.1:5432/postgres"]
+    assert main([command, str(app), *where, "--broker", "redis://127.0.0.1:1/0"]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("error: cannot reach Redis at redis://127.0.0.1:1/0")
+    assert error.count("\n") == 1, error
+    assert not marker.exists(), "the file was loaded before the broker was checked"
+
+
 def test_a_missing_file_is_a_load_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "no_such_file.py"]) == 3
     assert "no such file: no_such_file.py" in capsys.readouterr().err
