@@ -23,6 +23,7 @@ the worker side is :func:`work`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -49,6 +50,8 @@ TASK = "graphnb_run"
 
 STALLED_AFTER = 30.0
 """Seconds without a heartbeat after which a worker counts as gone and its runs move."""
+
+_log = logging.getLogger(__name__)
 
 _CANCEL_WAIT = 30.0  # seconds a cancel with wait=True waits for the run to stop
 
@@ -282,11 +285,14 @@ async def retry_stalled(app: procrastinate.App, stalled_after: float) -> None:
     """Forever: hand the runs of workers whose heartbeat stopped to the queue again."""
     while True:
         await asyncio.sleep(stalled_after / 3)
-        stalled = await app.job_manager.get_stalled_jobs(
-            queue=QUEUE, seconds_since_heartbeat=stalled_after
-        )
-        for job in stalled:
-            await app.job_manager.retry_job(job)
+        try:
+            stalled = await app.job_manager.get_stalled_jobs(
+                queue=QUEUE, seconds_since_heartbeat=stalled_after
+            )
+            for job in stalled:
+                await app.job_manager.retry_job(job)
+        except procrastinate.exceptions.ConnectorException:  # the database is away: next time
+            _log.warning("could not look for stalled runs", exc_info=True)
 
 
 async def work(
@@ -319,6 +325,7 @@ async def work(
                 update_heartbeat_interval=stalled_after / 3,
                 stalled_worker_timeout=stalled_after,
                 abort_job_polling_interval=1.0,
+                delete_jobs="always",  # a run's record is the runs table, not its job
             )
         finally:
             sweeper.cancel()
