@@ -12,6 +12,7 @@ checkpoint stays close to the cost of reading its state once.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import threading
@@ -334,6 +335,32 @@ class Threads(Generic[S]):
             if child.startswith(thread_id + "|") and is_child_thread(child)
         ]
         return saver.delete_thread(thread_id) + sum(saver.delete_thread(c) for c in children)
+
+    def copy(self, thread_id: str, new_id: str) -> int:
+        """Copy a thread's checkpoints, its subgraphs' threads too, to ``new_id``.
+
+        Every checkpoint keeps its id, parent, step and time, so the copy's history and
+        forks are the original's; it runs on from there on its own. Returns how many
+        checkpoints were copied (0: the thread has none, and nothing is written).
+
+        Raises:
+            CheckpointConflictError: ``new_id`` already has checkpoints.
+        """
+        _check_thread_id(thread_id)
+        _check_thread_id(new_id)
+        saver = self.saver
+        names = [thread_id] + [
+            child
+            for child in saver.threads()
+            if child.startswith(thread_id + "|") and is_child_thread(child)
+        ]
+        copied = 0
+        for name in names:
+            rows = saver.history(name)
+            target = new_id + name[len(thread_id) :]
+            saver.put_many([dataclasses.replace(row, thread_id=target) for row in rows])
+            copied += len(rows)
+        return copied
 
     def _history(
         self, rows: list[StoredCheckpoint], thread_id: str, limit: int | None

@@ -87,8 +87,14 @@ def update_state(
     *,
     as_node: str | None,
     checkpoint_id: str | None,
+    goto: Sequence[str] = (),
 ) -> str:
-    """See :meth:`graphnb.CompiledGraph.update_state`."""
+    """See :meth:`graphnb.CompiledGraph.update_state`.
+
+    ``goto`` (with ``as_node=None``) adds nodes to the next step, as an input
+    ``Command(goto=...)`` does in LangGraph: the next run on the thread runs them beside
+    the nodes already due. ``END`` among them adds nothing.
+    """
     from ..records import check_own_thread
     from .subgraph import graph_of
 
@@ -103,9 +109,24 @@ def update_state(
             f"as_node=`{as_node}` is not a node of {graph.name!r} (its nodes: {nodes}); "
             "as_node=END finishes the thread"
         )
+    unknown = [name for name in goto if name != END and name not in graph.nodes]
+    if unknown or (goto and as_node is not None):
+        nodes = ", ".join(f"`{name}`" for name in graph.nodes)
+        raise GraphSetupError(
+            f"goto names {', '.join(f'`{n}`' for n in unknown)}, not a node of "
+            f"{graph.name!r} (its nodes: {nodes})"
+            if unknown
+            else "goto adds to the next step of an update without as_node"
+        )
     with threads.thread_lock(thread_id):  # no run advances the thread under the edit
         return _update_state(
-            graph, threads, thread_id, values, as_node=as_node, checkpoint_id=checkpoint_id
+            graph,
+            threads,
+            thread_id,
+            values,
+            as_node=as_node,
+            checkpoint_id=checkpoint_id,
+            goto=[name for name in goto if name != END],
         )
 
 
@@ -117,6 +138,7 @@ def _update_state(
     *,
     as_node: str | None,
     checkpoint_id: str | None,
+    goto: Sequence[str] = (),
 ) -> str:
     from .driver import ThreadedRun, last_step, unstarted
 
@@ -150,6 +172,7 @@ def _update_state(
         resumes = dict(meta.resumes) if meta is not None else {}
         pending = threads.pending(position) if position is not None else []
         sends = threads.sends(position) if position is not None else []
+        next_nodes += [name for name in goto if name not in next_nodes]
     else:
         run: ThreadedRun[Any] = graph._run(  # type: ignore[assignment]
             events=False, context=None, recursion_limit=None, thread_id=thread_id

@@ -207,6 +207,9 @@ class ThreadStore(Protocol[S]):
     def delete(self, thread_id: str) -> int:
         """Delete a thread's checkpoints and its subgraphs' threads; returns how many."""
 
+    def copy(self, thread_id: str, new_id: str) -> int:
+        """Copy a thread's checkpoints and its subgraphs' threads to ``new_id``."""
+
     def prune(
         self,
         *,

@@ -334,6 +334,31 @@ class Api:
             found = [t for t in found if t["status"] == body["status"]]
         return JSONResponse(found[offset : offset + limit])
 
+    async def count_threads(self, request: Request) -> Response:
+        """``POST /threads/count``: how many threads ``threads.search`` would find."""
+        body = await self.body(request)
+        _only(body, {"metadata", "values", "status"}, "thread count")
+        if body.get("values"):
+            raise _unserved("counting threads by 'values'")
+        rows = [row for row in self.store.threads() if _matches(row["metadata"], body)]
+        if body.get("status"):
+            found = [await self.thread_json(row) for row in rows]
+            rows = [t for t in found if t["status"] == body["status"]]
+        return JSONResponse(len(rows))
+
+    async def copy_thread(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/copy``: a new thread with the same checkpoints."""
+        thread_id = request.path_params["thread_id"]
+        row = self.thread_row(thread_id)
+        if self.runner.busy(thread_id):
+            raise ApiError(409, f"thread {thread_id!r} has a run in progress: copy it after")
+        new_id = str(uuid.uuid4())
+        graph = self.graph_of(row)
+        if graph is not None:
+            await asyncio.to_thread(graph.threads.copy, thread_id, new_id)
+        self.store.add_thread(new_id, row["metadata"], row["graph_id"])
+        return JSONResponse(await self.thread_json(self.thread_row(new_id)))
+
     async def delete_thread(self, request: Request) -> Response:
         """``DELETE /threads/{thread_id}``: its checkpoints, runs and metadata."""
         thread_id = request.path_params["thread_id"]
@@ -442,10 +467,7 @@ class Api:
         modes = _modes(body.get("stream_mode", "values"))
         command = body.get("command")
         if command is not None:
-            command = _object(command, "command")
-            if set(command) - {"resume"}:
-                raise _unserved(f"a command's {sorted(set(command) - {'resume'})}")
-            given: Any = Command(resume=command.get("resume"))
+            given: Any = _command(_object(command, "command"), graph)
         else:
             given = body.get("input")
         config = _object(body.get("config"), "config")
@@ -687,6 +709,31 @@ def _modes(value: Any) -> list[str]:
     return list(dict.fromkeys(modes))
 
 
+def _command(command: dict[str, Any], graph: CompiledGraph[Any]) -> Command[Any]:
+    """A run's ``command`` as a :class:`Command`, checked against ``graph``.
+
+    ``resume``, ``update`` (an object or ``[key, value]`` pairs) and ``goto`` (a node, or
+    a list of them).
+    """
+    _only(command, {"resume", "update", "goto"}, "command")
+    update = command.get("update")
+    if isinstance(update, list):
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in update):
+            raise ApiError(
+                422, f"a command's update pairs must be [key, value], got {update!r:.80}"
+            )
+        update = dict(update)
+    update = None if update is None else _object(update, "a command's update")
+    goto = command.get("goto")
+    targets = [] if goto is None else goto if isinstance(goto, list) else [goto]
+    if any(isinstance(target, dict) for target in targets):
+        raise _unserved("a command's goto with Send")
+    unknown = [t for t in targets if not isinstance(t, str) or (t != END and t not in graph.nodes)]
+    if unknown:
+        raise ApiError(422, f"a command's goto names {unknown!r:.80}, not a node of {graph.name!r}")
+    return Command(resume=command.get("resume"), update=update, goto=targets)
+
+
 def _checkpoint_id(body: Mapping[str, Any]) -> str | None:
     checkpoint = body.get("checkpoint")
     if isinstance(checkpoint, dict):
@@ -860,6 +907,8 @@ def create_app(
         Route("/assistants/{assistant_id}/graph", g(api.get_assistant_graph), methods=["GET"]),
         Route("/threads", g(api.create_thread), methods=["POST"]),
         Route("/threads/search", g(api.search_threads), methods=["POST"]),
+        Route("/threads/count", g(api.count_threads), methods=["POST"]),
+        Route("/threads/{thread_id}/copy", g(api.copy_thread), methods=["POST"]),
         Route("/threads/{thread_id}", g(api.get_thread), methods=["GET"]),
         Route("/threads/{thread_id}", g(api.delete_thread), methods=["DELETE"]),
         Route("/threads/{thread_id}", g(api.patch_thread), methods=["PATCH"]),

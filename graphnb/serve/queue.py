@@ -82,7 +82,8 @@ def _job_args(
 ) -> dict[str, Any]:
     command = None
     if isinstance(input, Command):
-        command, input = {"resume": input.resume}, None
+        command = {"resume": input.resume, "update": input.update, "goto": input.targets()}
+        input = None
     return {
         "run_id": record["run_id"],
         "thread_id": record["thread_id"],
@@ -249,7 +250,11 @@ def register_run_task(
         graph = graphs[graph_id]
         attempt, started_from = await events.attempt(run_id, await _head(graph, thread_id))
         index = await events.count(run_id)
-        given: Any = Command(resume=command["resume"]) if command is not None else input
+        given: Any = input
+        if command is not None:
+            given = Command(
+                resume=command["resume"], update=command.get("update"), goto=command.get("goto", ())
+            )
         if attempt > 1:
             # taken over from a worker that stopped: say so, and go on from the thread's
             # last checkpoint if that run wrote one

@@ -25,6 +25,7 @@ from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
 from ..engine.events import StreamMode
+from ..human import Command
 from ..records import Interrupt, StateSnapshot
 from .store import Busy, Store
 
@@ -110,6 +111,7 @@ async def execute(
     """
     status, result = "success", None
     try:
+        input = await _commanded(graph, thread_id, input)
         selected = cast("list[StreamMode]", modes)  # checked by the API
         stream = cast(
             "AsyncGenerator[tuple[str, Any], None]",
@@ -133,6 +135,30 @@ async def execute(
         result = None
         await emit("error", {"error": type(error).__name__, "message": str(error)})
     return status, result
+
+
+async def _commanded(graph: CompiledGraph[Any], thread_id: str, given: Any) -> Any:
+    """A run's input once a ``Command``'s ``update`` and ``goto`` are on the thread.
+
+    As LangGraph applies an input ``Command``: ``update`` is written to the thread (the
+    nodes due next stay due), ``goto`` adds its nodes to the next step, then the run goes
+    on from there, answering pending interrupts if the command has a ``resume``.
+    """
+    if not isinstance(given, Command) or (given.update is None and not given.goto):
+        return given
+    from ..engine.editing import update_state
+
+    update = {} if given.update is None else given.update
+    await asyncio.to_thread(
+        update_state,
+        graph,
+        thread_id,
+        update,
+        as_node=None,
+        checkpoint_id=None,
+        goto=given.targets(),
+    )
+    return None if given.resume is None else Command(resume=given.resume)
 
 
 class FollowedRun(Protocol):

@@ -211,12 +211,70 @@ def test_thread_search_and_delete(client: Any) -> None:
     assert client.threads.search(metadata={"team": "blue"}) == []
 
 
+def test_threads_are_counted_and_copied(client: Any) -> None:
+    team = f"team-{time.monotonic_ns()}"
+    before = client.threads.count()
+    thread_id = client.threads.create(metadata={"team": team})["thread_id"]
+    client.runs.wait(thread_id, "chain", input={"count": 1})
+    assert client.threads.count() == before + 1
+    assert client.threads.count(metadata={"team": team}) == 1
+    assert client.threads.count(metadata={"team": team}, status="busy") == 0
+    copy = client.threads.copy(thread_id)
+    assert copy["thread_id"] != thread_id
+    assert copy["metadata"] == {"team": team, "graph_id": "chain"}
+    assert copy["values"] == {"count": 4, "log": ["bump", "double"]}
+    assert client.threads.count(metadata={"team": team}) == 2
+    history = client.threads.get_history(thread_id)
+    copied = client.threads.get_history(copy["thread_id"])
+    assert [h["checkpoint"]["checkpoint_id"] for h in copied] == [
+        h["checkpoint"]["checkpoint_id"] for h in history
+    ]
+    assert [h["values"] for h in copied] == [h["values"] for h in history]
+    # the copy runs on its own: the original is left as it was
+    assert client.runs.wait(copy["thread_id"], "chain", input={"count": 0})["count"] == 2
+    assert client.threads.get_state(thread_id)["values"]["count"] == 4
+    with pytest.raises(NotFoundError):
+        client.threads.copy("no-such-thread")
+
+
+def test_a_command_updates_and_goes_to_nodes(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    client.runs.wait(thread_id, "chain", input={"count": 1})  # count 4, ended
+    # goto runs the node (and on from its edges); update is written before it runs
+    answer = client.runs.wait(
+        thread_id, "chain", command={"update": {"count": 5}, "goto": "double"}
+    )
+    assert answer == {"count": 10, "log": ["bump", "double", "double"]}
+    parts = list(
+        client.runs.stream(thread_id, "chain", command={"goto": ["bump"]}, stream_mode="updates")
+    )
+    assert [p.data for p in parts[1:]] == [
+        {"bump": {"count": 11, "log": ["bump"]}},
+        {"double": {"count": 22, "log": ["double"]}},
+    ]
+    # an update alone runs nothing: it is written, as LangGraph's input Command writes it
+    assert client.runs.wait(thread_id, "chain", command={"update": [["count", 1]]})["count"] == 1
+    # with a resume, the update is there when the asking node runs again
+    asker = client.threads.create()["thread_id"]
+    client.runs.wait(asker, "asker", input={})
+    answered = client.runs.wait(
+        asker, "asker", command={"resume": "Ada", "update": {"greeting": "hi"}}
+    )
+    assert answered == {"name": "Ada", "greeting": "Hello, Ada!"}
+    history = client.threads.get_history(asker)
+    assert history[1]["values"]["greeting"] == "hi"
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        client.runs.wait(thread_id, "chain", command={"goto": "ghost"})
+    assert refused.value.response.status_code == 422
+    assert "ghost" in refused.value.response.json()["detail"]
+
+
 def test_unserved_routes_and_options_answer_501_naming_them(url: str, client: Any) -> None:
     thread_id = client.threads.create()["thread_id"]
-    with pytest.raises(httpx.HTTPStatusError) as copied:
-        client.threads.copy(thread_id)
-    assert copied.value.response.status_code == 501
-    assert f"POST /threads/{thread_id}/copy" in copied.value.response.json()["detail"]
+    with pytest.raises(httpx.HTTPStatusError) as pruned:
+        client.threads.prune([thread_id])
+    assert pruned.value.response.status_code == 501
+    assert "POST /threads/prune" in pruned.value.response.json()["detail"]
     for options, named in (
         ({"stream_mode": "messages"}, "stream_mode ['messages']"),
         ({"multitask_strategy": "rollback"}, "multitask_strategy 'rollback'"),
