@@ -362,6 +362,27 @@ class Threads(Generic[S]):
             copied += len(rows)
         return copied
 
+    def drop_since(self, thread_id: str, since: float) -> int:
+        """Delete the thread's checkpoints written at ``since`` or later, its subgraphs' too.
+
+        A rolled-back run's checkpoints go this way (``graphnb serve``'s multitask
+        strategy ``rollback``): the thread is left where it was before the run. Returns
+        how many were deleted.
+        """
+        _check_thread_id(thread_id)
+        saver = self.saver
+        names = [thread_id] + [
+            child
+            for child in saver.threads()
+            if child.startswith(thread_id + "|") and is_child_thread(child)
+        ]
+        dropped = 0
+        for name in names:
+            seqs = [row.seq for row in saver.history(name) if row.created_at >= since]
+            if seqs:
+                dropped += saver._delete_seqs(name, seqs)
+        return dropped
+
     def _history(
         self, rows: list[StoredCheckpoint], thread_id: str, limit: int | None
     ) -> list[StateSnapshot[S]]:

@@ -210,6 +210,9 @@ class ThreadStore(Protocol[S]):
     def copy(self, thread_id: str, new_id: str) -> int:
         """Copy a thread's checkpoints and its subgraphs' threads to ``new_id``."""
 
+    def drop_since(self, thread_id: str, since: float) -> int:
+        """Delete the thread's checkpoints written at ``since`` (Unix time) or later."""
+
     def prune(
         self,
         *,

@@ -34,7 +34,7 @@ from ..human import Command
 from ..records import StateSnapshot
 from ..terminals import END, START
 from .queue import STALLED_AFTER, QueuedRuns, work
-from .runs import ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
+from .runs import ACTIVE, ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
 from .store import Busy, PostgresStore, Store, open_store
 
 __all__ = ["DEFAULT_BODY_LIMIT", "create_app"]
@@ -445,9 +445,7 @@ class Api:
             if body.get(key):
                 raise _unserved(f"a run's {key!r}")
         strategy = body.get("multitask_strategy", "reject")
-        if strategy == "rollback":
-            raise _unserved("multitask_strategy 'rollback'")
-        if strategy not in ("reject", "enqueue", "interrupt"):
+        if strategy not in ("reject", "enqueue", "interrupt", "rollback"):
             raise ApiError(
                 422,
                 "multitask_strategy must be one of ['reject', 'enqueue', 'interrupt', "
@@ -464,6 +462,10 @@ class Api:
             raise ApiError(
                 409, f"thread {thread_id!r} belongs to assistant {row['graph_id']!r}, not {name!r}"
             )
+        if strategy == "rollback":  # the thread's runs go, as if they had never been
+            for run in self.store.runs(thread_id, limit=1_000, offset=0, status=None):
+                if run["status"] in ACTIVE:  # newest first: the queued ones before the active
+                    await self._rollback(run)
         modes = _modes(body.get("stream_mode", "values"))
         command = body.get("command")
         if command is not None:
@@ -509,6 +511,20 @@ class Api:
                 409, f"thread {thread_id!r} is busy with another run (multitask_strategy 'reject')"
             ) from None
         return active, body
+
+    async def _rollback(self, record: Mapping[str, Any]) -> None:
+        """Cancel a run, then delete it and the checkpoints it wrote (LangGraph's rollback).
+
+        Its checkpoints are those of its thread written since the run was created: a
+        thread runs one run at a time, and no state update is taken while it is busy.
+        """
+        thread_id = record["thread_id"]
+        await self.runner.cancel(record["run_id"], wait=True)
+        row = self.store.thread(thread_id)
+        graph = None if row is None else self.graph_of(row)
+        if graph is not None:
+            await asyncio.to_thread(graph.threads.drop_since, thread_id, record["created_at"])
+        self.store.delete_run(record["run_id"])
 
     async def _drop_when_done(self, active: FollowedRun) -> None:
         """Delete a threadless run's thread once the run has ended (``on_completion``)."""
@@ -634,8 +650,12 @@ class Api:
         """``POST /threads/{thread_id}/runs/{run_id}/cancel[?wait=1]``."""
         params, query = request.path_params, request.query_params
         record = self._run_record(params["thread_id"], params["run_id"])
-        if query.get("action", "interrupt") != "interrupt":
-            raise _unserved(f"cancel action {query['action']!r} (only 'interrupt' is)")
+        action = query.get("action", "interrupt")
+        if action not in ("interrupt", "rollback"):
+            raise ApiError(422, f"action must be 'interrupt' or 'rollback', got {action!r:.80}")
+        if action == "rollback" and record["status"] in ACTIVE:
+            await self._rollback(record)
+            return Response(status_code=204)
         cancelled = await self.runner.cancel(
             record["run_id"], wait=query.get("wait") in ("1", "true")
         )

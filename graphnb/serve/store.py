@@ -172,6 +172,10 @@ class Store:
             ),
         )
 
+    def delete_run(self, run_id: str) -> None:
+        """Forget a run (a rolled-back one)."""
+        self._execute("DELETE FROM serve_runs WHERE run_id = ?", (run_id,))
+
     def set_status(self, run_id: str, status: str) -> None:
         """Change a run's status."""
         self._execute(

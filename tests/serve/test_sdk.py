@@ -275,10 +275,7 @@ def test_unserved_routes_and_options_answer_501_naming_them(url: str, client: An
         client.threads.prune([thread_id])
     assert pruned.value.response.status_code == 501
     assert "POST /threads/prune" in pruned.value.response.json()["detail"]
-    for options, named in (
-        ({"stream_mode": "messages"}, "stream_mode ['messages']"),
-        ({"multitask_strategy": "rollback"}, "multitask_strategy 'rollback'"),
-    ):
+    for options, named in (({"stream_mode": "messages"}, "stream_mode ['messages']"),):
         answer = httpx.post(
             f"{url}/threads/{thread_id}/runs/wait", json={"assistant_id": "chain", **options}
         )
@@ -418,6 +415,40 @@ def test_interrupt_strategy_cancels_the_active_run(client: Any) -> None:
     assert answer == {"count": 2, "log": []}
     assert time.monotonic() - started < 5
     assert client.runs.get(thread_id, first["run_id"])["status"] == "interrupted"
+
+
+def test_rollback_forgets_the_active_run_and_its_checkpoints(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    client.runs.wait(thread_id, "sleeper", input={"count": 1})
+    kept = [h["checkpoint"] for h in client.threads.get_history(thread_id)]
+    first = client.runs.create(thread_id, "sleeper", input={"count": 600})  # 60 s
+    _wait_status(client, thread_id, first["run_id"], "running")
+    queued = client.runs.create(
+        thread_id, "sleeper", input={"count": 700}, multitask_strategy="enqueue"
+    )
+    started = time.monotonic()
+    answer = client.runs.wait(
+        thread_id, "sleeper", input={"count": 1}, multitask_strategy="rollback"
+    )
+    assert answer == {"count": 2, "log": []}
+    assert time.monotonic() - started < 5
+    for gone in (first, queued):
+        with pytest.raises(NotFoundError):
+            client.runs.get(thread_id, gone["run_id"])
+    history = client.threads.get_history(thread_id)
+    assert [h["checkpoint"] for h in history][-len(kept) :] == kept
+    assert all(h["values"]["count"] < 600 for h in history), "the rolled-back input is gone"
+    assert [r["multitask_strategy"] for r in client.runs.list(thread_id)] == ["rollback", "reject"]
+    # cancel(action="rollback"): the same for one run
+    kept = [h["checkpoint"] for h in history]
+    second = client.runs.create(thread_id, "sleeper", input={"count": 600})
+    _wait_status(client, thread_id, second["run_id"], "running")
+    client.runs.cancel(thread_id, second["run_id"], wait=True, action="rollback")
+    with pytest.raises(NotFoundError):
+        client.runs.get(thread_id, second["run_id"])
+    assert [h["checkpoint"] for h in client.threads.get_history(thread_id)] == kept
+    assert client.threads.get(thread_id)["status"] == "idle"
+    assert client.threads.get_state(thread_id)["values"] == answer
 
 
 def test_a_dropped_stream_gets_the_rest_after_its_last_event_id(url: str, client: Any) -> None:
