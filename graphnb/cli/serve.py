@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
+import importlib.util
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from ..console import EXIT_FAILED, EXIT_USAGE, CommandError, compile_for, redacted, reporting
@@ -96,11 +100,17 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise _needs_extra("serve", error) from None
     token = args.auth_token or os.environ.get(TOKEN_ENV) or None
-    try:
-        check_bind(args.host, token)  # before loading: a refused server runs no user code
-    except InsecureBindError as error:
-        raise CommandError(str(error), EXIT_USAGE) from None
+    if token is not None and args.auth is not None:
+        raise CommandError(
+            "give --auth-token (or GRAPHNB_SERVE_TOKEN) or --auth, not both", EXIT_USAGE
+        )
+    if args.auth is None:  # a hook given is an auth setting: any address may be bound
+        try:
+            check_bind(args.host, token)  # before loading: a refused server runs no user code
+        except InsecureBindError as error:
+            raise CommandError(str(error), EXIT_USAGE) from None
     _check_places(args)
+    auth = None if args.auth is None else _load_auth(args.auth)
     queue: dict[str, Any] = {}
     if args.broker is not None:
         queue = {"broker": args.broker, "jobs": args.jobs, "stalled_after": args.stalled_after}
@@ -110,10 +120,35 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         store=args.db,
         auth_token=token,
+        auth=auth,
         body_limit=args.body_limit,
         **queue,
     )
     return 0
+
+
+def _load_auth(spec: str) -> Any:
+    """The auth hook ``--auth`` names: ``module:function`` or ``FILE.py:function``."""
+    where, _, name = spec.rpartition(":")
+    if not where or not name:
+        raise CommandError(f"--auth takes module:function, got {spec!r}", EXIT_USAGE)
+    try:
+        if where.endswith(".py"):
+            loaded = importlib.util.spec_from_file_location(Path(where).stem, where)
+            if loaded is None or loaded.loader is None or not Path(where).is_file():
+                raise ImportError(f"no file {where}")
+            module = importlib.util.module_from_spec(loaded)
+            loaded.loader.exec_module(module)
+        else:
+            if "" not in sys.path:
+                sys.path.insert(0, "")  # a module beside the command, as python -m finds it
+            module = importlib.import_module(where)
+    except ImportError as error:
+        raise CommandError(f"--auth {spec}: cannot import {where}: {error}", EXIT_USAGE) from None
+    hook = getattr(module, name, None)
+    if not callable(hook):
+        raise CommandError(f"--auth {spec}: {where} has no function {name!r}", EXIT_USAGE)
+    return hook
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -183,6 +218,13 @@ def register(subparsers: Any) -> None:
         default=None,
         help="token every request must send (x-api-key); needed beyond loopback; "
         "also read from GRAPHNB_SERVE_TOKEN",
+    )
+    command.add_argument(
+        "--auth",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="your own auth check instead of a token: FUNCTION(headers) returns the user's "
+        "identity or raises (401; PermissionError 403); users see only their own threads",
     )
     command.add_argument(
         "--body-limit", type=int, default=1 << 20, help="largest request body in bytes (1 MiB)"

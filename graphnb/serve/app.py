@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hmac
+import inspect
 import json
 import time
 import uuid
@@ -37,7 +39,16 @@ from .queue import STALLED_AFTER, QueuedRuns, work
 from .runs import ACTIVE, ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
 from .store import Busy, PostgresStore, Store, open_store
 
-__all__ = ["DEFAULT_BODY_LIMIT", "create_app"]
+__all__ = ["DEFAULT_BODY_LIMIT", "Auth", "create_app"]
+
+Auth = Callable[[Mapping[str, str]], "str | Awaitable[str]"]
+"""An auth hook: the request's headers (lower-case names) in, the user's identity out.
+
+It raises to refuse the request: :class:`PermissionError` is answered 403, anything else
+401, each as JSON naming the error. It may be a coroutine function."""
+
+_USER: contextvars.ContextVar[str | None] = contextvars.ContextVar("graphnb_serve_user")
+# the identity of the request being handled; None: no owners (no hook, or one token)
 
 DEFAULT_BODY_LIMIT = 1 << 20
 """Largest request body accepted, in bytes (1 MiB)."""
@@ -107,6 +118,7 @@ class Api:
         auth_token: str | None,
         body_limit: int,
         runs: Runs | None = None,
+        auth: Auth | None = None,
     ) -> None:
         if not graphs:
             raise ValueError("serve at least one graph")
@@ -118,7 +130,10 @@ class Api:
         self.ids = {str(uuid.uuid5(_NAMESPACE, name)): name for name in self.graphs}
         self.store = store
         self.runner: Runs = Runner(store) if runs is None else runs
+        if auth is not None and auth_token is not None:
+            raise ValueError("give an auth token or an auth hook, not both")
         self.auth_token = auth_token
+        self.auth = auth
         self.body_limit = body_limit
         self.started = time.time()
         self._dropping: set[asyncio.Task[None]] = set()  # threadless runs' clean-ups
@@ -131,6 +146,7 @@ class Api:
         async def guard(request: Request) -> Response:
             try:
                 self._check_token(request)
+                _USER.set(await self._user(request))
                 return await handler(request)
             except ApiError as error:
                 return JSONResponse({"detail": error.message}, status_code=error.status)
@@ -151,6 +167,38 @@ class Api:
             given = value if scheme.lower() == "bearer" else None
         if given is None or not hmac.compare_digest(given.encode(), self.auth_token.encode()):
             raise ApiError(401, "missing or wrong API token (send it as the x-api-key header)")
+
+    async def _user(self, request: Request) -> str | None:
+        """Who sends the request, as the auth hook says; ``None`` without a hook."""
+        if self.auth is None:
+            return None
+        try:
+            user = self.auth(request.headers)
+            if inspect.isawaitable(user):
+                user = await user
+        except PermissionError as error:
+            raise ApiError(
+                403, f"forbidden: {error or 'the auth hook refused the request'}"
+            ) from None
+        except Exception as error:  # the hook refused: whatever it raised, say so
+            raise ApiError(401, f"unauthorized: {error or type(error).__name__}") from None
+        if not isinstance(user, str) or not user:
+            raise ApiError(401, f"unauthorized: the auth hook gave no identity, got {user!r:.80}")
+        return user
+
+    def _owns(self, row: Mapping[str, Any]) -> bool:
+        """Whether the request's user may see and touch the thread ``row`` describes."""
+        user = _USER.get(None)
+        return user is None or row["metadata"].get("owner") == user
+
+    def _owned(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """A new thread's metadata, with its owner when there is a hook."""
+        user = _USER.get(None)
+        if user is None:
+            return metadata
+        if metadata.get("owner", user) != user:
+            raise ApiError(403, "forbidden: a thread's owner is the user who makes it")
+        return metadata | {"owner": user}
 
     async def body(self, request: Request) -> dict[str, Any]:
         """The request's JSON object body (``{}`` when empty), read up to the size limit."""
@@ -186,7 +234,7 @@ class Api:
     def thread_row(self, thread_id: str) -> dict[str, Any]:
         """The thread's stored row; 404 when the server never made it."""
         row = self.store.thread(thread_id)
-        if row is None:
+        if row is None or not self._owns(row):  # another user's thread is not there
             raise ApiError(404, f"no thread {thread_id!r}")
         return row
 
@@ -286,9 +334,10 @@ class Api:
         graph_id = metadata.pop("graph_id", None)
         if graph_id is not None:
             graph_id, _ = self.assistant(graph_id)
+        metadata = self._owned(metadata)
         row = self.store.thread(thread_id)
         if row is not None:
-            if body.get("if_exists") == "do_nothing":
+            if body.get("if_exists") == "do_nothing" and self._owns(row):
                 return JSONResponse(await self.thread_json(row))
             raise ApiError(409, f"thread {thread_id!r} already exists")
         self.store.add_thread(thread_id, metadata, graph_id)
@@ -311,6 +360,8 @@ class Api:
         metadata = _object(body.get("metadata"), "metadata")
         if "graph_id" in metadata:
             raise ApiError(422, "a thread's graph_id is set by its first run, not changed")
+        if _USER.get(None) is not None and "owner" in metadata:
+            raise ApiError(403, "forbidden: a thread's owner is the user who made it")
         self.store.merge_metadata(thread_id, metadata)
         return JSONResponse(await self.thread_json(self.thread_row(thread_id)))
 
@@ -325,7 +376,9 @@ class Api:
         rows = [
             row
             for row in self.store.threads()
-            if (ids is None or row["thread_id"] in ids) and _matches(row["metadata"], body)
+            if (ids is None or row["thread_id"] in ids)
+            and _matches(row["metadata"], body)
+            and self._owns(row)
         ]
         if body.get("sort_order") == "asc":
             rows.reverse()
@@ -340,7 +393,11 @@ class Api:
         _only(body, {"metadata", "values", "status"}, "thread count")
         if body.get("values"):
             raise _unserved("counting threads by 'values'")
-        rows = [row for row in self.store.threads() if _matches(row["metadata"], body)]
+        rows = [
+            row
+            for row in self.store.threads()
+            if _matches(row["metadata"], body) and self._owns(row)
+        ]
         if body.get("status"):
             found = [await self.thread_json(row) for row in rows]
             rows = [t for t in found if t["status"] == body["status"]]
@@ -457,7 +514,9 @@ class Api:
             if body.get("if_not_exists") != "create":
                 raise ApiError(404, f"no thread {thread_id!r} (if_not_exists='create' makes it)")
             _check_thread_id(thread_id)
-            self.store.add_thread(thread_id, {}, name)
+            self.store.add_thread(thread_id, self._owned({}), name)
+        elif not self._owns(row):
+            raise ApiError(404, f"no thread {thread_id!r}")
         elif row["graph_id"] not in (None, name):
             raise ApiError(
                 409, f"thread {thread_id!r} belongs to assistant {row['graph_id']!r}, not {name!r}"
@@ -627,6 +686,7 @@ class Api:
         return active.result
 
     def _run_record(self, thread_id: str, run_id: str) -> dict[str, Any]:
+        self.thread_row(thread_id)  # 404 for another user's thread
         record = self.store.run(thread_id, run_id)
         if record is None:
             raise ApiError(404, f"no run {run_id!r} on thread {thread_id!r}")
@@ -873,6 +933,7 @@ def create_app(
     *,
     store: str = ":memory:",
     auth_token: str | None = None,
+    auth: Auth | None = None,
     body_limit: int = DEFAULT_BODY_LIMIT,
     broker: str | None = None,
     jobs: int = 10,
@@ -886,7 +947,13 @@ def create_app(
         store: where threads' metadata and runs live: a ``postgresql://`` URL,
             ``sqlite:///FILE``, a SQLite file's path, or ``":memory:"``.
         auth_token: when given, every request must send it (``x-api-key`` header, as
-            ``langgraph-sdk`` does with ``api_key=``, or ``Authorization: Bearer``).
+            ``langgraph-sdk`` does with ``api_key=``, or ``Authorization: Bearer``);
+            the one token is one user: threads record no owner.
+        auth: instead of a token, the user's own check (:data:`Auth`): the request's
+            headers in, the user's identity out, or an exception to refuse it (401;
+            :class:`PermissionError` 403). Each thread records its maker as ``owner``
+            in its metadata, and a user sees and touches only their threads (another's
+            answers 404).
         body_limit: largest request body accepted, in bytes.
         broker: a ``redis://`` URL: the runs go through the task queue in the
             ``postgresql://`` ``store`` and their parts through Redis, so other API
@@ -900,13 +967,15 @@ def create_app(
     Raises:
         ThreadRequiredError: a graph has no checkpointer.
         ValueError: no graph, or two with one name; a ``broker`` without a
-            ``postgresql://`` store.
+            ``postgresql://`` store; both ``auth_token`` and ``auth``.
     """
     if not isinstance(graphs, Mapping):
         named = {graph.name: graph for graph in graphs}
         if len(named) != len(graphs):
             raise ValueError("two served graphs have one name: pass them as {name: graph}")
         graphs = named
+    if auth is not None and auth_token is not None:
+        raise ValueError("give an auth token or an auth hook, not both")
     opened = open_store(store)
     runs: Runs | None = None
     if broker is not None:
@@ -917,7 +986,7 @@ def create_app(
                 f"got {store!r}"
             )
         runs = QueuedRuns(opened, db=store, broker=broker)
-    api = Api(graphs, opened, auth_token=auth_token, body_limit=body_limit, runs=runs)
+    api = Api(graphs, opened, auth_token=auth_token, body_limit=body_limit, runs=runs, auth=auth)
     g = api.guarded
     routes = [
         Route("/ok", g(api.ok), methods=["GET"]),

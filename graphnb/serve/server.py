@@ -1,7 +1,7 @@
 """Running the API on uvicorn: in the foreground (``graphnb serve``) or on a thread.
 
 A server bound to anything but a loopback address is reachable by others, so it refuses
-to start without a token (:func:`check_bind`).
+to start without a token or an auth hook (:func:`check_bind`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import uvicorn
 
 from ..engine.compiled import CompiledGraph
-from .app import DEFAULT_BODY_LIMIT, create_app
+from .app import DEFAULT_BODY_LIMIT, Auth, create_app
 
 __all__ = ["TOKEN_ENV", "InsecureBindError", "check_bind", "serve", "serving"]
 
@@ -39,16 +39,17 @@ def is_loopback(host: str) -> bool:
         return False  # a name: it may resolve to anything
 
 
-def check_bind(host: str, auth_token: str | None) -> None:
-    """Refuse to serve beyond loopback without a token.
+def check_bind(host: str, auth_token: str | None, auth: Auth | None = None) -> None:
+    """Refuse to serve beyond loopback without a token or an auth hook.
 
     Raises:
-        InsecureBindError: ``host`` is not a loopback address and there is no token.
+        InsecureBindError: ``host`` is not a loopback address and there is neither.
     """
-    if auth_token is None and not is_loopback(host):
+    if auth_token is None and auth is None and not is_loopback(host):
         raise InsecureBindError(
             f"refusing to serve on {host!r} without a token: anyone who reaches it could "
-            f"run the graphs. Give --auth-token (or set {TOKEN_ENV}), or bind to 127.0.0.1"
+            f"run the graphs. Give --auth-token (or set {TOKEN_ENV}) or --auth "
+            "module:function, or bind to 127.0.0.1"
         )
 
 
@@ -59,6 +60,7 @@ def serve(
     port: int = 2024,
     store: str = ":memory:",
     auth_token: str | None = None,
+    auth: Auth | None = None,
     body_limit: int = DEFAULT_BODY_LIMIT,
     **queue: Any,
 ) -> None:
@@ -67,8 +69,10 @@ def serve(
     ``queue`` takes :func:`~graphnb.serve.app.create_app`'s ``broker``, ``jobs`` and
     ``stalled_after``.
     """
-    check_bind(host, auth_token)
-    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit, **queue)
+    check_bind(host, auth_token, auth)
+    app = create_app(
+        graphs, store=store, auth_token=auth_token, auth=auth, body_limit=body_limit, **queue
+    )
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
@@ -80,6 +84,7 @@ def serving(
     port: int = 0,
     store: str = ":memory:",
     auth_token: str | None = None,
+    auth: Auth | None = None,
     body_limit: int = DEFAULT_BODY_LIMIT,
     **queue: Any,
 ) -> Iterator[str]:
@@ -89,8 +94,10 @@ def serving(
     ends. ``queue`` takes :func:`~graphnb.serve.app.create_app`'s ``broker``, ``jobs`` and
     ``stalled_after``.
     """
-    check_bind(host, auth_token)
-    app = create_app(graphs, store=store, auth_token=auth_token, body_limit=body_limit, **queue)
+    check_bind(host, auth_token, auth)
+    app = create_app(
+        graphs, store=store, auth_token=auth_token, auth=auth, body_limit=body_limit, **queue
+    )
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))

@@ -140,6 +140,66 @@ def test_serves_the_files_graphs_to_the_sdk(tmp_path: Path) -> None:
     assert main(["threads", "--db", db]) == 0
 
 
+def test_an_auth_hook_is_an_auth_setting_loaded_after_the_checks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRAPHNB_SERVE_TOKEN", raising=False)
+    beyond = ["serve", f"{GRAPHS}:chain", "--host", "0.0.0.0"]
+    assert main([*beyond, "--auth", "no_such_module_here:user"]) == 2
+    error = capsys.readouterr().err
+    assert "refusing" not in error
+    assert "--auth no_such_module_here:user: cannot import no_such_module_here" in error
+    assert main([*beyond, "--auth", "graphnb:no_such_function"]) == 2
+    assert "graphnb has no function 'no_such_function'" in capsys.readouterr().err
+    assert main([*beyond, "--auth", "x:y", "--auth-token", "t"]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_serves_with_the_auth_hook_a_module_names(tmp_path: Path) -> None:
+    (tmp_path / "house_auth.py").write_text(
+        "def user(headers):\n"
+        "    name = headers.get('x-user')\n"
+        "    if not name:\n"
+        "        raise LookupError('who are you? send x-user')\n"
+        "    return name\n"
+    )
+    port = _free_port()
+    db = f"sqlite:///{tmp_path / 'served.db'}"
+    command = [sys.executable, "-m", "graphnb", "serve", f"{GRAPHS}:chain"]
+    command += ["--port", str(port), "--db", db, "--auth", "house_auth:user"]
+    server = subprocess.Popen(
+        command, cwd=tmp_path, env=os.environ.copy(), stderr=subprocess.PIPE, text=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/ok", headers={"x-user": "ada"}).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            assert time.monotonic() < deadline, "graphnb serve did not start in 30 s"
+            time.sleep(0.1)
+        refused = httpx.get(f"{url}/ok")
+        assert refused.status_code == 401
+        assert refused.json() == {"detail": "unauthorized: who are you? send x-user"}
+        with (
+            get_sync_client(url=url, api_key=None, headers={"x-user": "ada"}) as ada,
+            get_sync_client(url=url, api_key=None, headers={"x-user": "bob"}) as bob,
+        ):
+            thread = ada.threads.create()
+            assert thread["metadata"] == {"owner": "ada"}
+            assert bob.threads.search() == []
+            assert [t["thread_id"] for t in ada.threads.search()] == [thread["thread_id"]]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stderr:
+            server.stderr.close()
+
+
 def test_import_graphnb_loads_no_server() -> None:
     probe = "import sys, graphnb; print(sorted(m for m in sys.modules if m.split('.')[0] in "
     probe += "('starlette', 'uvicorn') or m.startswith('graphnb.serve')))"

@@ -526,3 +526,95 @@ def test_a_served_thread_opens_in_python_on_the_same_database(
         assert snapshot.interrupts, "the run waits for the name"
     finally:
         app.checkpointer.close()
+
+
+def _user(headers: Any) -> str:
+    """The serving tests' auth hook: ``Authorization: Bearer NAME`` is user NAME."""
+    scheme, _, name = headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not name:
+        raise LookupError("send Authorization: Bearer NAME")
+    if name == "mallory":
+        raise PermissionError("mallory is banned")
+    return name
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.db)])
+def users_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A server whose auth hook is :func:`_user`."""
+    with a_database(request.param, tmp_path_factory.mktemp("users")) as db:
+        served = [graphs.chain.compile(checkpointer=db)]
+        try:
+            with serving(served, store=db, auth=_user) as address:
+                yield address
+        finally:
+            served[0].checkpointer.close()
+
+
+def test_users_see_and_touch_only_their_own_threads(users_url: str) -> None:
+    def as_user(name: str) -> Any:
+        return get_sync_client(
+            url=users_url, api_key=None, headers={"Authorization": f"Bearer {name}"}
+        )
+
+    with as_user("ada") as ada, as_user("bob") as bob:
+        mine = ada.threads.create(metadata={"topic": "maths"})
+        assert mine["metadata"] == {"topic": "maths", "owner": "ada"}
+        run = ada.runs.create(mine["thread_id"], "chain", input={"count": 1})
+        assert ada.runs.join(mine["thread_id"], run["run_id"])["count"] == 4
+        theirs = bob.threads.create()["thread_id"]
+        assert bob.runs.wait(None, "chain", input={"count": 0}, on_completion="keep")
+        thread_id = mine["thread_id"]
+        for call in (
+            lambda: bob.threads.get(thread_id),
+            lambda: bob.threads.get_state(thread_id),
+            lambda: bob.threads.get_history(thread_id),
+            lambda: bob.threads.update(thread_id, metadata={"topic": "mine now"}),
+            lambda: bob.threads.update_state(thread_id, {"count": 0}),
+            lambda: bob.threads.copy(thread_id),
+            lambda: bob.threads.delete(thread_id),
+            lambda: bob.runs.list(thread_id),
+            lambda: bob.runs.get(thread_id, run["run_id"]),
+            lambda: bob.runs.join(thread_id, run["run_id"]),
+            lambda: bob.runs.cancel(thread_id, run["run_id"]),
+            lambda: bob.runs.wait(thread_id, "chain", input={"count": 0}),
+        ):
+            with pytest.raises(httpx.HTTPStatusError) as hidden:  # the sdk's, or httpx's
+                call()
+            assert hidden.value.response.status_code == 404
+            assert hidden.value.response.json() == {"detail": f"no thread {thread_id!r}"}
+        assert [t["thread_id"] for t in ada.threads.search()] == [thread_id]
+        assert ada.threads.count() == 1
+        assert bob.threads.count() == 2
+        assert theirs in {t["thread_id"] for t in bob.threads.search()}
+        copied = ada.threads.copy(thread_id)
+        assert copied["metadata"]["owner"] == "ada"
+        with pytest.raises(httpx.HTTPStatusError) as taken:
+            bob.threads.create(metadata={"owner": "ada"})
+        assert taken.value.response.status_code == 403
+        with pytest.raises(httpx.HTTPStatusError) as taken:
+            bob.threads.update(theirs, metadata={"owner": "ada"})
+        assert taken.value.response.status_code == 403
+        assert ada.threads.get_state(thread_id)["values"]["count"] == 4  # untouched
+
+    async def as_async_user() -> list[str]:
+        headers = {"Authorization": "Bearer ada"}
+        async with get_client(url=users_url, api_key=None, headers=headers) as client:
+            return [t["thread_id"] async for t in _aiter(await client.threads.search())]
+
+    assert sorted(asyncio.run(as_async_user())) == sorted([thread_id, copied["thread_id"]])
+    nobody = httpx.post(f"{users_url}/threads/search", json={})
+    assert (nobody.status_code, nobody.json()) == (
+        401,
+        {"detail": "unauthorized: send Authorization: Bearer NAME"},
+    )
+    banned = httpx.post(
+        f"{users_url}/threads/search", json={}, headers={"Authorization": "Bearer mallory"}
+    )
+    assert (banned.status_code, banned.json()) == (403, {"detail": "forbidden: mallory is banned"})
+
+
+async def _aiter(items: list[Any]) -> Any:
+    for item in items:
+        yield item
