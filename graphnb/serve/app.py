@@ -35,6 +35,7 @@ from ..errors import GraphnbError
 from ..human import Command
 from ..records import StateSnapshot
 from ..terminals import END, START
+from .modes import ENGINE_MODES, EVENT_MODES
 from .queue import STALLED_AFTER, QueuedRuns, work
 from .runs import ACTIVE, ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
 from .store import Busy, PostgresStore, Store, open_store
@@ -54,7 +55,7 @@ DEFAULT_BODY_LIMIT = 1 << 20
 """Largest request body accepted, in bytes (1 MiB)."""
 
 _NAMESPACE = uuid.UUID("6f1b9c1e-8d2a-4c53-9a57-6a1c0e0b5e21")
-_MODES = ("values", "updates", "custom")
+_MODES = (*ENGINE_MODES, *EVENT_MODES)
 _RUN_KEYS = frozenset(
     {
         "assistant_id",
@@ -625,7 +626,7 @@ class Api:
             finished = False
             try:
                 async for index, event, data in active.follow(start):
-                    if modes is None or event in modes:
+                    if modes is None or event.partition("/")[0] in modes:
                         yield _sse(index, event, data)
                 finished = True
             finally:
@@ -657,6 +658,8 @@ class Api:
         modes = {m for m in query.getlist("stream_mode") if m} or None  # the sdk sends ""
         if modes is not None:
             modes |= {"metadata", "error"}
+            if "messages-tuple" in modes:  # its parts' event is "messages"
+                modes.add("messages")
         cancel = query.get("cancel_on_disconnect") in ("true", "1")
         return self._stream(active, start, modes, cancel=cancel, headers={})
 
@@ -785,7 +788,9 @@ def _modes(value: Any) -> list[str]:
         raise ApiError(422, f"stream_mode must be a mode or a list of modes, got {value!r:.80}")
     unknown = [m for m in modes if m not in _MODES]
     if unknown:
-        raise _unserved(f"stream_mode {unknown} (served: {', '.join(_MODES)})")
+        raise ApiError(
+            422, f"stream_mode {unknown} is no stream mode (they are: {', '.join(_MODES)})"
+        )
     return list(dict.fromkeys(modes))
 
 

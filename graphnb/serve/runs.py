@@ -27,6 +27,7 @@ from ..engine.compiled import CompiledGraph
 from ..engine.events import StreamMode
 from ..human import Command
 from ..records import Interrupt, StateSnapshot
+from .modes import ENGINE_MODES, EVENT_MODES, Translator
 from .store import Busy, Store
 
 __all__ = [
@@ -112,17 +113,33 @@ async def execute(
     status, result = "success", None
     try:
         input = await _commanded(graph, thread_id, input)
-        selected = cast("list[StreamMode]", modes)  # checked by the API
+        # the engine streams values, updates and custom as the API sends them; the other
+        # modes are read off its typed events (modes.py)
+        built = [m for m in modes if m in EVENT_MODES]
+        translator = None
+        if built:
+            translator = Translator(
+                graph, modes=built, thread_id=thread_id, run_id=run_id, jsonable=jsonable
+            )
+        engine = [m for m in modes if m in ENGINE_MODES] + (["events"] if built else [])
+        selected = cast("list[StreamMode]", engine)  # checked by the API
         stream = cast(
             "AsyncGenerator[tuple[str, Any], None]",
             graph.astream(input, mode=selected, thread_id=thread_id, **options),
         )
         # aclosing: a cancelled run closes the stream now, releasing the thread's lock
         async with contextlib.aclosing(stream):
+            if translator is not None:
+                await _emit_all(emit, await translator.start())
             async for mode, item in stream:
-                await emit(mode, jsonable(item))
+                if translator is not None and mode == "events":
+                    await _emit_all(emit, await translator.parts(item))
+                else:
+                    await emit(mode, jsonable(item))
         snapshot = await graph.aget_state(thread_id)
         result = final_values(snapshot)
+        if translator is not None:
+            await _emit_all(emit, await translator.end(result))
         if snapshot.interrupts:
             status = "interrupted"
             if "values" in modes:  # as LangGraph's values stream ends an interrupted run
@@ -135,6 +152,11 @@ async def execute(
         result = None
         await emit("error", {"error": type(error).__name__, "message": str(error)})
     return status, result
+
+
+async def _emit_all(emit: Emit, parts: list[tuple[str, Any]]) -> None:
+    for event, data in parts:
+        await emit(event, data)
 
 
 async def _commanded(graph: CompiledGraph[Any], thread_id: str, given: Any) -> Any:

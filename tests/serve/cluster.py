@@ -25,7 +25,7 @@ from . import graphs
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 BROKER = "redis://127.0.0.1:6379/0"
 GRAPHS = Path(graphs.__file__)
-TARGETS = [f"{GRAPHS}:{name}" for name in ("chain", "asker", "sleeper", "journey")]
+TARGETS = [f"{GRAPHS}:{name}" for name in ("chain", "asker", "sleeper", "journey", "talker")]
 STALLED_AFTER = 3.0  # seconds: a killed worker's runs move within about this
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
 from graphnb import END, START, GraphState, RunContext, StateField, StateGraph, append, interrupt
+from graphnb.agent import Message
 
 
 class Counter(GraphState):
@@ -79,3 +80,21 @@ for _leg in _legs:
     journey.add_node(_leg, _step(_leg))
 for _before, _after in zip([START, *_legs], [*_legs, END], strict=True):
     journey.add_edge(_before, _after)
+
+
+class Talk(GraphState):
+    reply: Annotated[str, StateField(streaming=True)] = ""
+    messages: Annotated[list[Message], StateField(reducer=append)] = []
+
+
+async def speak(state: Talk) -> AsyncIterator[str]:
+    for piece in ("Hel", "lo", "!"):  # as a model streams its answer
+        yield piece
+
+
+def note(state: Talk) -> dict[str, object]:
+    return {"messages": [Message(role="assistant", content=f"said {state.reply}")]}
+
+
+talker = StateGraph(Talk, name="talker").add_node("speak", speak).add_node("note", note)
+talker.add_edge(START, "speak").add_edge("speak", "note").add_edge("note", END)

@@ -56,7 +56,7 @@ def server(
             with a_cluster(db, where) as cluster:
                 yield itertools.cycle(cluster.urls), db
             return
-        chosen = (graphs.chain, graphs.asker, graphs.sleeper, graphs.journey)
+        chosen = (graphs.chain, graphs.asker, graphs.sleeper, graphs.journey, graphs.talker)
         served = [g.compile(checkpointer=db) for g in chosen]
         try:
             with serving(served, store=db) as address:
@@ -89,7 +89,13 @@ def _wait_status(client: Any, thread_id: str, run_id: str, status: str) -> dict[
 
 def test_assistants_are_the_served_graphs(client: Any) -> None:
     found = client.assistants.search()
-    assert sorted(a["graph_id"] for a in found) == ["asker", "chain", "journey", "sleeper"]
+    assert sorted(a["graph_id"] for a in found) == [
+        "asker",
+        "chain",
+        "journey",
+        "sleeper",
+        "talker",
+    ]
     by_uuid = client.assistants.get(found[0]["assistant_id"])
     assert by_uuid["graph_id"] == found[0]["graph_id"]
     assert client.assistants.get("chain")["assistant_id"] == next(
@@ -275,12 +281,17 @@ def test_unserved_routes_and_options_answer_501_naming_them(url: str, client: An
         client.threads.prune([thread_id])
     assert pruned.value.response.status_code == 501
     assert "POST /threads/prune" in pruned.value.response.json()["detail"]
-    for options, named in (({"stream_mode": "messages"}, "stream_mode ['messages']"),):
-        answer = httpx.post(
-            f"{url}/threads/{thread_id}/runs/wait", json={"assistant_id": "chain", **options}
-        )
-        assert answer.status_code == 501
-        assert named in answer.json()["detail"]
+    answer = httpx.post(
+        f"{url}/threads/{thread_id}/runs/wait", json={"assistant_id": "chain", "webhook": "x"}
+    )
+    assert answer.status_code == 501
+    assert "a run's 'webhook'" in answer.json()["detail"]
+    answer = httpx.post(
+        f"{url}/threads/{thread_id}/runs/wait",
+        json={"assistant_id": "chain", "stream_mode": "telepathy"},
+    )
+    assert answer.status_code == 422
+    assert "stream_mode ['telepathy'] is no stream mode" in answer.json()["detail"]
 
 
 def test_bad_requests_get_json_4xx_naming_the_fault(url: str, client: Any) -> None:
@@ -618,3 +629,118 @@ def test_users_see_and_touch_only_their_own_threads(users_url: str) -> None:
 async def _aiter(items: list[Any]) -> Any:
     for item in items:
         yield item
+
+
+def test_messages_as_langgraphs_server_folds_them(url: str, client: Any) -> None:
+    """A streamed field's pieces are a message's chunks; a whole Message written is one."""
+    thread_id = client.threads.create()["thread_id"]
+    parts = [
+        (p.event, p.data)
+        for p in client.runs.stream(thread_id, "talker", input={}, stream_mode="messages")
+    ]
+    assert [event for event, _ in parts] == [
+        "metadata",
+        "messages/metadata",
+        "messages/partial",
+        "messages/partial",
+        "messages/partial",
+        "messages/metadata",
+        "messages/complete",
+    ]
+    streamed_id = next(iter(parts[1][1]))
+    assert parts[1][1][streamed_id]["metadata"]["langgraph_node"] == "speak"
+    partial = [data[0] for event, data in parts if event == "messages/partial"]
+    assert [m["content"] for m in partial] == ["Hel", "Hello", "Hello!"]
+    assert {m["id"] for m in partial} == {streamed_id}
+    assert {m["type"] for m in partial} == {"ai"}
+    whole = parts[6][1][0]
+    assert (whole["type"], whole["content"]) == ("ai", "said Hello!")
+    assert parts[5][1][whole["id"]]["metadata"]["langgraph_node"] == "note"
+
+    async def tuples() -> list[tuple[str, Any]]:
+        async with get_client(url=url, api_key=None) as aclient:
+            return [
+                (p.event, p.data)
+                async for p in aclient.runs.stream(
+                    thread_id, "talker", input={}, stream_mode="messages-tuple"
+                )
+            ]
+
+    pairs = asyncio.run(tuples())
+    assert [event for event, _ in pairs] == ["metadata"] + ["messages"] * 4
+    chunks = [data for _, data in pairs[1:]]
+    assert [(m["type"], m["content"]) for m, _ in chunks] == [
+        ("AIMessageChunk", "Hel"),
+        ("AIMessageChunk", "lo"),
+        ("AIMessageChunk", "!"),
+        ("ai", "said Hello!"),
+    ]
+    assert [meta["langgraph_node"] for _, meta in chunks] == ["speak"] * 3 + ["note"]
+    assert all(meta["thread_id"] == thread_id for _, meta in chunks)
+
+
+def test_tasks_checkpoints_debug_and_events_modes(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    modes = ["tasks", "checkpoints", "debug", "events"]
+    parts = list(client.runs.stream(thread_id, "chain", input={"count": 1}, stream_mode=modes))
+    run_id = parts[0].data["run_id"]
+    by_mode: dict[str, list[Any]] = {}
+    for part in parts[1:]:
+        by_mode.setdefault(part.event, []).append(part.data)
+    tasks = by_mode["tasks"]
+    assert [(t["name"], "input" in t) for t in tasks] == [
+        ("bump", True),
+        ("bump", False),
+        ("double", True),
+        ("double", False),
+    ]
+    assert tasks[0]["id"] == tasks[1]["id"] != tasks[2]["id"]
+    assert tasks[0]["input"] == {"count": 1, "log": []}
+    assert tasks[1]["result"] == [["count", 2], ["log", ["bump"]]]
+    assert tasks[1]["error"] is None
+    # every checkpoint the run stored, oldest first, as the thread's history has them
+    history = client.threads.get_history(thread_id)
+    checkpoints = by_mode["checkpoints"]
+    assert [c["config"]["configurable"]["checkpoint_id"] for c in checkpoints] == [
+        h["checkpoint"]["checkpoint_id"] for h in reversed(history)
+    ]
+    assert [c["next"] for c in checkpoints] == [["bump"], ["double"], []]
+    assert checkpoints[1]["values"] == {"count": 2, "log": ["bump"]}
+    assert checkpoints[1]["parent_config"] == checkpoints[0]["config"]
+    assert checkpoints[1]["tasks"][0]["id"] == tasks[2]["id"]  # the task it says comes next
+    debug = by_mode["debug"]
+    assert [d["type"] for d in debug] == [
+        "checkpoint",
+        "task",
+        "task_result",
+        "checkpoint",
+        "task",
+        "task_result",
+        "checkpoint",
+    ]
+    assert [d["payload"] for d in debug if d["type"] != "checkpoint"] == tasks
+    events = [(e["event"], e["name"]) for e in by_mode["events"]]
+    assert events == [
+        ("on_chain_start", "chain"),
+        ("on_chain_start", "bump"),
+        ("on_custom_event", "custom"),
+        ("on_chain_stream", "bump"),
+        ("on_chain_end", "bump"),
+        ("on_chain_start", "double"),
+        ("on_chain_stream", "double"),
+        ("on_chain_end", "double"),
+        ("on_chain_end", "chain"),
+    ]
+    assert by_mode["events"][0]["run_id"] == run_id
+    assert by_mode["events"][-1]["data"]["output"] == {"count": 4, "log": ["bump", "double"]}
+    # a node that asks: its task ends with the interrupt, the checkpoint says it waits
+    asker = client.threads.create()["thread_id"]
+    asked = list(client.runs.stream(asker, "asker", input={}, stream_mode=["tasks", "checkpoints"]))
+    ended = [p.data for p in asked if p.event == "tasks" and "interrupts" in p.data]
+    assert ended[-1]["interrupts"][0]["value"] == {"question": "what is your name?"}
+    last = [p.data for p in asked if p.event == "checkpoints"][-1]
+    assert last["next"] == ["ask"]
+    assert last["tasks"][0]["interrupts"][0]["value"] == {"question": "what is your name?"}
+    # joined later with one mode, a run's stream keeps that mode's parts only
+    again = list(client.runs.join_stream(thread_id, run_id, last_event_id="0", stream_mode="tasks"))
+    assert [p.data for p in again] == tasks
