@@ -417,6 +417,36 @@ class Api:
         self.store.add_thread(new_id, row["metadata"], row["graph_id"])
         return JSONResponse(await self.thread_json(self.thread_row(new_id)))
 
+    async def prune_threads(self, request: Request) -> Response:
+        """``POST /threads/prune``: delete threads, or keep only their latest checkpoint.
+
+        Ids the request's user has no thread of, and threads with a run in progress, are
+        left alone; ``pruned_count`` counts the others.
+        """
+        body = await self.body(request)
+        _only(body, {"thread_ids", "strategy"}, "prune")
+        ids = body.get("thread_ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ApiError(422, f"thread_ids must be a list of thread ids, got {ids!r:.80}")
+        strategy = body.get("strategy", "delete")
+        if strategy not in ("delete", "keep_latest"):
+            raise ApiError(422, f"strategy must be 'delete' or 'keep_latest', got {strategy!r:.80}")
+        pruned = 0
+        for thread_id in dict.fromkeys(ids):
+            row = self.store.thread(thread_id)
+            if row is None or not self._owns(row) or self.runner.busy(thread_id):
+                continue
+            graph = self.graph_of(row)
+            if strategy == "delete":
+                if graph is not None:
+                    await asyncio.to_thread(graph.delete_thread, thread_id)
+                self.store.delete_thread(thread_id)
+            elif graph is not None:
+                prune = graph.threads.prune
+                await asyncio.to_thread(prune, keep_last=1, thread_ids=[thread_id])
+            pruned += 1
+        return JSONResponse({"pruned_count": pruned})
+
     async def delete_thread(self, request: Request) -> Response:
         """``DELETE /threads/{thread_id}``: its checkpoints, runs and metadata."""
         thread_id = request.path_params["thread_id"]
@@ -522,10 +552,6 @@ class Api:
             raise ApiError(
                 409, f"thread {thread_id!r} belongs to assistant {row['graph_id']!r}, not {name!r}"
             )
-        if strategy == "rollback":  # the thread's runs go, as if they had never been
-            for run in self.store.runs(thread_id, limit=1_000, offset=0, status=None):
-                if run["status"] in ACTIVE:  # newest first: the queued ones before the active
-                    await self._rollback(run)
         modes = _modes(body.get("stream_mode", "values"))
         command = body.get("command")
         if command is not None:
@@ -550,6 +576,10 @@ class Api:
             options["durability"] = durability
         graph._node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
         graph._node_names(options["interrupt_after"], "interrupt_after")
+        if strategy == "rollback":  # the thread's runs go, as if they had never been
+            for run in self.store.runs(thread_id, limit=1_000, offset=0, status=None):
+                if run["status"] in ACTIVE:  # newest first: the queued ones before the active
+                    await self._rollback(run)
         try:
             active = await self.runner.start(
                 graph,
@@ -1002,6 +1032,7 @@ def create_app(
         Route("/threads", g(api.create_thread), methods=["POST"]),
         Route("/threads/search", g(api.search_threads), methods=["POST"]),
         Route("/threads/count", g(api.count_threads), methods=["POST"]),
+        Route("/threads/prune", g(api.prune_threads), methods=["POST"]),
         Route("/threads/{thread_id}/copy", g(api.copy_thread), methods=["POST"]),
         Route("/threads/{thread_id}", g(api.get_thread), methods=["GET"]),
         Route("/threads/{thread_id}", g(api.delete_thread), methods=["DELETE"]),

@@ -243,6 +243,23 @@ def test_threads_are_counted_and_copied(client: Any) -> None:
         client.threads.copy("no-such-thread")
 
 
+def test_threads_are_pruned(client: Any) -> None:
+    kept, gone = (client.threads.create()["thread_id"] for _ in range(2))
+    for thread_id in (kept, gone):
+        client.runs.wait(thread_id, "chain", input={"count": 1})
+        client.runs.wait(thread_id, "chain", input={"count": 1})
+    before = client.threads.get_state(kept)
+    assert len(client.threads.get_history(kept)) == 6
+    answer = client.threads.prune([kept, "no-such-thread"], strategy="keep_latest")
+    assert answer == {"pruned_count": 1}
+    assert [h["checkpoint"] for h in client.threads.get_history(kept)] == [before["checkpoint"]]
+    assert client.threads.get_state(kept)["values"] == before["values"]
+    assert client.threads.prune([gone]) == {"pruned_count": 1}
+    with pytest.raises(NotFoundError):
+        client.threads.get(gone)
+    assert client.runs.wait(kept, "chain", input={"count": 1})["count"] == 4  # runs on
+
+
 def test_a_command_updates_and_goes_to_nodes(client: Any) -> None:
     thread_id = client.threads.create()["thread_id"]
     client.runs.wait(thread_id, "chain", input={"count": 1})  # count 4, ended
@@ -277,10 +294,10 @@ def test_a_command_updates_and_goes_to_nodes(client: Any) -> None:
 
 def test_unserved_routes_and_options_answer_501_naming_them(url: str, client: Any) -> None:
     thread_id = client.threads.create()["thread_id"]
-    with pytest.raises(httpx.HTTPStatusError) as pruned:
-        client.threads.prune([thread_id])
-    assert pruned.value.response.status_code == 501
-    assert "POST /threads/prune" in pruned.value.response.json()["detail"]
+    with pytest.raises(httpx.HTTPStatusError) as stored:
+        client.store.put_item(["notes"], "k", {"v": 1})
+    assert stored.value.response.status_code == 501
+    assert "PUT /store/items" in stored.value.response.json()["detail"]
     answer = httpx.post(
         f"{url}/threads/{thread_id}/runs/wait", json={"assistant_id": "chain", "webhook": "x"}
     )
