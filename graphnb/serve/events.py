@@ -99,8 +99,9 @@ class RunEvents:
         """The number of entries the run's stream holds (its end included, if it ended)."""
         return int(await self._redis.xlen(_key(run_id)))
 
-    async def end(self, run_id: str, index: int, status: str, result: Any) -> None:
+    async def end(self, run_id: str, status: str, result: Any) -> None:
         """Close the run's stream with its status and result, kept for a while."""
+        index = await self.count(run_id)
         async with self._redis.pipeline(transaction=True) as batch:
             batch.xadd(
                 _key(run_id),

@@ -215,7 +215,7 @@ class QueuedRuns:
 
 async def _finish(store: Store, events: RunEvents, run_id: str, status: str, result: Any) -> None:
     await asyncio.to_thread(store.set_status, run_id, status)
-    await events.end(run_id, await events.count(run_id), status, result)
+    await events.end(run_id, status, result)
 
 
 async def _head(graph: CompiledGraph[Any], thread_id: str) -> str:
@@ -244,33 +244,30 @@ def register_run_task(
         modes: list[str],
         options: dict[str, Any],
     ) -> None:
-        status = store.run_status(run_id)
-        if status not in ACTIVE:  # cancelled, or its thread deleted, while it waited
+        if store.run_status(run_id) not in ACTIVE:  # cancelled, or deleted, while it waited
             return
         graph = graphs[graph_id]
-        attempt, started_from = await events.attempt(run_id, await _head(graph, thread_id))
-        index = await events.count(run_id)
-        given: Any = input
-        if command is not None:
-            given = Command(
-                resume=command["resume"], update=command.get("update"), goto=command.get("goto", ())
-            )
-        if attempt > 1:
-            # taken over from a worker that stopped: say so, and go on from the thread's
-            # last checkpoint if that run wrote one
-            await events.add(run_id, index, "metadata", {"run_id": run_id, "attempt": attempt})
-            index += 1
-            if await _head(graph, thread_id) != started_from:
-                given, options = None, options | {"checkpoint_id": None}
+
+        next_index: int | None = None  # read from the stream at the first part
 
         async def emit(event: str, data: Any) -> None:
-            nonlocal index
-            await events.add(run_id, index, event, data)
-            index += 1
+            nonlocal next_index
+            if next_index is None:
+                next_index = await events.count(run_id)
+            await events.add(run_id, next_index, event, data)
+            next_index += 1
 
-        await asyncio.to_thread(store.set_status, run_id, "running")
         status, result = "error", None
         try:
+            given = _given(input, command)
+            attempt, started_from = await events.attempt(run_id, await _head(graph, thread_id))
+            if attempt > 1:
+                # taken over from a worker that stopped: say so, and go on from the thread's
+                # last checkpoint if that run wrote one
+                await emit("metadata", {"run_id": run_id, "attempt": attempt})
+                if await _head(graph, thread_id) != started_from:
+                    given, options = None, options | {"checkpoint_id": None}
+            await asyncio.to_thread(store.set_status, run_id, "running")
             status, result = await execute(
                 graph,
                 thread_id=thread_id,
@@ -280,10 +277,33 @@ def register_run_task(
                 options=options,
                 emit=emit,
             )
+        except asyncio.CancelledError:  # aborted before its first step
+            status = "interrupted"
+            await emit("error", {"error": "Cancelled", "message": f"run {run_id} was cancelled"})
         finally:
-            await asyncio.to_thread(store.touch_thread, thread_id)
-            await asyncio.to_thread(store.set_status, run_id, status)
-            await events.end(run_id, index, status, result)
+            # shielded: an abort arriving now must not leave the run marked running
+            settling = asyncio.ensure_future(
+                _settle(store, events, run_id, thread_id, status, result)
+            )
+            try:
+                await asyncio.shield(settling)
+            except asyncio.CancelledError:
+                await settling
+
+
+def _given(input: Any, command: dict[str, Any] | None) -> Any:
+    if command is None:
+        return input
+    return Command(
+        resume=command["resume"], update=command.get("update"), goto=command.get("goto", ())
+    )
+
+
+async def _settle(
+    store: Store, events: RunEvents, run_id: str, thread_id: str, status: str, result: Any
+) -> None:
+    await asyncio.to_thread(store.touch_thread, thread_id)
+    await _finish(store, events, run_id, status, result)
 
 
 async def retry_stalled(app: procrastinate.App, stalled_after: float) -> None:
