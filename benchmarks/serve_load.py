@@ -148,7 +148,7 @@ def main() -> None:
         "--apis", type=int, default=0, help="API processes apart from workers (0: one process)"
     )
     parser.add_argument("--workers", type=int, default=3, help="worker processes, with --apis (3)")
-    parser.add_argument("--jobs", type=int, default=16, help="runs at once per worker (16)")
+    parser.add_argument("--jobs", type=int, default=12, help="runs at once per worker (12)")
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/0", help="with --apis")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as where, contextlib.ExitStack() as stack:

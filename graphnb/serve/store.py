@@ -219,7 +219,7 @@ class PostgresStore(Store):
 
     _NEWEST_RUNS = "created_at DESC, seq DESC"
 
-    def __init__(self, url: str, *, connections: int = 8) -> None:
+    def __init__(self, url: str, *, connections: int = 4) -> None:
         import psycopg
         from psycopg.rows import dict_row
         from psycopg_pool import ConnectionPool
