@@ -13,6 +13,12 @@ made before the clock starts; the runs then start all at once.
     python benchmarks/serve_load.py --apis 2 --workers 3
         # API processes apart from worker processes, on a new PostgreSQL database and the
         # local Redis (--broker); the runs are spread over the API processes in turn
+    python benchmarks/serve_load.py --langgraph-dev /tmp/lgdev/bin/langgraph
+        # the same load and client against LangGraph's own development server, on the same
+        # chain written with LangGraph. Its server is kept out of this environment (it
+        # would move the LangGraph the tests pin): build it once in a venv of its own,
+        #     python -m venv /tmp/lgdev && /tmp/lgdev/bin/pip install "langgraph-cli[inmem]"
+        # It runs offline (LangSmith tracing off); --jobs is its --n-jobs-per-worker.
 
 Prints, each round and their median: time to the first event (the run's metadata, which
 the client reads first) and to the first state (``values``), p50 and p99, and runs per
@@ -27,6 +33,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
+import os
 import socket
 import statistics
 import subprocess
@@ -65,6 +73,41 @@ chain.add_edge(START, names[0])
 for a, b in zip(names, names[1:]):
     chain.add_edge(a, b)
 chain.add_edge(names[-1], END)
+"""
+
+LANGGRAPH_GRAPH = """
+import asyncio
+from typing import TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+
+class State(TypedDict, total=False):
+    steps: int
+
+
+def step(n):
+    def node(state: State) -> State:
+        return {"steps": state.get("steps", 0) + 1}
+
+    node.__name__ = f"s{n}"
+    return node
+
+
+async def wait(state: State) -> State:
+    await asyncio.sleep(0.05)
+    return {"steps": state.get("steps", 0) + 1}
+
+
+builder = StateGraph(State)
+names = [f"s{n}" for n in range(10)]
+for n, name in enumerate(names):
+    builder.add_node(name, wait if n == 4 else step(n))
+builder.add_edge(START, names[0])
+for a, b in zip(names, names[1:]):
+    builder.add_edge(a, b)
+builder.add_edge(names[-1], END)
+chain = builder.compile()
 """
 
 
@@ -127,16 +170,16 @@ async def _round(urls: list[str], runs: int, durability: str | None) -> dict[str
 def _wait_up(url: str, server: subprocess.Popen[bytes]) -> None:
     import httpx
 
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise SystemExit(f"graphnb serve exited with {server.returncode}")
+            raise SystemExit(f"{server.args[0]} exited with {server.returncode}")
         try:
             if httpx.get(f"{url}/ok", timeout=1).status_code < 500:
                 return
         except httpx.HTTPError:
             time.sleep(0.2)
-    raise SystemExit("graphnb serve did not answer within 30 s")
+    raise SystemExit(f"{url} did not answer within 60 s")
 
 
 def main() -> None:
@@ -150,6 +193,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=3, help="worker processes, with --apis (3)")
     parser.add_argument("--jobs", type=int, default=12, help="runs at once per worker (12)")
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/0", help="with --apis")
+    parser.add_argument(
+        "--langgraph-dev", metavar="LANGGRAPH", help="drive `LANGGRAPH dev` instead (see above)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as where, contextlib.ExitStack() as stack:
         module = Path(where) / "load_graph.py"
@@ -158,15 +204,26 @@ def main() -> None:
         db = stack.enter_context(_postgres_database()) if args.apis else ""
         servers: list[subprocess.Popen[bytes]] = []
         stack.callback(_stop, servers)  # before the database is dropped
+        # offline: no traces sent to LangSmith, no analytics
+        env = os.environ | {"LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
 
         def start(command: list[str], name: str) -> None:
             log = stack.enter_context((Path(where) / name).open("wb"))  # every request
             servers.append(
-                subprocess.Popen(command, cwd=where, stdout=log, stderr=subprocess.STDOUT)
+                subprocess.Popen(command, cwd=where, stdout=log, stderr=subprocess.STDOUT, env=env)
             )
 
         urls = []
-        if args.apis:
+        if args.langgraph_dev:
+            (Path(where) / "lg_graph.py").write_text(LANGGRAPH_GRAPH)
+            config = {"dependencies": ["."], "graphs": {"chain": "./lg_graph.py:chain"}}
+            (Path(where) / "langgraph.json").write_text(json.dumps(config))
+            port = _free_port()
+            dev = [args.langgraph_dev, "dev", "--no-browser", "--no-reload"]
+            dev += ["--port", str(port), "--n-jobs-per-worker", str(args.jobs)]
+            start(dev, "langgraph-dev.log")
+            urls.append(f"http://127.0.0.1:{port}")
+        elif args.apis:
             queue = ["--db", db, "--broker", args.broker]
             work = [sys.executable, "-m", "graphnb", "worker", f"{module}:chain", *queue]
             for number in range(args.workers):
@@ -184,11 +241,11 @@ def main() -> None:
             urls.append(f"http://127.0.0.1:{port}")
         for url, server in zip(urls, servers[len(servers) - len(urls) :], strict=True):
             _wait_up(url, server)
-        where_runs = (
-            f"{args.apis} API processes, {args.workers} workers of {args.jobs} jobs"
-            if args.apis
-            else "one process, SQLite"
-        )
+        where_runs = "one process, SQLite"
+        if args.langgraph_dev:
+            where_runs = f"langgraph dev, {args.jobs} jobs"
+        elif args.apis:
+            where_runs = f"{args.apis} API processes, {args.workers} workers of {args.jobs} jobs"
         rounds = []
         for number in range(args.rounds):
             found = asyncio.run(_round(urls, args.runs, args.durability))
