@@ -12,6 +12,7 @@ from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, StateSnapshot
 from ..schema import WriteError
 from ..state import GraphState
 from ..terminals import END
+from .send import Send
 from .store import ThreadStore
 
 if TYPE_CHECKING:
@@ -87,13 +88,13 @@ def update_state(
     *,
     as_node: str | None,
     checkpoint_id: str | None,
-    goto: Sequence[str] = (),
+    goto: Sequence[str | Send] = (),
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.update_state`.
 
-    ``goto`` (with ``as_node=None``) adds nodes to the next step, as an input
-    ``Command(goto=...)`` does in LangGraph: the next run on the thread runs them beside
-    the nodes already due. ``END`` among them adds nothing.
+    ``goto`` (with ``as_node=None``) adds nodes, or ``Send`` items, to the next step, as
+    an input ``Command(goto=...)`` does in LangGraph: the next run on the thread runs
+    them beside the nodes already due. ``END`` among them adds nothing.
     """
     from ..records import check_own_thread
     from .subgraph import graph_of
@@ -109,7 +110,8 @@ def update_state(
             f"as_node=`{as_node}` is not a node of {graph.name!r} (its nodes: {nodes}); "
             "as_node=END finishes the thread"
         )
-    unknown = [name for name in goto if name != END and name not in graph.nodes]
+    names = [item.node if isinstance(item, Send) else item for item in goto]
+    unknown = [name for name in names if name != END and name not in graph.nodes]
     if unknown or (goto and as_node is not None):
         nodes = ", ".join(f"`{name}`" for name in graph.nodes)
         raise GraphSetupError(
@@ -126,7 +128,7 @@ def update_state(
             values,
             as_node=as_node,
             checkpoint_id=checkpoint_id,
-            goto=[name for name in goto if name != END],
+            goto=[item for item in goto if item != END],
         )
 
 
@@ -138,7 +140,7 @@ def _update_state(
     *,
     as_node: str | None,
     checkpoint_id: str | None,
-    goto: Sequence[str] = (),
+    goto: Sequence[str | Send] = (),
 ) -> str:
     from .driver import ThreadedRun, last_step, unstarted
 
@@ -172,7 +174,11 @@ def _update_state(
         resumes = dict(meta.resumes) if meta is not None else {}
         pending = threads.pending(position) if position is not None else []
         sends = threads.sends(position) if position is not None else []
-        next_nodes += [name for name in goto if name not in next_nodes]
+        next_nodes += [n for n in goto if isinstance(n, str) and n not in next_nodes]
+        for item in goto:
+            if isinstance(item, Send):
+                payload = _checked(graph, item.payload or {}, item.node)
+                sends.append((item.node, payload))
     else:
         run: ThreadedRun[Any] = graph._run(  # type: ignore[assignment]
             events=False, context=None, recursion_limit=None, thread_id=thread_id

@@ -841,9 +841,13 @@ def _command(command: dict[str, Any], graph: CompiledGraph[Any]) -> Command[Any]
     update = None if update is None else _object(update, "a command's update")
     goto = command.get("goto")
     targets = [] if goto is None else goto if isinstance(goto, list) else [goto]
-    if any(isinstance(target, dict) for target in targets):
-        raise _unserved("a command's goto with Send")
-    unknown = [t for t in targets if not isinstance(t, str) or (t != END and t not in graph.nodes)]
+    for target in targets:  # a Send: {"node": ..., "input": {...}}, as langgraph-sdk sends it
+        if isinstance(target, dict) and (
+            set(target) - {"node", "input"} or not isinstance(target.get("input", {}), dict)
+        ):
+            raise ApiError(422, f"a command's Send is {{node, input}}, got {target!r:.80}")
+    names = [t.get("node") if isinstance(t, dict) else t for t in targets]
+    unknown = [t for t in names if not isinstance(t, str) or (t != END and t not in graph.nodes)]
     if unknown:
         raise ApiError(422, f"a command's goto names {unknown!r:.80}, not a node of {graph.name!r}")
     return Command(resume=command.get("resume"), update=update, goto=targets)

@@ -25,6 +25,7 @@ from pydantic_core import to_jsonable_python
 
 from ..engine.compiled import CompiledGraph
 from ..engine.events import StreamMode
+from ..engine.send import Send
 from ..human import Command
 from ..records import Interrupt, StateSnapshot
 from .modes import ENGINE_MODES, EVENT_MODES, Translator
@@ -178,7 +179,10 @@ async def _commanded(graph: CompiledGraph[Any], thread_id: str, given: Any) -> A
         update,
         as_node=None,
         checkpoint_id=None,
-        goto=given.targets(),
+        goto=[
+            Send(t["node"], t.get("input") or {}) if isinstance(t, dict) else t
+            for t in given.targets()
+        ],
     )
     return None if given.resume is None else Command(resume=given.resume)
 

@@ -275,6 +275,11 @@ def test_a_command_updates_and_goes_to_nodes(client: Any) -> None:
         {"bump": {"count": 11, "log": ["bump"]}},
         {"double": {"count": 22, "log": ["double"]}},
     ]
+    # a Send runs the node on its own input, its update merged into the thread's
+    sent = client.runs.wait(
+        thread_id, "chain", command={"goto": {"node": "double", "input": {"count": 7}}}
+    )
+    assert sent == {"count": 14, "log": ["bump", "double", "double", "bump", "double", "double"]}
     # an update alone runs nothing: it is written, as LangGraph's input Command writes it
     assert client.runs.wait(thread_id, "chain", command={"update": [["count", 1]]})["count"] == 1
     # with a resume, the update is there when the asking node runs again
