@@ -298,6 +298,27 @@ class Api:
                 edge["data"] = e.route
         return JSONResponse({"nodes": nodes, "edges": edges})
 
+    async def get_assistant_schemas(self, request: Request) -> Response:
+        """``GET /assistants/{assistant_id}/schemas``: JSON schemas of the graph's types.
+
+        The state's, its input and output (the state's fields a run reads and returns)
+        and the run context's; LangGraph's ``config_schema`` has no counterpart (None).
+        """
+        name, graph = self.assistant(request.path_params["assistant_id"])
+        state = _json_schema(graph.schema.state_type)
+        return JSONResponse(
+            {
+                "graph_id": name,
+                "state_schema": state,
+                "input_schema": _restricted(state, graph.input_fields),
+                "output_schema": _restricted(state, graph.output_fields),
+                "context_schema": None
+                if graph.context_schema is None
+                else _json_schema(graph.context_schema),
+                "config_schema": None,
+            }
+        )
+
     # -- threads ---------------------------------------------------------------------
 
     async def thread_json(self, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -773,6 +794,26 @@ class Api:
         return JSONResponse({"version": __version__, "server": "graphnb", "flags": {}})
 
 
+def _json_schema(kind: Any) -> dict[str, Any]:
+    """The JSON schema of a type; a plain object's for one with no JSON form."""
+    from pydantic import PydanticUserError, TypeAdapter
+    from pydantic.errors import PydanticInvalidForJsonSchema
+
+    try:
+        return TypeAdapter(kind).json_schema()
+    except (PydanticInvalidForJsonSchema, PydanticUserError, TypeError):
+        return {"type": "object", "title": getattr(kind, "__name__", "State")}
+
+
+def _restricted(schema: dict[str, Any], fields: frozenset[str] | None) -> dict[str, Any]:
+    """``schema`` with only the ``fields`` properties (all when ``None``)."""
+    if fields is None or "properties" not in schema:
+        return schema
+    kept = {key: value for key, value in schema["properties"].items() if key in fields}
+    required = [key for key in schema.get("required", []) if key in fields]
+    return schema | {"properties": kept, "required": required}
+
+
 def _check_thread_id(thread_id: Any) -> None:
     # '|' joins a subgraph's thread to its parent's in graphnb's savers: not a user's id
     if not isinstance(thread_id, str) or "|" in thread_id:
@@ -1033,6 +1074,7 @@ def create_app(
         Route("/assistants/search", g(api.search_assistants), methods=["POST"]),
         Route("/assistants/{assistant_id}", g(api.get_assistant), methods=["GET"]),
         Route("/assistants/{assistant_id}/graph", g(api.get_assistant_graph), methods=["GET"]),
+        Route("/assistants/{assistant_id}/schemas", g(api.get_assistant_schemas), methods=["GET"]),
         Route("/threads", g(api.create_thread), methods=["POST"]),
         Route("/threads/search", g(api.search_threads), methods=["POST"]),
         Route("/threads/count", g(api.count_threads), methods=["POST"]),

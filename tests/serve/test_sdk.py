@@ -766,3 +766,35 @@ def test_tasks_checkpoints_debug_and_events_modes(client: Any) -> None:
     # joined later with one mode, a run's stream keeps that mode's parts only
     again = list(client.runs.join_stream(thread_id, run_id, last_event_id="0", stream_mode="tasks"))
     assert [p.data for p in again] == tasks
+
+
+def test_assistant_schemas_are_the_graphs_types(client: Any) -> None:
+    schemas = client.assistants.get_schemas("chain")
+    assert schemas["graph_id"] == "chain"
+    assert sorted(schemas["state_schema"]["properties"]) == ["count", "log"]
+    assert schemas["state_schema"]["properties"]["count"]["type"] == "integer"
+    assert schemas["input_schema"] == schemas["output_schema"] == schemas["state_schema"]
+    assert schemas["context_schema"] is None
+    talker = client.assistants.get_schemas("talker")["state_schema"]
+    assert "Message" in talker["$defs"]
+
+
+def test_assistant_schemas_name_the_input_and_output_fields() -> None:
+    from typing import TypedDict
+
+    class Asked(TypedDict):
+        count: int
+
+    class Told(TypedDict):
+        log: list[str]
+
+    graph = graphs.StateGraph(graphs.Counter, name="narrow", input_schema=Asked, output_schema=Told)
+    graph.add_node("bump", graphs.bump).add_edge(graphs.START, "bump").add_edge("bump", graphs.END)
+    with (
+        serving([graph.compile(checkpointer=MemorySaver())]) as address,
+        get_sync_client(url=address, api_key=None) as client,
+    ):
+        schemas = client.assistants.get_schemas("narrow")
+    assert list(schemas["input_schema"]["properties"]) == ["count"]
+    assert list(schemas["output_schema"]["properties"]) == ["log"]
+    assert sorted(schemas["state_schema"]["properties"]) == ["count", "log"]
