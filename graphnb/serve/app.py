@@ -201,8 +201,11 @@ class Api:
             raise ApiError(403, "forbidden: a thread's owner is the user who makes it")
         return metadata | {"owner": user}
 
-    async def body(self, request: Request) -> dict[str, Any]:
-        """The request's JSON object body (``{}`` when empty), read up to the size limit."""
+    async def body(self, request: Request, *, array: bool = False) -> Any:
+        """The request's JSON object body (``{}`` when empty), read up to the size limit.
+
+        With ``array``, a JSON array (``[]`` when empty) instead.
+        """
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.body_limit:
             raise ApiError(413, f"request body over the limit of {self.body_limit} bytes")
@@ -212,13 +215,14 @@ class Api:
             if len(data) > self.body_limit:
                 raise ApiError(413, f"request body over the limit of {self.body_limit} bytes")
         if not data.strip():
-            return {}
+            return [] if array else {}
         try:
             body = json.loads(data)
         except (ValueError, UnicodeDecodeError) as error:
             raise ApiError(400, f"request body is not valid JSON: {error}") from None
-        if not isinstance(body, dict):
-            raise ApiError(422, f"request body must be a JSON object, got {type(body).__name__}")
+        if not isinstance(body, list if array else dict):
+            wanted = "a JSON array" if array else "a JSON object"
+            raise ApiError(422, f"request body must be {wanted}, got {type(body).__name__}")
         return body
 
     def assistant(self, assistant_id: Any) -> tuple[str, CompiledGraph[Any]]:
@@ -537,8 +541,20 @@ class Api:
 
     async def _start(self, request: Request) -> tuple[FollowedRun, dict[str, Any]]:
         body = await self.body(request)
+        active = await self._start_run(body, request.path_params.get("thread_id"))
+        assert active is not None
+        return active, body
+
+    async def _start_run(
+        self, body: dict[str, Any], thread_id: str | None, *, dry: bool = False
+    ) -> FollowedRun | None:
+        """Check a run's body and start the run (``None`` with ``dry``: checked only).
+
+        Nothing is changed before every check has passed: a refused run leaves no thread
+        made and no run rolled back.
+        """
         _only(body, _RUN_KEYS, "run")
-        thread_id = request.path_params.get("thread_id")
+        threadless = thread_id is None
         if thread_id is None:  # a threadless run: on a thread of its own
             if body.get("on_completion") not in (None, "delete", "keep"):
                 raise ApiError(
@@ -566,7 +582,7 @@ class Api:
             if body.get("if_not_exists") != "create":
                 raise ApiError(404, f"no thread {thread_id!r} (if_not_exists='create' makes it)")
             _check_thread_id(thread_id)
-            self.store.add_thread(thread_id, self._owned({}), name)
+            owned = self._owned({})
         elif not self._owns(row):
             raise ApiError(404, f"no thread {thread_id!r}")
         elif row["graph_id"] not in (None, name):
@@ -597,7 +613,11 @@ class Api:
             options["durability"] = durability
         graph._node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
         graph._node_names(options["interrupt_after"], "interrupt_after")
-        if strategy == "rollback":  # the thread's runs go, as if they had never been
+        if dry:
+            return None
+        if row is None:
+            self.store.add_thread(thread_id, owned, name)
+        elif strategy == "rollback":  # the thread's runs go, as if they had never been
             for run in self.store.runs(thread_id, limit=1_000, offset=0, status=None):
                 if run["status"] in ACTIVE:  # newest first: the queued ones before the active
                     await self._rollback(run)
@@ -613,7 +633,7 @@ class Api:
                 metadata=_object(body.get("metadata"), "metadata"),
                 strategy=strategy,
             )
-            if "thread_id" not in request.path_params and body.get("on_completion") != "keep":
+            if threadless and body.get("on_completion") != "keep":
                 dropping = asyncio.create_task(self._drop_when_done(active))
                 self._dropping.add(dropping)  # held, or the loop may collect it unfinished
                 dropping.add_done_callback(self._dropping.discard)
@@ -621,7 +641,26 @@ class Api:
             raise ApiError(
                 409, f"thread {thread_id!r} is busy with another run (multitask_strategy 'reject')"
             ) from None
-        return active, body
+        return active
+
+    async def create_batch(self, request: Request) -> Response:
+        """``POST /runs/batch``: background runs, each body checked before any starts.
+
+        A body without ``thread_id`` is a threadless run; with one, a run on that thread.
+        """
+        payloads = await self.body(request, array=True)
+        runs: list[tuple[dict[str, Any], str | None]] = []
+        for index, payload in enumerate(payloads):
+            if not isinstance(payload, dict):
+                raise ApiError(422, f"run {index} of the batch is not a JSON object")
+            thread_id = payload.pop("thread_id", None)
+            if thread_id is not None and not isinstance(thread_id, str):
+                raise ApiError(422, f"run {index} of the batch: thread_id must be a string")
+            runs.append((payload, thread_id))
+        for payload, thread_id in runs:
+            await self._start_run(dict(payload), thread_id, dry=True)
+        started = [await self._start_run(payload, thread_id) for payload, thread_id in runs]
+        return JSONResponse([_run_json(active.record) for active in started if active])
 
     async def _rollback(self, record: Mapping[str, Any]) -> None:
         """Cancel a run, then delete it and the checkpoints it wrote (LangGraph's rollback).
@@ -1090,6 +1129,7 @@ def create_app(
         Route("/runs", g(api.create_run), methods=["POST"]),
         Route("/runs/stream", g(api.stream_run), methods=["POST"]),
         Route("/runs/wait", g(api.wait_run), methods=["POST"]),
+        Route("/runs/batch", g(api.create_batch), methods=["POST"]),
         Route("/threads/{thread_id}/runs", g(api.create_run), methods=["POST"]),
         Route("/threads/{thread_id}/runs", g(api.list_runs), methods=["GET"]),
         Route("/threads/{thread_id}/runs/stream", g(api.stream_run), methods=["POST"]),

@@ -798,3 +798,33 @@ def test_assistant_schemas_name_the_input_and_output_fields() -> None:
     assert list(schemas["input_schema"]["properties"]) == ["count"]
     assert list(schemas["output_schema"]["properties"]) == ["log"]
     assert sorted(schemas["state_schema"]["properties"]) == ["count", "log"]
+
+
+def test_a_batch_of_runs_starts_only_when_every_run_is_sound(client: Any) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    before = client.threads.count()
+    runs = client.runs.create_batch(
+        [
+            {"assistant_id": "chain", "input": {"count": 1}, "on_completion": "keep"},
+            {"assistant_id": "chain", "input": {"count": 2}, "thread_id": thread_id},
+        ]
+    )
+    assert len(runs) == 2
+    assert runs[1]["thread_id"] == thread_id
+    assert client.runs.join(runs[0]["thread_id"], runs[0]["run_id"])["count"] == 4
+    assert client.runs.join(thread_id, runs[1]["run_id"])["count"] == 6
+    assert client.threads.count() == before + 1  # the kept threadless run's thread
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        client.runs.create_batch(
+            [
+                {"assistant_id": "chain", "input": {"count": 1}, "on_completion": "keep"},
+                {"assistant_id": "ghost"},
+            ]
+        )
+    assert refused.value.response.status_code == 404
+    assert "no assistant 'ghost'" in refused.value.response.json()["detail"]
+    assert client.threads.count() == before + 1, "a refused batch starts no run"
+    url = str(client.http.client.base_url).rstrip("/")
+    answer = httpx.post(f"{url}/runs/wait", json={"assistant_id": "chain", "stream_mode": "x"})
+    assert answer.status_code == 422
+    assert client.threads.count() == before + 1, "a refused threadless run makes no thread"
