@@ -84,8 +84,16 @@ def test_a_killed_workers_run_goes_on_in_another_from_its_last_checkpoint(
             {"run_id": run_id, "attempt": 2},
         ], "the stream says the run was taken over"
         assert "error" not in [event for event, _ in events]
-        updated = [next(iter(data)) for event, data in events if event == "updates"]
-        assert updated == LEGS, "the client saw each step's update once, in order"
+        takeover = [event for event, _ in events].index("metadata", 1)
+        before, after = (
+            [next(iter(d)) for e, d in part if e == "updates"]
+            for part in (events[:takeover], events[takeover:])
+        )
+        # the step in flight at the kill may have streamed its update before its checkpoint
+        # was written: the new attempt runs it again, and says so again
+        if before and after and before[-1] == after[0]:
+            after = after[1:]
+        assert before + after == LEGS, "the client saw every step's update, in order"
         run = client.runs.get(thread_id, run_id)
         assert run["status"] == "success"
         state = client.threads.get_state(thread_id)
