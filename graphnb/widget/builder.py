@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import operator
+import shlex
 import types
 import uuid
 from collections import ChainMap
@@ -77,7 +78,7 @@ if TYPE_CHECKING:
     from ..schema import StateSchema
     from .watching import LiveView
 
-__all__ = ["Builder"]
+__all__ = ["Builder", "serve_command"]
 
 log = logging.getLogger("graphnb.widget")
 _BINDING = operator.attrgetter("binding")
@@ -956,8 +957,12 @@ class Builder(anywidget.AnyWidget):
         except ExportExistsError as error:  # the canvas asks whether to replace it
             self._tell(f"export failed: {error}", "export")
             self.export_status = scrub(f"export failed: {error}", self._secrets)
-            return ExportReply(written=None, exists=str(error.path))
-        return ExportReply(written=str(written), exists=None)
+            return ExportReply(written=None, exists=str(error.path), command=None)
+        command = None
+        if request.get("serve", False):
+            command = serve_command(written)
+            self.export_status = f"{written.resolve()} (serve it: {command})"
+        return ExportReply(written=str(written), exists=None, command=command)
 
     def _use_model_request(self, request: UseModelRequest) -> Done:
         self.use_model(request["binding"])
@@ -1000,6 +1005,17 @@ def _graph_in(module: types.ModuleType) -> StateGraph[Any] | CompiledGraph[Any]:
             "one, or one named `graph`"
         )
     return found[0]
+
+
+def serve_command(module: Path) -> str:
+    """The command line that serves an exported module with ``graphnb serve``.
+
+    Its threads go to a SQLite file beside the module, as ``graphnb serve`` keeps them by
+    default; the assistant is the module's ``graph``.
+    """
+    module = module.resolve()
+    db = f"sqlite:///{module.with_name(module.stem + '-threads.db')}"
+    return shlex.join(["graphnb", "serve", f"{module}:graph", "--db", db])
 
 
 def _module_name(name: str) -> str:

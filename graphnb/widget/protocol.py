@@ -290,11 +290,13 @@ class ExportRequest(TypedDict):
     """Write the graph as a Python module next to the notebook.
 
     ``overwrite``: replace the file when it exists (the user confirmed it); without it an
-    existing file is left alone and the reply's ``exists`` asks.
+    existing file is left alone and the reply's ``exists`` asks. ``serve``: the module is
+    for ``graphnb serve``, and the reply's ``command`` serves it.
     """
 
     type: Literal["export"]
     overwrite: NotRequired[bool]
+    serve: NotRequired[bool]
 
 
 class InspectRequest(TypedDict):
@@ -439,10 +441,14 @@ class Refused(TypedDict):
 
 
 class ExportReply(TypedDict):
-    """Where the export went; ``exists``: the file is there, ask before replacing it."""
+    """Where the export went; ``exists``: the file is there, ask before replacing it.
+
+    ``command``: with ``serve``, the ``graphnb serve`` command line that serves the module.
+    """
 
     written: str | None
     exists: str | None
+    command: str | None
 
 
 class InspectReply(TypedDict):

@@ -36,11 +36,11 @@ def test_export_refuses_to_replace_a_file_unless_asked(comm, tmp_path):
     # From the canvas: the Export button, then the explicit choice to overwrite.
     reply = comm.receive({"type": "export"})
     assert existing.read_text() == "# the user's own work\n"
-    assert reply == {"error": None, "written": None, "exists": str(existing)}
+    assert reply == {"error": None, "written": None, "exists": str(existing), "command": None}
     assert builder.export_status.startswith("export failed: ")
     assert "exists" in builder.notice
     reply = comm.receive({"type": "export", "overwrite": True})
-    assert reply == {"error": None, "written": str(existing), "exists": None}
+    assert reply == {"error": None, "written": str(existing), "exists": None, "command": None}
     assert "from graphnb.cli.demo import" in existing.read_text()
     assert builder.export_status == str(existing.resolve())
     assert builder.notice == ""

@@ -95,10 +95,13 @@ function Editor() {
   const inspect = useInspect(ask);
   /** The file an export would replace, awaiting the user's choice; null when none. */
   const [exportExists, setExportExists] = useState<string | null>(null);
+  /** Whether the export awaiting that choice is for serving. */
+  const exportServe = useRef(false);
   const exportGraph = useCallback(
-    async (overwrite: boolean) => {
+    async (overwrite: boolean, serve: boolean) => {
       setExportExists(null);
-      const reply = await ask(overwrite ? { type: "export", overwrite } : { type: "export" });
+      exportServe.current = serve;
+      const reply = await ask({ type: "export", ...(overwrite && { overwrite }), ...(serve && { serve }) });
       if (reply.error === null) setExportExists(reply.exists);
     },
     [ask],
@@ -246,7 +249,8 @@ function Editor() {
         }}
         onRun={() => runWith.current?.()}
         onStop={() => send({ type: "stop" })}
-        onExport={(overwrite) => void exportGraph(overwrite ?? false)}
+        onExport={(serve) => void exportGraph(false, serve)}
+        onOverwriteExport={() => void exportGraph(true, exportServe.current)}
         exportExists={exportExists}
         onCancelExport={() => setExportExists(null)}
       />

@@ -26,7 +26,10 @@ export function Toolbar(props: {
   onRun(): void;
   onStop(): void;
   /** Export: `overwrite` replaces an existing file (after the user confirmed it). */
-  onExport(overwrite?: boolean): void;
+  /** Export the graph as a module; ``serve``: for ``graphnb serve``, told the command. */
+  onExport(serve: boolean): void;
+  /** Replace the file the last export found, as that export asked. */
+  onOverwriteExport(): void;
   /** The file an export would replace, awaiting a choice; null when none. */
   exportExists: string | null;
   onCancelExport(): void;
@@ -106,14 +109,22 @@ export function Toolbar(props: {
         </span>
       )}
       <span className="graphnb-sep" />
-      <button type="button" data-testid="toolbar-export" onClick={() => props.onExport()} title="export as a Python module">
+      <button type="button" data-testid="toolbar-export" onClick={() => props.onExport(false)} title="export as a Python module">
         Export
+      </button>
+      <button
+        type="button"
+        data-testid="toolbar-export-serve"
+        onClick={() => props.onExport(true)}
+        title="export as a module for graphnb serve, and show the command that serves it"
+      >
+        Serve
       </button>
       {props.exportExists !== null ? (
         // Never replace a file unasked: the user chooses, here, each time.
         <span className="graphnb-confirm" data-testid="export-confirm" role="alertdialog" title={props.exportExists}>
           {baseName(props.exportExists)} exists; replace it?
-          <button type="button" data-testid="export-overwrite" onClick={() => props.onExport(true)}>
+          <button type="button" data-testid="export-overwrite" onClick={props.onOverwriteExport}>
             Overwrite
           </button>
           <button type="button" data-testid="export-cancel" onClick={props.onCancelExport}>

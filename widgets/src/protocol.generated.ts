@@ -71,7 +71,8 @@ export interface LayoutRequest {
  * Write the graph as a Python module next to the notebook.
  *
  * ``overwrite``: replace the file when it exists (the user confirmed it); without it an
- * existing file is left alone and the reply's ``exists`` asks.
+ * existing file is left alone and the reply's ``exists`` asks. ``serve``: the module is
+ * for ``graphnb serve``, and the reply's ``command`` serves it.
  *
  * This interface was referenced by `Protocol`'s JSON-Schema
  * via the `definition` "ExportRequest".
@@ -79,6 +80,7 @@ export interface LayoutRequest {
 export interface ExportRequest {
   type: "export";
   overwrite?: boolean;
+  serve?: boolean;
 }
 /**
  * Describe the callable a typed-in binding names.
@@ -258,12 +260,15 @@ export interface Done {}
 /**
  * Where the export went; ``exists``: the file is there, ask before replacing it.
  *
+ * ``command``: with ``serve``, the ``graphnb serve`` command line that serves the module.
+ *
  * This interface was referenced by `Protocol`'s JSON-Schema
  * via the `definition` "ExportReply".
  */
 export interface ExportReply {
   written: string | null;
   exists: string | null;
+  command: string | null;
 }
 /**
  * The callable a binding names.
