@@ -595,3 +595,18 @@ def test_export_writes_a_module_that_runs_with_python(lab, tmp_path):
     )
     assert ran.returncode == 0, ran.stderr
     lab.assert_no_js_errors()
+
+
+def test_serve_exports_the_module_and_shows_the_command_that_serves_it(lab):
+    kernel = lab.open_notebook("export-serve", [STORY, SHOW])
+    lab.builder()
+    kernel.run("builder.export(overwrite=True)")  # there already: the toolbar asks first
+    lab.page.get_by_test_id("toolbar-export-serve").click()
+    lab.page.get_by_test_id("export-overwrite").click()  # still an export for serving
+    status = lab.page.get_by_test_id("export-status")
+    status.get_by_text("graphnb serve").wait_for()
+    shown = kernel.json("builder.export_status")
+    module = Path(shown.partition(" (serve it: ")[0])
+    assert module.is_file()
+    assert f"graphnb serve {module}:graph --db sqlite:///" in status.inner_text()
+    lab.assert_no_js_errors()
