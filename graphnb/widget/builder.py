@@ -961,7 +961,7 @@ class Builder(anywidget.AnyWidget):
         command = None
         if request.get("serve", False):
             command = serve_command(written)
-            self.export_status = f"{written.resolve()} (serve it: {command})"
+            self.export_status = command  # the module's path is in it
         return ExportReply(written=str(written), exists=None, command=command)
 
     def _use_model_request(self, request: UseModelRequest) -> Done:
