@@ -267,6 +267,40 @@ class Builder(anywidget.AnyWidget):
             )
         return cls(path=path, **options)
 
+    @classmethod
+    def connect(
+        cls,
+        url: str,
+        source: GraphSource | None = None,
+        *,
+        assistant: str = "graph",
+        api_key: str | None = None,
+        **options: Any,
+    ) -> Builder:
+        """Open a served graph (``graphnb serve``) with the server's threads in the debugger.
+
+        The Threads tab lists the server's threads of ``assistant``; their history, a
+        checkpoint's state (time travel), a fork (``update_state`` at a past checkpoint)
+        and the answer to a pending ``interrupt()`` (a run on the server, with
+        ``command={"resume": ...}``) all go through ``langgraph-sdk``. The drawing is
+        ``source`` when given (the same graph, loaded here), else the server's
+        ``GET /assistants/{assistant}/graph`` (nodes and edges, no code).
+
+        Raises:
+            RemoteError: nothing answers at ``url``, it refuses ``api_key``, or it serves
+                no ``assistant``.
+        """
+        from .remote import RemoteSource
+
+        remote = RemoteSource(url, assistant, api_key=api_key)
+        builder = cls(source if source is not None else remote.spec, **options)
+        if source is not None:
+            remote.spec = builder.spec
+        builder._debugger.source = remote
+        builder.saves_threads = True
+        builder.saver = remote.url
+        return builder
+
     def save(self, path: str | Path | None = None) -> Path:
         """Write the spec as JSON to ``path`` (default: the builder's own path).
 
@@ -411,6 +445,10 @@ class Builder(anywidget.AnyWidget):
             if shell is not None:
                 shell.events.unregister("post_run_cell", hook)
             self._hook = None
+        debugger: Debugger | None = getattr(self, "_debugger", None)
+        if debugger is not None and debugger.source is not None:
+            debugger.source.close()
+            debugger.source = None
         super().close()
 
     # -- the graph ---------------------------------------------------------------------

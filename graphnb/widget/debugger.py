@@ -41,6 +41,7 @@ from .run_picture import checkpoint_picture, jsonable
 if TYPE_CHECKING:
     from ..engine.compiled import CompiledGraph
     from ..records import StateSnapshot
+    from .remote import RemoteSource
 
 __all__ = ["Debugger", "breakpoints_after_edit"]
 
@@ -133,7 +134,8 @@ class Debugger:
         running: Callable[[], bool],
     ) -> None:
         self._owner = owner
-        self._graph = owner.compile
+        self.source: RemoteSource | None = None
+        """A served graph's threads (:meth:`Builder.connect`); ``None``: the builder's saver."""
         self._show = show
         self._running = running
         self.handlers: dict[str, Callable[[Any], Any]] = {
@@ -148,6 +150,22 @@ class Debugger:
             "debug_resume": self.resume,
         }
         """The handler of each ``debug_*`` request type, for the builder's dispatcher."""
+
+    def _graph(self) -> Any:
+        """Where threads are read: the served graph when connected, else the builder's own.
+
+        Both answer ``threads_info``, ``get_state_history``, ``get_state`` and
+        ``update_state`` with the engine's records (see :mod:`~graphnb.widget.remote`).
+        """
+        return self.source if self.source is not None else self._owner.compile()
+
+    def _local_only(self, what: str) -> None:
+        if self.source is not None:
+            raise ValueError(
+                f"{what} runs the graph, and the threads of {self.source.url} run on that "
+                "server: answer a pending interrupt there (Resume), or run from code with "
+                "langgraph-sdk"
+            )
 
     def after_run(self, thread_id: str | None) -> None:
         """Show where the run on ``thread_id`` stopped, if it stopped at an interrupt."""
@@ -251,6 +269,7 @@ class Debugger:
 
     def rerun(self, request: RerunRequest) -> CheckpointReply:
         """Run the thread again from a checkpoint, streamed like any run."""
+        self._local_only("Rerun")
         self._owner.paused = {}
         self._owner.run(
             None, thread_id=request["thread_id"], checkpoint_id=request["checkpoint_id"]
@@ -271,6 +290,7 @@ class Debugger:
 
     def go_on(self, request: ContinueRequest) -> Done:
         """Resume a paused thread: to the next breakpoint, or one super-step."""
+        self._local_only("Continue")
         self._owner.paused = {}
         step = list(self._graph().nodes) if request["step"] else None
         self._owner.run(None, thread_id=request["thread_id"], interrupt_after=step)
@@ -299,5 +319,9 @@ class Debugger:
             )
         # One pending interrupt takes its answer as is (a dict answer stays a dict).
         resume = next(iter(answers.values())) if len(during) == 1 else answers
+        if self.source is not None:  # a served thread resumes on its server
+            self.source.resume(request["thread_id"], resume)
+            self.after_run(request["thread_id"])
+            return Done()
         self._owner.run(Command(resume=resume), thread_id=request["thread_id"])
         return Done()
