@@ -237,6 +237,9 @@ class Debugger:
                     interrupts=_interrupts(snapshot),
                 )
             )
+        if self.source is not None and request["before"] is None and not self._running():
+            # A served thread waiting at an interrupt: its answer form, as after a run here.
+            self.after_run(request["thread_id"])
         more = len(page) > limit
         return HistoryPage(
             thread_id=request["thread_id"],

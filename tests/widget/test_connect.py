@@ -86,6 +86,9 @@ def test_connect_lists_served_threads_and_their_history(comm, served):
     newest = history["items"][0]
     assert newest["next"] == ["ask"]
     assert newest["interrupts"][0]["value"] == {"question": "what is your name?"}
+    # Picking a thread that waits shows its answer form (the paused trait), as after a run.
+    assert builder.paused["thread_id"] == thread_id
+    assert builder.paused["interrupts"][0]["value"] == {"question": "what is your name?"}
     assert (
         newest["checkpoint_id"]
         == client.threads.get_state(thread_id)["checkpoint"]["checkpoint_id"]
