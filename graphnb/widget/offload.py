@@ -107,6 +107,23 @@ def _dressed(wrapper: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
     return cast("Callable[..., Any]", wrapper)
 
 
+def _guarded_coroutine(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap coroutine function ``fn`` so ``SystemExit`` and the like become :class:`NodeExit`.
+
+    The one async guard ``guard_node`` and ``guard_router`` share.
+    """
+
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await fn(*args, **kwargs)
+        except BaseException as error:
+            if _passes(error):
+                raise
+            raise NodeExit(error) from error
+
+    return _dressed(guarded, fn)
+
+
 def _is_async(fn: Callable[..., Any]) -> tuple[bool, bool]:
     """(coroutine function, async generator function), seeing through callable objects."""
     target: Any = fn
@@ -131,16 +148,7 @@ def off_loop(fn: Callable[..., Any]) -> Callable[..., Any]:
 
         return _dressed(async_gen_node, fn)
     if is_coroutine:
-
-        async def async_node(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except BaseException as error:
-                if _passes(error):
-                    raise
-                raise NodeExit(error) from error
-
-        return _dressed(async_node, fn)
+        return _guarded_coroutine(fn)
 
     async def sync_node(*args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -155,16 +163,7 @@ def guard_router(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A router that turns ``SystemExit`` and the like into :class:`NodeExit`."""
     is_coroutine, _ = _is_async(fn)
     if is_coroutine:
-
-        async def async_router(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except BaseException as error:
-                if _passes(error):
-                    raise
-                raise NodeExit(error) from error
-
-        return _dressed(async_router, fn)
+        return _guarded_coroutine(fn)
 
     def router(*args: Any, **kwargs: Any) -> Any:
         try:
