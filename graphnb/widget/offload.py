@@ -110,7 +110,7 @@ def _dressed(wrapper: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
 def _guarded_coroutine(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap coroutine function ``fn`` so ``SystemExit`` and the like become :class:`NodeExit`.
 
-    The one async guard ``guard_node`` and ``guard_router`` share.
+    The one async guard ``off_loop`` and ``guard_router`` share.
     """
 
     async def guarded(*args: Any, **kwargs: Any) -> Any:
