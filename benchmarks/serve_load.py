@@ -23,9 +23,6 @@ made before the clock starts; the runs then start all at once.
 Prints, each round and their median: time to the first event (the run's metadata, which
 the client reads first) and to the first state (``values``), p50 and p99, and runs per
 second.
-Not timed against ``langgraph dev`` here: its server (``langgraph-api`` with
-``langgraph-runtime-inmem``) is in this machine's package mirror but not in the bench
-extra, whose LangGraph it would move; run it beside this script to compare.
 """
 
 from __future__ import annotations

@@ -267,7 +267,9 @@ def register_run_task(
                 await emit("metadata", {"run_id": run_id, "attempt": attempt})
                 if await _head(graph, thread_id) != started_from:
                     given, options = None, options | {"checkpoint_id": None}
-            await asyncio.to_thread(store.set_status, run_id, "running")
+            # on the loop, not a thread: an abort landing in a to_thread await would leave
+            # the thread's write to finish after the end's, and the run marked running
+            store.set_status(run_id, "running")
             status, result = await execute(
                 graph,
                 thread_id=thread_id,
