@@ -246,11 +246,15 @@ def wait_for_the_stepper(page: Any) -> None:
     """Wait until the stepper's output shows which frame is on screen.
 
     The frame counter is an empty span in the output's HTML, filled by the output's script,
-    which a front end (Notebook 7) may run a moment after the HTML is on the page.
+    which a front end (Notebook 7) may run a moment after the HTML is on the page. Notebook 7
+    also skips rendering cells below the fold, where ``innerText`` reads empty although the
+    text is there (seen once in CI): the stepper is scrolled into view first.
     """
-    page.locator(".graphnb-stepper .graphnb-where").wait_for(timeout=30_000)
+    where = page.locator(".graphnb-stepper .graphnb-where")
+    where.wait_for(timeout=30_000)
+    where.scroll_into_view_if_needed()
     page.wait_for_function(
-        "() => document.querySelector('.graphnb-stepper .graphnb-where').textContent",
+        "() => document.querySelector('.graphnb-stepper .graphnb-where').innerText",
         timeout=10_000,
     )
 
