@@ -37,7 +37,7 @@ from ..checkpoint_errors import ThreadNotFoundError
 from ..engine.compiled import CompiledGraph
 from ..human import Command
 from .events import END, RunEvents
-from .runs import ACTIVE, execute, new_run
+from .runs import ACTIVE, cancel_until_done, execute, new_run
 from .store import Store, open_store
 
 __all__ = ["QUEUE", "TASK", "QueuedRun", "QueuedRuns", "queue_app", "retry_stalled", "work"]
@@ -246,51 +246,84 @@ def register_run_task(
     ) -> None:
         if store.run_status(run_id) not in ACTIVE:  # cancelled, or deleted, while it waited
             return
-        graph = graphs[graph_id]
-
-        next_index: int | None = None  # read from the stream at the first part
-
-        async def emit(event: str, data: Any) -> None:
-            nonlocal next_index
-            if next_index is None:
-                next_index = await events.count(run_id)
-            await events.add(run_id, next_index, event, data)
-            next_index += 1
-
-        status, result = "error", None
-        try:
-            given = _given(input, command)
-            attempt, started_from = await events.attempt(run_id, await _head(graph, thread_id))
-            if attempt > 1:
-                # taken over from a worker that stopped: say so, and go on from the thread's
-                # last checkpoint if that run wrote one
-                await emit("metadata", {"run_id": run_id, "attempt": attempt})
-                if await _head(graph, thread_id) != started_from:
-                    given, options = None, options | {"checkpoint_id": None}
-            # on the loop, not a thread: an abort landing in a to_thread await would leave
-            # the thread's write to finish after the end's, and the run marked running
-            store.set_status(run_id, "running")
-            status, result = await execute(
-                graph,
-                thread_id=thread_id,
+        attempt = asyncio.ensure_future(
+            _attempt(
+                graphs[graph_id],
+                store,
+                events,
                 run_id=run_id,
-                input=given,
+                thread_id=thread_id,
+                given=_given(input, command),
                 modes=modes,
                 options=options,
-                emit=emit,
             )
-        except asyncio.CancelledError:  # aborted before its first step
-            status = "interrupted"
-            await emit("error", {"error": "Cancelled", "message": f"run {run_id} was cancelled"})
-        finally:
-            # shielded: an abort arriving now must not leave the run marked running
-            settling = asyncio.ensure_future(
-                _settle(store, events, run_id, thread_id, status, result)
-            )
+        )
+        # The job's abort cancels this task once; the attempt is cancelled until it ends,
+        # and the run is ended here whatever happened to it.
+        while not attempt.done():
             try:
-                await asyncio.shield(settling)
+                await asyncio.wait({attempt})
             except asyncio.CancelledError:
-                await settling
+                cancel_until_done(attempt)
+        status, result = "interrupted", None
+        if not attempt.cancelled():
+            if attempt.exception() is None:
+                status, result = attempt.result()
+            else:
+                status = "error"
+                _log.error("run %s failed", run_id, exc_info=attempt.exception())
+        # shielded: a shutdown's abort arriving now must not leave the run marked running
+        settling = asyncio.ensure_future(_settle(store, events, run_id, thread_id, status, result))
+        try:
+            await asyncio.shield(settling)
+        except asyncio.CancelledError:
+            await settling
+
+
+async def _attempt(
+    graph: CompiledGraph[Any],
+    store: Store,
+    events: RunEvents,
+    *,
+    run_id: str,
+    thread_id: str,
+    given: Any,
+    modes: list[str],
+    options: dict[str, Any],
+) -> tuple[str, Any]:
+    """One worker's attempt at the run: its status and result (``interrupted`` if cancelled)."""
+    next_index: int | None = None  # read from the stream at the first part
+
+    async def emit(event: str, data: Any) -> None:
+        nonlocal next_index
+        if next_index is None:
+            next_index = await events.count(run_id)
+        await events.add(run_id, next_index, event, data)
+        next_index += 1
+
+    try:
+        attempt, started_from = await events.attempt(run_id, await _head(graph, thread_id))
+        if attempt > 1:
+            # taken over from a worker that stopped: say so, and go on from the thread's
+            # last checkpoint if that run wrote one
+            await emit("metadata", {"run_id": run_id, "attempt": attempt})
+            if await _head(graph, thread_id) != started_from:
+                given, options = None, options | {"checkpoint_id": None}
+        # on the loop, not a thread: a cancel landing in a to_thread await would leave the
+        # thread's write to finish after the end's, and the run marked running
+        store.set_status(run_id, "running")
+        return await execute(
+            graph,
+            thread_id=thread_id,
+            run_id=run_id,
+            input=given,
+            modes=modes,
+            options=options,
+            emit=emit,
+        )
+    except asyncio.CancelledError:  # cancelled before its first step
+        await emit("error", {"error": "Cancelled", "message": f"run {run_id} was cancelled"})
+        return "interrupted", None
 
 
 def _given(input: Any, command: dict[str, Any] | None) -> Any:

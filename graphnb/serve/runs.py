@@ -38,6 +38,7 @@ __all__ = [
     "FollowedRun",
     "Runner",
     "Runs",
+    "cancel_until_done",
     "execute",
     "final_values",
     "jsonable",
@@ -49,6 +50,27 @@ ACTIVE = ("pending", "running")
 
 RECENT_RUNS = 64
 """Ended runs whose stream parts are kept, for clients that reconnect after the end."""
+
+CANCEL_AGAIN_AFTER = 0.5
+"""Seconds after which a run still going after its cancel is cancelled again."""
+
+
+def cancel_until_done(task: asyncio.Future[Any]) -> None:
+    """Cancel ``task``, and again every :data:`CANCEL_AGAIN_AFTER` seconds until it ends.
+
+    One cancel can be lost: on Python 3.11 ``asyncio.wait_for`` returns its inner result
+    when the cancel and the result arrive together, and redis-py writes through it (found
+    here: about one cancel in 15 right after a run's start left it running for good). A
+    node's own code may swallow one too.
+    """
+    loop = asyncio.get_running_loop()
+
+    def again() -> None:
+        if not task.done():
+            task.cancel()
+            loop.call_later(CANCEL_AGAIN_AFTER, again)
+
+    again()
 
 
 def jsonable(value: Any) -> Any:
@@ -431,7 +453,7 @@ class Runner:
                     break
             self._ended(active, "interrupted")
             return True
-        active.task.cancel()
+        cancel_until_done(active.task)
         if wait:
             with contextlib.suppress(asyncio.CancelledError):
                 await active.task

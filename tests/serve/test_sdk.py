@@ -394,15 +394,7 @@ def test_a_token_is_required_when_given(tmp_path: Path) -> None:
             assert [a["graph_id"] for a in right.assistants.search()] == ["chain"]
 
 
-def test_a_stream_client_that_leaves_cancels_its_run(
-    url: str, client: Any, request: pytest.FixtureRequest
-) -> None:
-    if "cluster" in request.node.callspec.id:
-        # open defect: about 1 run in 15 stays 'running' on the cluster when the client
-        # leaves right after the metadata part (a cancel racing the job's fetch by a
-        # worker); said in the closing note of 5 December 2026
-        request.applymarker(pytest.mark.xfail(reason="cancel racing a job's fetch", strict=False))
-
+def test_a_stream_client_that_leaves_cancels_its_run(url: str, client: Any) -> None:
     async def leave_early(on_disconnect: str) -> str:
         async with get_client(url=url, api_key=None) as aclient:
             thread = await aclient.threads.create()
