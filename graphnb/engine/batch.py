@@ -36,7 +36,9 @@ from ..errors import BindingError, GraphRuntimeError, GraphSetupError
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
-    from .compiled import CompiledGraph
+    from ..records import StateSnapshot
+    from .store import ThreadStore
+    from .wiring import Wiring
 
 # pickle, traceback, uuid and concurrent.futures (which imports logging) load when a batch
 # runs: `import graphnb` imports this module to install the recipe builder.
@@ -105,11 +107,28 @@ class Recipe:
     checkpointer_options: tuple[tuple[str, Any], ...] = field(default=(), hash=False)
 
 
-Builder = Callable[[Recipe], "CompiledGraph[Any]"]
+class BatchGraph(Protocol):
+    """What a batch runs its inputs on: a compiled graph (:class:`~graphnb.CompiledGraph`)."""
+
+    @property
+    def threads(self) -> ThreadStore[Any]: ...
+
+    def invoke(
+        self,
+        input: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        thread_id: str | None = None,
+    ) -> Any: ...
+
+    def get_state(self, thread_id: str) -> StateSnapshot[Any]: ...
+
+
+Builder = Callable[[Recipe], BatchGraph]
 """Rebuilds a compiled graph from a recipe (installed by the package façade)."""
 
 _builder: Builder | None = None
-_built: dict[Recipe, CompiledGraph[Any]] = {}
+_built: dict[Recipe, BatchGraph] = {}
 _built_lock = threading.Lock()
 
 
@@ -119,7 +138,7 @@ def install_builder(builder: Builder) -> None:
     _builder = builder
 
 
-def recipe_of(graph: CompiledGraph[Any]) -> Recipe:
+def recipe_of(graph: Wiring[Any]) -> Recipe:
     """The recipe of ``graph``, checked to be rebuildable in another process.
 
     Raises:
@@ -142,7 +161,7 @@ def recipe_of(graph: CompiledGraph[Any]) -> Recipe:
     )
 
 
-def _travelling_bindings(graph: CompiledGraph[Any], path: str) -> list[tuple[str, str]]:
+def _travelling_bindings(graph: Wiring[Any], path: str) -> list[tuple[str, str]]:
     """Every node's and router's binding, a subgraph node's child's too (named by path).
 
     A subgraph travels inside the spec (the child's spec is the node's ``subgraph``) and
@@ -166,13 +185,13 @@ def _travelling_bindings(graph: CompiledGraph[Any], path: str) -> list[tuple[str
     return bindings
 
 
-def _check_child_options(name: str, child: CompiledGraph[Any]) -> None:
+def _check_child_options(name: str, child: Wiring[Any]) -> None:
     """Refuse a compiled child whose compile options its spec does not carry.
 
     A worker compiles the child from its spec with the defaults; a child compiled with
     its own ``interrupt_before`` (say) would run differently there.
     """
-    from .compiled import DEFAULT_RECURSION_LIMIT
+    from .wiring import DEFAULT_RECURSION_LIMIT  # loads with a graph, not with graphnb
 
     given = [
         option
@@ -233,7 +252,7 @@ def _travelling_binding(name: str, binding: str | None, fn: Any, what: str) -> s
     return binding
 
 
-def _checkpointer_url(graph: CompiledGraph[Any]) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
+def _checkpointer_url(graph: Wiring[Any]) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
     """The URL workers open the checkpointer from, and the saver's options.
 
     Every option travels (``table_prefix``, timeouts ...): a worker opening the URL with
@@ -260,7 +279,7 @@ def _checkpointer_url(graph: CompiledGraph[Any]) -> tuple[str | None, tuple[tupl
     return url, ()
 
 
-def build(recipe: Recipe) -> CompiledGraph[Any]:
+def build(recipe: Recipe) -> BatchGraph:
     """The graph of ``recipe``, rebuilt once per process (workers keep it between tasks).
 
     Raises:
@@ -287,7 +306,7 @@ def build(recipe: Recipe) -> CompiledGraph[Any]:
 
 
 def run_item(
-    graph: CompiledGraph[Any],
+    graph: BatchGraph,
     item: Any,
     thread_id: str | None,
     context: Mapping[str, Any] | None,
@@ -445,7 +464,7 @@ def _sendable(error: Exception, thread_id: str | None) -> Exception:
 
 
 def check_thread_ids(
-    graph: CompiledGraph[Any], thread_ids: Sequence[str] | None, count: int
+    graph: Wiring[Any], thread_ids: Sequence[str] | None, count: int
 ) -> list[str | None]:
     """One thread id (or ``None``) per input.
 

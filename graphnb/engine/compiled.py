@@ -1,41 +1,47 @@
 """A validated, runnable graph: ``invoke``, ``stream``, ``batch`` and their async twins.
 
+The graph's parts are its :class:`~graphnb.engine.wiring.Wiring`; this class adds the
+public ways to run it, each picking a loop: the plain loop (:mod:`graphnb.engine.plain`)
+without a thread, the threaded one (:mod:`graphnb.engine.driver`) with one.
+
 Why the twins stay twins here: Python cannot make one function both plain and a
 coroutine function, so each public method has an ``a``-twin of a few lines picking a
-loop. The threaded loop is written once (:mod:`graphnb.engine.driver`, driven both ways
-by :mod:`graphnb.engine.loop`); the plain loop, ``_events`` and ``_aevents`` below, is
-written twice on purpose: it is the path every benchmark measures, a plain step costs
-about 3.3 µs, and driving it through request objects measured about 4.1 µs. Keep the two
-line for line alike; tests/engine/test_twins.py runs both on the same cases.
+loop.
+
+The engine's modules below this one take the wiring, never this class, so none imports
+back up. The thread modules (driver, subgraph, editing, feed) load on first use, not
+with the graph: a run without a thread pays nothing for them.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
-from ..draft import START, Draft
-from ..errors import GraphSetupError
 from ..records import DURABILITIES, Durability
-from ..schema import StateSchema
 from . import display
+from .batch import (
+    OnProgress,
+    as_completed,
+    as_executor,
+    check_thread_ids,
+    progress_callback,
+    recipe_of,
+    run_item,
+    submit_remote,
+)
 from .events import Chunk, Event, Interrupted, NodeFinished, StepFinished, StreamMode
-from .node import Node, Router
-from .policy import bind_node_caches
+from .plain import aplain_events, plain_events
 from .run import Run
-from .steps import step_async, step_sync
-from .store import Saver, ThreadStore, open_store
 from .threadlist import ThreadInfo, list_threads_info
 from .tracing import trace_aevents, trace_events
+from .wiring import DEFAULT_RECURSION_LIMIT, Wiring
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor, Future
 
     from ..human import Command
     from ..records import StateSnapshot
-    from ..spec import GraphSpec
-    from .batch import OnProgress
     from .driver import RunOptions
     from .feed import Watch
 
@@ -43,90 +49,11 @@ __all__ = ["DEFAULT_RECURSION_LIMIT", "CompiledGraph"]
 
 S = TypeVar("S")
 
-DEFAULT_RECURSION_LIMIT = 100
-"""Super-steps a run may take before it is stopped with GraphRecursionError."""
-
 _MODES = frozenset({"events", "values", "updates", "chunks", "custom"})
 
 
-class CompiledGraph(Generic[S]):
+class CompiledGraph(Wiring[S]):
     """A graph ready to run. Build one with :meth:`StateGraph.compile`."""
-
-    def __init__(
-        self,
-        spec: GraphSpec | Draft,
-        schema: StateSchema[S],
-        nodes: Mapping[str, Any],
-        routers: Mapping[str, Router],
-        *,
-        recursion_limit: int = DEFAULT_RECURSION_LIMIT,
-        max_concurrency: int | None = None,
-        checkpointer: Saver | str | None = None,
-        interrupt_before: Sequence[str] | str = (),
-        interrupt_after: Sequence[str] | str = (),
-    ) -> None:
-        self._spec = spec  # a draft becomes a GraphSpec when asked (see graphnb.draft)
-        self.schema = schema
-        self.recursion_limit = _positive(recursion_limit, "recursion_limit")
-        # The run context's type (StateGraph(..., context_schema=...)); None: any mapping.
-        self.context_schema: type[Any] | None = None
-        # The fields of the graph's input and output schemas (StateGraph(...,
-        # input_schema=..., output_schema=...)); None: the whole state.
-        self.input_fields: frozenset[str] | None = None
-        self.output_fields: frozenset[str] | None = None
-        self.max_concurrency = (
-            None if max_concurrency is None else _positive(max_concurrency, "max_concurrency")
-        )
-        self.nodes: dict[str, Node] = {
-            name: Node(name, index, fn) for index, (name, fn) in enumerate(nodes.items())
-        }
-        self.checkpointer: Saver | None = None
-        # The long-term store (compile(store=...)): any object of LangGraph's BaseStore
-        # shape, handed to nodes as RunContext.store.
-        self.store: Any = None
-        self._threads: ThreadStore[S] | None = None
-        # a URL lets a batch's workers open the same checkpointer (engine.batch)
-        self._checkpointer_url = checkpointer if isinstance(checkpointer, str) else None
-        if checkpointer is not None:
-            self._threads = open_store(checkpointer, schema)
-            self.checkpointer = self._threads.saver
-            # Nodes whose cache lives in the saver use this one (see engine.policy).
-            bind_node_caches(
-                (node.fn for node in self.nodes.values()), self.checkpointer, spec.name
-            )
-        self.interrupt_before = self._node_names(interrupt_before, "interrupt_before")
-        self.interrupt_after = self._node_names(interrupt_after, "interrupt_after")
-        self.routers = dict(routers)
-        # Routing needs no awaiting: the threaded loop then routes without a request.
-        self.sync_routing = not any(router.is_async for router in self.routers.values())
-        successors: dict[str, list[str]] = {}
-        join_sources: dict[str, list[str]] = {}
-        for edge in spec.edges:
-            if edge.kind == "direct":
-                successors.setdefault(edge.source, []).append(edge.target)
-            elif edge.kind == "join":
-                join_sources.setdefault(edge.target, []).append(edge.source)
-        self.successors = {name: tuple(dict.fromkeys(ts)) for name, ts in successors.items()}
-        self.joins = [(frozenset(sources), target) for target, sources in join_sources.items()]
-        # add_node(..., defer=True): held until nothing else runs (see Run._release)
-        self.deferred = frozenset(n.id for n in spec.nodes if getattr(n, "defer", False))
-        self.joins_of: dict[str, list[int]] = {}
-        for index, (sources, _) in enumerate(self.joins):
-            for source in sources:
-                self.joins_of.setdefault(source, []).append(index)
-
-    @property
-    def spec(self) -> GraphSpec:
-        """The graph's spec, as it was compiled."""
-        spec = self._spec
-        if isinstance(spec, Draft):
-            spec = self._spec = spec.to_spec()
-        return spec
-
-    @property
-    def name(self) -> str:
-        """The graph's name."""
-        return self._spec.name
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return display.mimebundle(self.spec)
@@ -134,44 +61,7 @@ class CompiledGraph(Generic[S]):
     def __repr__(self) -> str:
         return f"<CompiledGraph {self.name!r}: {len(self.nodes)} nodes on {self.schema.label}>"
 
-    def _node_names(self, names: Sequence[str] | str | None, option: str) -> frozenset[str]:
-        if names is None:
-            return frozenset()
-        if names == "*":
-            return frozenset(self.nodes)
-        if isinstance(names, str):
-            chosen = frozenset([names])
-        elif isinstance(names, Iterable) and all(isinstance(name, str) for name in names):
-            chosen = frozenset(names)
-        else:
-            raise GraphSetupError(
-                f"{option} takes a node's name, a list of names or '*', got {names!r:.80}"
-            )
-        unknown = sorted(chosen - set(self.nodes))
-        if unknown:
-            raise GraphSetupError(
-                f"{option} names {', '.join(f'`{n}`' for n in unknown)}, which "
-                f"{'is' if len(unknown) == 1 else 'are'} not a node of {self.name!r}"
-            )
-        return chosen
-
     # -- threads -----------------------------------------------------------------------
-
-    @property
-    def threads(self) -> ThreadStore[S]:
-        """Typed access to the checkpointer's threads.
-
-        Raises:
-            ThreadRequiredError: the graph was compiled without a checkpointer.
-        """
-        if self._threads is None:
-            from ..checkpoint_errors import ThreadRequiredError  # loads with threads only
-
-            raise ThreadRequiredError(
-                f"{self.name!r} has no checkpointer: compile it with "
-                "checkpointer=MemorySaver() (or a saver URL such as 'sqlite:///threads.db')"
-            )
-        return self._threads
 
     def _options(
         self,
@@ -205,10 +95,10 @@ class CompiledGraph(Generic[S]):
             checkpoint_id,
             self.interrupt_before
             if interrupt_before is None
-            else self._node_names(interrupt_before, "interrupt_before"),
+            else self.check_node_names(interrupt_before, "interrupt_before"),
             self.interrupt_after
             if interrupt_after is None
-            else self._node_names(interrupt_after, "interrupt_after"),
+            else self.check_node_names(interrupt_after, "interrupt_after"),
             into=into,
             durability=durability,
         )
@@ -411,31 +301,6 @@ class CompiledGraph(Generic[S]):
         # typed as the state, as LangGraph types it (its output schema is a view of it)
         return cast("S", {name: value for name, value in values.items() if name in fields})
 
-    def _context(self, context: Any) -> Any:
-        """The run's ``context=``, as the graph's ``context_schema`` when it has one."""
-        schema = self.context_schema
-        if schema is None:
-            if isinstance(context, (str, bytes, int, float, list, tuple)):
-                raise TypeError(
-                    "context is a mapping of user data (or an object) nodes see as "
-                    f"context.data, got {context!r:.80}"
-                )
-            return context
-        if isinstance(context, schema):
-            return context
-        if isinstance(context, Mapping):
-            try:
-                return schema(**context)
-            except Exception as error:
-                raise TypeError(
-                    f"context {context!r:.80} does not make a {schema.__name__} "
-                    f"(the graph's context_schema): {error}"
-                ) from None
-        raise TypeError(
-            f"context must be a {schema.__name__} (the graph's context_schema) or a mapping "
-            f"of its fields, got {context!r:.80}"
-        )
-
     def _run(
         self,
         *,
@@ -444,59 +309,18 @@ class CompiledGraph(Generic[S]):
         recursion_limit: int | None,
         thread_id: str | None = None,
     ) -> Run[S]:
-        if context is not None:
-            context = self._context(context)
         kind = Run
         if thread_id is not None:
-            from .driver import ThreadedRun
+            from .driver import ThreadedRun  # a run without a thread loads no driver
 
             kind = ThreadedRun
-        return kind(
+        return kind.open(
             self,
-            run_id=os.urandom(16).hex(),
-            thread_id=thread_id,
-            data=context or {},
-            recursion_limit=self.recursion_limit
-            if recursion_limit is None
-            else _positive(recursion_limit, "recursion_limit"),
             events=events,
-            max_concurrency=self.max_concurrency,
+            context=context,
+            recursion_limit=recursion_limit,
+            thread_id=thread_id,
         )
-
-    def _events(self, run: Run[S], input: Any) -> Iterator[Event]:
-        run.start(input)
-        tasks = run.first_tasks()
-        if run.steps:
-            yield StepFinished(-1, (START,), run.state(), tuple(n.name for n in tasks))
-        while tasks:
-            run.check_limit()
-            results = yield from step_sync(run, tasks)
-            run.merge(results)
-            finished = [node for node, _ in results]
-            tasks = run.next_tasks(finished)
-            if run.steps:
-                yield run.finished_event(tuple(n.name for n in finished), tasks)
-            run.step += 1
-
-    async def _aevents(self, run: Run[S], input: Any) -> AsyncIterator[Event]:
-        run.start(input)
-        tasks = await run.afirst_tasks()
-        if run.steps:
-            yield StepFinished(-1, (START,), run.state(), tuple(n.name for n in tasks))
-        while tasks:
-            run.check_limit()
-            results: list[Any] = []
-            async for item in step_async(run, tasks):
-                if isinstance(item, list):
-                    results = item
-                else:
-                    yield item
-            run.merge(results)
-            finished = [node for node, _ in results]
-            tasks = await run.anext_tasks(finished)
-            if run.steps:
-                yield run.finished_event(tuple(n.name for n in finished), tasks)
-            run.step += 1
 
     def invoke(
         self,
@@ -573,7 +397,7 @@ class CompiledGraph(Generic[S]):
     ) -> Iterator[Event]:
         check_durability(durability)
         if thread_id is None and self._threads is None and checkpoint_id is None:
-            return trace_events(run, self._events(run, input))
+            return trace_events(run, plain_events(run, input))
         options = self._options(
             thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         )
@@ -594,7 +418,7 @@ class CompiledGraph(Generic[S]):
     ) -> AsyncIterator[Event]:
         check_durability(durability)
         if thread_id is None and self._threads is None and checkpoint_id is None:
-            return trace_aevents(run, self._aevents(run, input))
+            return trace_aevents(run, aplain_events(run, input))
         options = self._options(
             thread_id, checkpoint_id, interrupt_before, interrupt_after, durability
         )
@@ -799,8 +623,6 @@ class CompiledGraph(Generic[S]):
         """Each input's index and ``(ok, result or error)``, in the order they finish."""
         from concurrent.futures import ThreadPoolExecutor
 
-        from .batch import as_completed, check_thread_ids, progress_callback
-
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         ids = check_thread_ids(self, thread_ids, len(items))
@@ -822,8 +644,6 @@ class CompiledGraph(Generic[S]):
         executor: Executor | None,
     ) -> list[Future[tuple[bool, Any]]] | None:
         from concurrent.futures import ThreadPoolExecutor
-
-        from .batch import as_executor, recipe_of, run_item, submit_remote
 
         if executor is None:
             return None
@@ -851,8 +671,6 @@ class CompiledGraph(Generic[S]):
     ) -> list[S | BaseException]:
         """Async :meth:`batch`: on the event loop under a semaphore, or on ``executor``."""
         import asyncio
-
-        from .batch import check_thread_ids
 
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -901,15 +719,6 @@ def _collect(done: list[tuple[bool, Any]], return_exceptions: bool) -> list[Any]
             if not ok:
                 raise value
     return [value for _, value in done]
-
-
-def _positive(value: int, option: str) -> int:
-    # 0 must not fall back to a default, nor a negative count of workers run no node at all
-    if type(value) is not int:
-        raise TypeError(f"{option} must be a whole number, got {value!r:.80}")
-    if value < 1:
-        raise ValueError(f"{option} must be at least 1, got {value}")
-    return value
 
 
 def check_durability(durability: object) -> None:

@@ -47,8 +47,8 @@ from .tracing import trace_writer
 
 if TYPE_CHECKING:
     from ..checkpoint_meta import LoadedCheckpoint
-    from .compiled import CompiledGraph
     from .node import Node
+    from .wiring import Wiring
 
 __all__ = [
     "RunOptions",
@@ -163,7 +163,7 @@ class _Plan:
 
 
 def _plan(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     threads: ThreadStore[Any],
     run: ThreadedRun[Any],
     position: LoadedCheckpoint | None,
@@ -222,7 +222,7 @@ def last_step(position: LoadedCheckpoint) -> int:
     return position.row.step
 
 
-def _check_nodes(graph: CompiledGraph[Any], position: LoadedCheckpoint, *, resuming: bool) -> None:
+def _check_nodes(graph: Wiring[Any], position: LoadedCheckpoint, *, resuming: bool) -> None:
     """Refuse a checkpoint whose run-state names nodes the graph does not have.
 
     Reading such a checkpoint is fine (the graph may have changed since), but running
@@ -249,7 +249,7 @@ def _check_nodes(graph: CompiledGraph[Any], position: LoadedCheckpoint, *, resum
 
 
 def _resume_from(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     threads: ThreadStore[Any],
     run: ThreadedRun[Any],
     position: LoadedCheckpoint,
@@ -464,7 +464,7 @@ def _put(writer: CheckpointWriter, checkpoint: NewCheckpoint) -> Call:
     return Call(writer.put, writer.aput, (checkpoint,))
 
 
-def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions) -> Loop:
+def _loop(graph: Wiring[S], run: ThreadedRun[S], given: Any, options: RunOptions) -> Loop:
     """The threaded loop, once for sync and async runs; see the module's docstring.
 
     Whatever the durability held back or is storing in the background is stored before
@@ -499,7 +499,7 @@ def _loop(graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: Run
 
 
 def _steps(
-    graph: CompiledGraph[S],
+    graph: Wiring[S],
     run: ThreadedRun[S],
     given: Any,
     options: RunOptions,
@@ -561,7 +561,7 @@ def _steps(
 
 
 def _check_into(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     threads: ThreadStore[Any],
     position: LoadedCheckpoint | None,
     options: RunOptions,
@@ -646,7 +646,7 @@ def _keeps_step(position: LoadedCheckpoint) -> bool:
 
 
 def thread_events(
-    graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
+    graph: Wiring[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> Iterator[Event]:
     """The events of a threaded run, from sync code, holding the thread's lock."""
     with (options.store or graph.threads).thread_lock(options.thread_id):
@@ -657,7 +657,7 @@ def thread_events(
 
 
 async def athread_events(
-    graph: CompiledGraph[S], run: ThreadedRun[S], given: Any, options: RunOptions
+    graph: Wiring[S], run: ThreadedRun[S], given: Any, options: RunOptions
 ) -> AsyncIterator[Event]:
     """The events of a threaded run, on the event loop, holding the thread's lock."""
     async with (options.store or graph.threads).athread_lock(options.thread_id):

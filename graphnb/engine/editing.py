@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
 from ..errors import GraphSetupError, InvalidUpdateError
 from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, StateSnapshot
-from ..schema import WriteError
-from ..state import GraphState
+from ..schema import WriteError, is_graph_state
 from ..terminals import END
+from .driver import ThreadedRun, last_step, unstarted
 from .send import Send
 from .store import ThreadStore
+from .subgraph import check_thread_type, child_states, graph_of
 
 if TYPE_CHECKING:
     from ..checkpoint_meta import LoadedCheckpoint
-    from .compiled import CompiledGraph
+    from .wiring import Wiring
 
 __all__ = ["seed_thread", "snapshot_of", "update_state"]
 
@@ -28,7 +29,7 @@ def snapshot_of(
     threads: ThreadStore[S],
     thread_id: str,
     position: LoadedCheckpoint | None,
-    graph: CompiledGraph[S] | None = None,
+    graph: Wiring[S] | None = None,
 ) -> StateSnapshot[S]:
     """The user's view of a loaded checkpoint; a missing thread is an error.
 
@@ -42,17 +43,16 @@ def snapshot_of(
         )
     snapshot = threads.snapshot(position)
     if graph is not None:
-        from .subgraph import child_states
-
         found = child_states(graph, threads, position)
         if found:
             return dataclasses.replace(snapshot, subgraphs=found)
     return snapshot
 
 
-def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any]:
+def _checked(graph: Wiring[Any], values: Any, node: str) -> dict[str, Any]:
     schema = graph.schema
-    if not isinstance(values, (Mapping, GraphState)):
+    typed = is_graph_state(values)
+    if not (typed or isinstance(values, Mapping)):
         raise InvalidUpdateError(
             f"an update must be a mapping or a {schema.label}, got {values!r}",
             node=node,
@@ -61,7 +61,7 @@ def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any
             value=values,
         )
     try:
-        if isinstance(values, GraphState):
+        if typed:
             values = schema.values_of(values)
         return dict(schema.check_writes(values))
     except WriteError as error:
@@ -70,9 +70,7 @@ def _checked(graph: CompiledGraph[Any], values: Any, node: str) -> dict[str, Any
         ) from None
 
 
-def _merge(
-    graph: CompiledGraph[Any], base: dict[str, Any], update: dict[str, Any], node: str
-) -> None:
+def _merge(graph: Wiring[Any], base: dict[str, Any], update: dict[str, Any], node: str) -> None:
     try:
         graph.schema.apply(base, update)
     except WriteError as error:
@@ -82,7 +80,7 @@ def _merge(
 
 
 def update_state(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     thread_id: str,
     values: Any,
     *,
@@ -97,7 +95,6 @@ def update_state(
     them beside the nodes already due. ``END`` among them adds nothing.
     """
     from ..records import check_own_thread
-    from .subgraph import graph_of
 
     # A subgraph's thread is edited in the child's model, as it is read and run.
     root = graph
@@ -133,7 +130,7 @@ def update_state(
 
 
 def _update_state(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     threads: ThreadStore[Any],
     thread_id: str,
     values: Any,
@@ -142,7 +139,6 @@ def _update_state(
     checkpoint_id: str | None,
     goto: Sequence[str | Send] = (),
 ) -> str:
-    from .driver import ThreadedRun, last_step, unstarted
 
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
@@ -180,8 +176,8 @@ def _update_state(
                 payload = _checked(graph, item.payload or {}, item.node)
                 sends.append((item.node, payload))
     else:
-        run: ThreadedRun[Any] = graph._run(  # type: ignore[assignment]
-            events=False, context=None, recursion_limit=None, thread_id=thread_id
+        run = ThreadedRun.open(
+            graph, events=False, context=None, recursion_limit=None, thread_id=thread_id
         )
         run.values, run.step = merged, step
         if meta is not None:
@@ -215,7 +211,7 @@ def _update_state(
 
 
 def seed_thread(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     thread_id: str,
     values: Any,
     *,
@@ -223,7 +219,6 @@ def seed_thread(
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.seed_thread`."""
     from ..records import check_own_thread
-    from .subgraph import check_thread_type, graph_of
 
     check_thread_type(thread_id)
     check_own_thread(thread_id)  # a subgraph's thread is made by its parent's run
@@ -239,7 +234,7 @@ def seed_thread(
 
 
 def _seed(
-    graph: CompiledGraph[Any],
+    graph: Wiring[Any],
     threads: ThreadStore[Any],
     thread_id: str,
     values: Any,

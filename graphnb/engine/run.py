@@ -11,9 +11,10 @@ The same step logic serves the sync and the async drivers; each is a generator o
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from ..errors import (
     ConflictingUpdateError,
@@ -30,10 +31,11 @@ from .context import RunContext, done_writing, writing
 from .events import CacheHit, Chunk, Event, NodeFailed, NodeFinished, NodeStarted, StepFinished
 from .node import Node, Router, Streamed, complete_value
 from .send import Send, check_payload, distinct, instance_key, instances, order
+from .wiring import positive
 from .workers import DEFAULT_WORKERS, iterate_async, run_coroutine
 
 if TYPE_CHECKING:
-    from .compiled import CompiledGraph
+    from .wiring import Wiring
 
 # asyncio is imported inside the async code paths only: by the time they run an event loop
 # exists and asyncio is loaded, and `import graphnb` stays fast for sync users.
@@ -47,11 +49,40 @@ Update = dict[str, Any]
 class Run(Generic[S]):
     """The moving parts of one run: values, step counter, join progress."""
 
+    @classmethod
+    def open(
+        cls,
+        graph: Wiring[S],
+        *,
+        events: bool,
+        context: Mapping[str, Any] | None,
+        recursion_limit: int | None,
+        thread_id: str | None = None,
+    ) -> Self:
+        """A new run of ``graph``, with a fresh id.
+
+        ``context`` is checked against the graph's context schema; ``recursion_limit``
+        replaces the graph's own when given.
+        """
+        if context is not None:
+            context = graph.run_context(context)
+        return cls(
+            graph,
+            run_id=os.urandom(16).hex(),
+            thread_id=thread_id,
+            data=context or {},
+            recursion_limit=graph.recursion_limit
+            if recursion_limit is None
+            else positive(recursion_limit, "recursion_limit"),
+            events=events,
+            max_concurrency=graph.max_concurrency,
+        )
+
     tracing: Any = None  # the run's open spans while it is traced (see .tracing)
 
     def __init__(
         self,
-        graph: CompiledGraph[S],
+        graph: Wiring[S],
         *,
         run_id: str,
         thread_id: str | None,

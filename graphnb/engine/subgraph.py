@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any
 from ..human import Command, GraphInterrupt
 from ..records import CHILD_PATTERN, Interrupt, child_thread, is_child_thread
 from .events import Event, Interrupted, StepFinished
+from .plain import plain_events
+from .run import Run
 from .send import instance_key, parse_key
 
 if TYPE_CHECKING:
@@ -50,11 +52,11 @@ if TYPE_CHECKING:
     from ..records import StateSnapshot
     from ..schema import StateSchema
     from ..spec import SubgraphWrites
-    from .compiled import CompiledGraph
     from .driver import ThreadedRun
+    from .loop import Call
     from .node import Node
-    from .run import Run
     from .store import Saver, ThreadStore
+    from .wiring import Wiring
 
 __all__ = [
     "Subgraph",
@@ -70,7 +72,7 @@ __all__ = [
 
 
 def split_thread(
-    graph: CompiledGraph[Any], thread_id: str, checkpoint_id: str | None
+    graph: Wiring[Any], thread_id: str, checkpoint_id: str | None
 ) -> tuple[str, str | None, tuple[tuple[str, str | None], ...]]:
     """Where a run given a child's thread starts: the root thread, its checkpoint, the path.
 
@@ -104,9 +106,7 @@ def check_thread_type(thread_id: object) -> None:
         )
 
 
-def graph_of(
-    graph: CompiledGraph[Any], thread_id: str
-) -> tuple[CompiledGraph[Any], ThreadStore[Any]]:
+def graph_of(graph: Wiring[Any], thread_id: str) -> tuple[Wiring[Any], ThreadStore[Any]]:
     """The graph whose thread ``thread_id`` is, and its store: a subgraph's for its thread."""
     check_thread_type(thread_id)
     threads: ThreadStore[Any] = graph.threads
@@ -131,12 +131,9 @@ class SubgraphInterrupt(GraphInterrupt):
 
 
 def child_states(
-    graph: CompiledGraph[Any], threads: ThreadStore[Any], position: LoadedCheckpoint
+    graph: Wiring[Any], threads: ThreadStore[Any], position: LoadedCheckpoint
 ) -> dict[str, StateSnapshot[Any]]:
     """The snapshots of the children of the subgraph nodes the step at ``position`` runs."""
-    from .driver import step_base
-    from .loop import Call
-
     keys = [name for name in position.meta.next if graph.nodes[name].subgraph is not None]
     counts: dict[str, int] = {}
     for entry in position.meta.sends:  # Send instances, numbered per target in item order
@@ -146,6 +143,8 @@ def child_states(
             keys.append(f"{target}[{number}]")
     if not keys:
         return {}
+    from .driver import step_base  # the driver loads with the first threaded run
+
     walk = step_base(threads, position)
     answer: Any = None
     while True:  # the walk back asks for loads; answer them here, synchronously
@@ -217,7 +216,7 @@ class Subgraph:
     def __init__(
         self,
         node: str,
-        child: CompiledGraph[Any],
+        child: Wiring[Any],
         parent: StateSchema[Any],
         parent_name: str,
         *,
@@ -305,7 +304,7 @@ class Subgraph:
         if getattr(run, "base", ""):  # a threaded parent: the child gets a thread too
             return (yield from self._run_threaded(run, node, before))  # type: ignore[arg-type]
         child = self.child
-        inner = child._run(events=run.subgraphs, context=run.data, recursion_limit=None)
+        inner = Run.open(child, events=run.subgraphs, context=run.data, recursion_limit=None)
         inner.saver = run.saver  # the child's saver caches use the parent's saver
         inner.long_term_store = run.long_term_store or child.store
         inner.steps = False  # the child's states are its own business, not the stream's
@@ -313,7 +312,7 @@ class Subgraph:
         inner.nested = True  # its nodes may return Command(graph=Command.PARENT)
         prefix = (node.name,)
         event: Any
-        for event in child._events(inner, self.input_of(before)):
+        for event in plain_events(inner, self.input_of(before)):
             if not isinstance(event, StepFinished):
                 yield dataclasses.replace(event, namespace=prefix + event.namespace)
         return self.update_of(before, inner.values)
@@ -322,7 +321,7 @@ class Subgraph:
         self, run: ThreadedRun[Any], node: Node, before: Mapping[str, Any]
     ) -> Generator[Event, None, Any]:
         """Run (or resume) the child on its own thread; see the module's docstring."""
-        from .driver import RunOptions, thread_events
+        from .driver import RunOptions, ThreadedRun, thread_events  # as in child_states
 
         child, key = self.child, instance_key(node)
         assert run.thread_id is not None
@@ -342,8 +341,8 @@ class Subgraph:
                 return self.update_of(before, position.values)  # it finished: keep its end
             elif key in run.subanswers:
                 given = Command(resume=run.subanswers[key])
-        inner = child._run(
-            events=run.subgraphs, context=run.data, recursion_limit=None, thread_id=thread
+        inner = ThreadedRun.open(
+            child, events=run.subgraphs, context=run.data, recursion_limit=None, thread_id=thread
         )
         inner.saver = run.store.saver  # where its thread lives, and its saver caches
         inner.long_term_store = run.long_term_store or child.store
@@ -356,7 +355,7 @@ class Subgraph:
         prefix = (node.name,)
         stopped: Interrupted | None = None
         event: Any
-        for event in thread_events(child, inner, given, options):  # type: ignore[arg-type]
+        for event in thread_events(child, inner, given, options):
             if isinstance(event, Interrupted):
                 stopped = event
             elif not isinstance(event, StepFinished):

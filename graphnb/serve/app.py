@@ -611,8 +611,8 @@ class Api:
                     422, f"durability must be 'sync', 'async' or 'exit', got {durability!r:.80}"
                 )
             options["durability"] = durability
-        graph._node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
-        graph._node_names(options["interrupt_after"], "interrupt_after")
+        graph.check_node_names(options["interrupt_before"], "interrupt_before")  # 422 before start
+        graph.check_node_names(options["interrupt_after"], "interrupt_after")
         if dry:
             return None
         if row is None:

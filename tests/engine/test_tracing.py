@@ -23,6 +23,7 @@ from opentelemetry.trace import StatusCode
 from graphnb import END, START, Command, StateGraph, interrupt
 from graphnb.checkpoint import MemorySaver
 from graphnb.engine import tracing
+from graphnb.engine.run import Run
 
 
 @pytest.fixture
@@ -164,7 +165,7 @@ def test_an_agent_s_retries_are_spans_under_its_failed_node(spans: InMemorySpanE
 
 def test_tracing_off_leaves_the_events_untouched() -> None:
     compiled = fan_out().compile()
-    run = compiled._run(events=False, context=None, recursion_limit=None)
+    run = Run.open(compiled, events=False, context=None, recursion_limit=None)
     events = iter(())
     assert tracing.trace_events(run, events) is events
 

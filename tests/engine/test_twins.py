@@ -1,7 +1,7 @@
 """Sync and async runs are twins: the same cases, run both ways, give the same threads.
 
 The threaded loop is written once and driven both ways (graphnb.engine.loop); the plain
-loop and the public methods are written twice (see graphnb.engine.compiled). Either way,
+loop (graphnb.engine.plain) and the public methods are written twice. Either way,
 these cases pin that ``invoke``/``stream`` and ``ainvoke``/``astream`` agree: on the final
 state, on the events, and on every checkpoint written.
 """
