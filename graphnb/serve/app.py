@@ -37,7 +37,16 @@ from ..records import StateSnapshot
 from ..terminals import END, START
 from .modes import ENGINE_MODES, EVENT_MODES
 from .queue import STALLED_AFTER, QueuedRuns, work
-from .runs import ACTIVE, ActiveRun, FollowedRun, Runner, Runs, final_values, jsonable
+from .runs import (
+    ACTIVE,
+    ActiveRun,
+    FollowedRun,
+    Runner,
+    RunRequest,
+    Runs,
+    final_values,
+    jsonable,
+)
 from .store import Busy, PostgresStore, Store, open_store
 
 __all__ = ["DEFAULT_BODY_LIMIT", "Auth", "create_app"]
@@ -622,7 +631,7 @@ class Api:
                 if run["status"] in ACTIVE:  # newest first: the queued ones before the active
                     await self._rollback(run)
         try:
-            active = await self.runner.start(
+            request = RunRequest(
                 graph,
                 graph_id=name,
                 assistant_id=str(uuid.uuid5(_NAMESPACE, name)),
@@ -633,6 +642,7 @@ class Api:
                 metadata=_object(body.get("metadata"), "metadata"),
                 strategy=strategy,
             )
+            active = await self.runner.start(request)
             if threadless and body.get("on_completion") != "keep":
                 dropping = asyncio.create_task(self._drop_when_done(active))
                 self._dropping.add(dropping)  # held, or the loop may collect it unfinished

@@ -37,7 +37,7 @@ from ..checkpoint_errors import ThreadNotFoundError
 from ..engine.compiled import CompiledGraph
 from ..human import Command
 from .events import END, RunEvents
-from .runs import ACTIVE, cancel_until_done, execute, new_run
+from .runs import ACTIVE, RunRequest, cancel_until_done, execute
 from .store import Store, open_store
 
 __all__ = ["QUEUE", "TASK", "QueuedRun", "QueuedRuns", "queue_app", "retry_stalled", "work"]
@@ -72,26 +72,20 @@ async def ensure_schema(db: str) -> None:
             await connection.execute(SchemaManager.get_schema())
 
 
-def _job_args(
-    *,
-    record: Mapping[str, Any],
-    graph_id: str,
-    input: Any,
-    modes: list[str],
-    options: dict[str, Any],
-) -> dict[str, Any]:
-    command = None
+def _job_args(run_id: str, request: RunRequest) -> dict[str, Any]:
+    """The job's arguments: JSON, so a Command travels as its parts."""
+    input, command = request.input, None
     if isinstance(input, Command):
         command = {"resume": input.resume, "update": input.update, "goto": input.targets()}
         input = None
     return {
-        "run_id": record["run_id"],
-        "thread_id": record["thread_id"],
-        "graph_id": graph_id,
+        "run_id": run_id,
+        "thread_id": request.thread_id,
+        "graph_id": request.graph_id,
         "input": input,
         "command": command,
-        "modes": modes,
-        "options": options,
+        "modes": request.modes,
+        "options": request.options,
     }
 
 
@@ -144,41 +138,26 @@ class QueuedRuns:
         """Whether the thread has a run pending or running, in any process."""
         return self.store.busy(thread_id)
 
-    async def start(
-        self,
-        graph: CompiledGraph[Any],
-        *,
-        graph_id: str,
-        assistant_id: str,
-        thread_id: str,
-        input: Any,
-        modes: list[str],
-        options: dict[str, Any],
-        metadata: dict[str, Any],
-        strategy: str = "reject",
-    ) -> QueuedRun:
+    async def start(self, request: RunRequest) -> QueuedRun:
         """Record the run and queue it behind the thread's earlier runs.
 
         Raises:
             Busy: ``strategy`` is ``reject`` and the thread has a run that has not ended.
         """
+        thread_id, strategy = request.thread_id, request.strategy
         if strategy == "interrupt":
             for row in self.store.runs(thread_id, limit=100, offset=0, status=None):
                 if row["status"] in ACTIVE:
                     await self.cancel(row["run_id"], wait=True)
-        record = new_run(
-            thread_id=thread_id, assistant_id=assistant_id, metadata=metadata, strategy=strategy
-        )
+        record = request.record()
         # on threads: a commit waits for the disk, and the loop serves others meanwhile
         await asyncio.to_thread(self.store.add_run, record, unless_busy=strategy == "reject")
-        await asyncio.to_thread(self.store.touch_thread, thread_id, graph_id)
+        await asyncio.to_thread(self.store.touch_thread, thread_id, request.graph_id)
         await self.events.add(
             record["run_id"], 0, "metadata", {"run_id": record["run_id"], "attempt": 1}
         )
-        args = _job_args(
-            record=record, graph_id=graph_id, input=input, modes=modes, options=options
-        )
-        await self.app.configure_task(TASK, queue=QUEUE, lock=thread_id).defer_async(**args)
+        job = self.app.configure_task(TASK, queue=QUEUE, lock=thread_id)
+        await job.defer_async(**_job_args(record["run_id"], request))
         return QueuedRun(record, self.events)
 
     async def find(self, record: dict[str, Any]) -> QueuedRun | None:

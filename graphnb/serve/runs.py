@@ -37,6 +37,7 @@ __all__ = [
     "ActiveRun",
     "FollowedRun",
     "Runner",
+    "RunRequest",
     "Runs",
     "cancel_until_done",
     "execute",
@@ -114,6 +115,34 @@ def new_run(
 
 
 Emit = Callable[[str, Any], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A run the API asked for, its body checked: what :meth:`Runs.start` starts."""
+
+    graph: CompiledGraph[Any]
+    graph_id: str
+    assistant_id: str
+    thread_id: str
+    input: Any
+    """The run's input, or a :class:`~graphnb.Command` resuming the thread."""
+    modes: list[str]
+    """The stream modes its followers asked for."""
+    options: dict[str, Any]
+    """Keyword options of ``astream`` (context, checkpoint_id, interrupt_before ...)."""
+    metadata: dict[str, Any]
+    strategy: str = "reject"
+    """The multitask strategy: what happens when the thread is busy."""
+
+    def record(self) -> dict[str, Any]:
+        """A new pending run's record for this request (see :func:`new_run`)."""
+        return new_run(
+            thread_id=self.thread_id,
+            assistant_id=self.assistant_id,
+            metadata=self.metadata,
+            strategy=self.strategy,
+        )
 
 
 async def execute(
@@ -233,19 +262,7 @@ class Runs(Protocol):
         """Whether the thread has a run that has not ended."""
         ...
 
-    async def start(
-        self,
-        graph: CompiledGraph[Any],
-        *,
-        graph_id: str,
-        assistant_id: str,
-        thread_id: str,
-        input: Any,
-        modes: list[str],
-        options: dict[str, Any],
-        metadata: dict[str, Any],
-        strategy: str = "reject",
-    ) -> FollowedRun:
+    async def start(self, request: RunRequest) -> FollowedRun:
         """Start (or queue) a run on the thread. Raises :class:`Busy` (``reject``)."""
         ...
 
@@ -344,25 +361,14 @@ class Runner:
         """Whether the thread has an active run."""
         return thread_id in self.active
 
-    async def start(
-        self,
-        graph: CompiledGraph[Any],
-        *,
-        graph_id: str,
-        assistant_id: str,
-        thread_id: str,
-        input: Any,
-        modes: list[str],
-        options: dict[str, Any],
-        metadata: dict[str, Any],
-        strategy: str = "reject",
-    ) -> ActiveRun:
+    async def start(self, request: RunRequest) -> ActiveRun:
         """Start a run on the thread as an asyncio task, or queue it (``enqueue``).
 
         Raises:
             Busy: the thread has an active run and ``strategy`` is ``reject`` (or, with
                 ``interrupt``, another run took the thread while the active one stopped).
         """
+        thread_id, strategy = request.thread_id, request.strategy
         current = self.active.get(thread_id)
         if current is not None:
             if strategy == "reject":
@@ -371,18 +377,16 @@ class Runner:
                 await self.cancel(current.record["run_id"], wait=True)
                 if thread_id in self.active:
                     raise Busy(thread_id)
-        record = new_run(
-            thread_id=thread_id, assistant_id=assistant_id, metadata=metadata, strategy=strategy
-        )
+        record = request.record()
         self.store.add_run(record)
-        self.store.touch_thread(thread_id, graph_id)
+        self.store.touch_thread(thread_id, request.graph_id)
         active = ActiveRun(record)
         active.emit("metadata", {"run_id": record["run_id"], "attempt": 1})
         self.by_id[record["run_id"]] = active
 
         def launch() -> None:
             self.active[thread_id] = active
-            active.task = asyncio.create_task(self._execute(active, graph, input, modes, options))
+            active.task = asyncio.create_task(self._execute(active, request))
             # a run cancelled before its first step never enters _execute: end it here
             active.task.add_done_callback(lambda _: self._ended(active, "interrupted"))
 
@@ -392,24 +396,17 @@ class Runner:
             launch()
         return active
 
-    async def _execute(
-        self,
-        active: ActiveRun,
-        graph: CompiledGraph[Any],
-        input: Any,
-        modes: list[str],
-        options: dict[str, Any],
-    ) -> None:
+    async def _execute(self, active: ActiveRun, request: RunRequest) -> None:
         self._status(active, "running")
         status = "error"
         try:
             status, active.result = await execute(
-                graph,
-                thread_id=active.record["thread_id"],
+                request.graph,
+                thread_id=request.thread_id,
                 run_id=active.record["run_id"],
-                input=input,
-                modes=modes,
-                options=options,
+                input=request.input,
+                modes=request.modes,
+                options=request.options,
                 emit=active.aemit,
             )
         finally:
