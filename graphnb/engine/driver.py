@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..checkpoint_errors import CheckpointLoadError, ResumeError, ThreadNotFoundError
 from ..errors import GraphRecursionError
 from ..human import Command, GraphInterrupt, asking, done_asking
-from ..records import INPUT, Durability, Interrupt, NewCheckpoint, child_thread
+from ..records import INPUT, CheckpointSource, Durability, Interrupt, NewCheckpoint, child_thread
 from ..terminals import START
 from .events import Event, Interrupted, StepFinished
 from .feed import arelay, relay, watched
@@ -346,22 +346,35 @@ def _keeps(tasks: list[Node]) -> bool:
     return any(node.subgraph is not None for node in tasks)
 
 
+def _checkpoint(
+    run: ThreadedRun[Any], tasks: list[Node], *, step: int, source: CheckpointSource, **fields: Any
+) -> NewCheckpoint:
+    """A checkpoint of ``run`` with ``tasks`` due next; ``fields`` are its kind's own."""
+    return NewCheckpoint(
+        step=step,
+        source=source,
+        next=_names(tasks),
+        sends=_sends(tasks),
+        values=run.values,
+        joins=_joins(run),
+        deferred=sorted(run.held),
+        **fields,
+    )
+
+
 def _step_checkpoint(
     run: ThreadedRun[Any],
     results: list[tuple[Node, Update]],
     tasks: list[Node],
     stops: list[Interrupt],
 ) -> NewCheckpoint:
-    return NewCheckpoint(
+    return _checkpoint(
+        run,
+        tasks,
         step=run.step,
         source="loop",
         ran=[instance_key(node) for node, _ in results],
         writes=[(instance_key(node), update) for node, update in results if update],
-        next=_names(tasks),
-        sends=_sends(tasks),
-        values=run.values,
-        joins=_joins(run),
-        deferred=sorted(run.held),
         interrupts=stops,
         keep=_keeps(tasks),
     )
@@ -372,14 +385,11 @@ def _interrupt_checkpoint(
 ) -> NewCheckpoint:
     stopped = {i.node for i in run.interrupted}
     order = {instance_key(node): i for i, node in enumerate(tasks)}
-    return NewCheckpoint(
+    return _checkpoint(
+        run,
+        tasks,
         step=run.step - 1,
         source="interrupt",
-        next=_names(tasks),
-        sends=_sends(tasks),
-        values=run.values,
-        joins=_joins(run),
-        deferred=sorted(run.held),
         interrupts=sorted(run.interrupted, key=lambda i: order.get(i.node, 0)),
         resumes=run.resumes,
         # A finished node whose Command went somewhere runs again on resume rather than
@@ -395,15 +405,12 @@ def _interrupt_checkpoint(
 def _input_checkpoint(
     run: ThreadedRun[Any], plan: _Plan, tasks: list[Node], stops: list[Interrupt]
 ) -> NewCheckpoint:
-    return NewCheckpoint(
+    return _checkpoint(
+        run,
+        tasks,
         step=run.step - 1,
         source="input",
         writes=[(INPUT, plan.update)] if plan.update else [],
-        next=_names(tasks),
-        sends=_sends(tasks),
-        values=run.values,
-        joins=_joins(run),
-        deferred=sorted(run.held),
         interrupts=stops,
         keep=_keeps(tasks),
     )
@@ -425,14 +432,11 @@ def _record_failure(
     interrupt. A failure to store it leaves the run's own error to be raised.
     """
     run.values, run.joins = before
-    failed = NewCheckpoint(
+    failed = _checkpoint(
+        run,
+        tasks,
         step=run.step,
         source="error",
-        next=_names(tasks),
-        sends=_sends(tasks),
-        values=run.values,
-        joins=_joins(run),
-        deferred=sorted(run.held),
         resumes=run.resumes,
         pending=list(run.done.items()),
         error={
