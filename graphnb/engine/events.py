@@ -40,8 +40,22 @@ StreamMode = Literal["events", "values", "updates", "chunks", "custom"]
 """
 
 
+class _InsideSubgraphs:
+    """What the events of one node share: where the node is, inside subgraph nodes."""
+
+    __slots__ = ()
+    node: str
+    namespace: tuple[str, ...]
+    """The subgraph nodes the event comes from inside, outermost first; ``()`` at the top."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
+        return (*self.namespace, self.node)
+
+
 @dataclass(slots=True)
-class NodeStarted:
+class NodeStarted(_InsideSubgraphs):
     """A node began running."""
 
     kind: ClassVar[Literal["node_started"]] = "node_started"
@@ -52,14 +66,9 @@ class NodeStarted:
     namespace: tuple[str, ...] = ()
     """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
-    @property
-    def path(self) -> tuple[str, ...]:
-        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
-        return (*self.namespace, self.node)
-
 
 @dataclass(slots=True)
-class NodeFinished:
+class NodeFinished(_InsideSubgraphs):
     """A node finished; ``update`` is what it wrote (field names, checked values)."""
 
     kind: ClassVar[Literal["node_finished"]] = "node_finished"
@@ -76,14 +85,9 @@ class NodeFinished:
     did not run. The ``updates`` stream marks it ``"__metadata__": {"cached": True}``, as
     LangGraph's does."""
 
-    @property
-    def path(self) -> tuple[str, ...]:
-        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
-        return (*self.namespace, self.node)
-
 
 @dataclass(slots=True)
-class Chunk:
+class Chunk(_InsideSubgraphs):
     """A piece of a node's streamed result (``field`` set) or of a custom write (``None``)."""
 
     kind: ClassVar[Literal["chunk"]] = "chunk"
@@ -95,11 +99,6 @@ class Chunk:
     """Which of the node's ``Send`` instances streamed it; ``None`` for a plain run."""
     namespace: tuple[str, ...] = ()
     """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
-        return (*self.namespace, self.node)
 
 
 @dataclass(slots=True)
@@ -119,7 +118,7 @@ class StepFinished(Generic[S]):
 
 
 @dataclass(slots=True)
-class NodeFailed:
+class NodeFailed(_InsideSubgraphs):
     """A node (or the merge of its update) failed; the run raises ``error`` next."""
 
     kind: ClassVar[Literal["node_failed"]] = "node_failed"
@@ -132,18 +131,13 @@ class NodeFailed:
     """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
     @property
-    def path(self) -> tuple[str, ...]:
-        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
-        return (*self.namespace, self.node)
-
-    @property
     def message(self) -> str:
         """The error's text."""
         return str(self.error)
 
 
 @dataclass(slots=True)
-class NodeRetrying:
+class NodeRetrying(_InsideSubgraphs):
     """A node's attempt failed and its retry policy runs it again after ``delay`` seconds.
 
     ``attempt`` is the failed attempt's number (1 for the first run).
@@ -159,14 +153,9 @@ class NodeRetrying:
     namespace: tuple[str, ...] = ()
     """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
-    @property
-    def path(self) -> tuple[str, ...]:
-        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
-        return (*self.namespace, self.node)
-
 
 @dataclass(slots=True)
-class CacheHit:
+class CacheHit(_InsideSubgraphs):
     """A node's result came from its cache; the node did not run (``key``: the cache key)."""
 
     kind: ClassVar[Literal["cache_hit"]] = "cache_hit"
@@ -176,11 +165,6 @@ class CacheHit:
     instance: int | None = None
     namespace: tuple[str, ...] = ()
     """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        """The node's full path: ``namespace`` and the node, e.g. ``("research", "search")``."""
-        return (*self.namespace, self.node)
 
 
 @dataclass(slots=True)
