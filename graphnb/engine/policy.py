@@ -737,8 +737,9 @@ def with_policies(
                     if timeout is None:
                         result = await pending
                     else:
-                        try:
-                            result = await asyncio.wait_for(pending, timeout)
+                        try:  # not wait_for: on Python 3.11 it can lose a cancel
+                            async with asyncio.timeout(timeout):
+                                result = await pending
                         except TimeoutError:
                             raise _timeout(name, context, timeout) from None
                     break

@@ -152,8 +152,10 @@ class RunEvents:
             wake = self._wakes.setdefault(run_id, asyncio.Event())
             entries: Any = await self._redis.xrange(key, min=f"({after}", count=256)
             if not entries:
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can lose a cancel
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), _RECHECK)
+                    async with asyncio.timeout(_RECHECK):
+                        await wake.wait()
                 continue
             for entry_id, fields in entries:
                 after = entry_id
