@@ -50,7 +50,7 @@ from ..console import (
     to_json,
 )
 from .output import cannot_write, same_file
-from .run import load_target
+from .run import graph_command, load_target
 
 __all__ = ["read_inputs", "register"]
 
@@ -325,14 +325,14 @@ def batch(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``batch`` to the command line."""
-    command = subparsers.add_parser(
+    command = graph_command(
+        subparsers,
         "batch",
         help="run a graph over many inputs (JSON lines), locally, on Dask or on Ray",
         description="Run the graph FILE defines over every input of a JSON-lines file and "
         "write one JSON line per input (its state or its error), in input order. "
         "Progress goes to stderr.",
     )
-    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook")
     command.add_argument(
         "--input",
         "-i",

@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting, shown
-from .output import cannot_write
-from .run import load_target
+from .output import cannot_write, wrote
+from .run import graph_command, load_target
 
 __all__ = ["register"]
 
@@ -40,19 +40,18 @@ def _draw(args: argparse.Namespace) -> int:
         raise CommandError(str(error), EXIT_USAGE) from None
     except OSError as error:  # a missing folder, no permission, a directory
         raise CommandError(cannot_write(args.output, error), EXIT_LOAD) from None
-    print(f"wrote {shown(written)}", file=sys.stderr)
-    return EXIT_OK
+    return wrote(written)
 
 
 def register(subparsers: Any) -> None:
     """Add ``draw`` to the command line."""
-    command = subparsers.add_parser(
+    command = graph_command(
+        subparsers,
         "draw",
         help="draw a graph as SVG, Mermaid or DOT",
         description="Draw the graph FILE defines. The output's suffix picks the format: "
         ".svg, .mmd (Mermaid) or .dot. Without -o the diagram goes to stdout.",
     )
-    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook")
     command.add_argument("-o", "--output", metavar="PATH", help="where to write the diagram")
     command.add_argument(
         "--format", choices=sorted(_FORMATS), help="format written to stdout (default: mermaid)"

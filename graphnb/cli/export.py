@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting, shown
+from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting
 from ..export.module import replace_text
-from .output import cannot_write, same_file
-from .run import load_target
+from .output import cannot_write, same_file, wrote
+from .run import graph_command, load_target
 
 __all__ = ["register"]
 
@@ -50,8 +50,7 @@ def _export(args: argparse.Namespace) -> int:
             replace_text(output, to_module(graph, filename=output.name))
     except OSError as error:  # a missing folder, no permission, a directory
         raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
-    print(f"wrote {shown(output)}", file=sys.stderr)
-    return EXIT_OK
+    return wrote(output)
 
 
 def _export_langgraph(args: argparse.Namespace, output: Path | None) -> int:
@@ -70,20 +69,19 @@ def _export_langgraph(args: argparse.Namespace, output: Path | None) -> int:
         replace_text(output, text)
     except OSError as error:
         raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
-    print(f"wrote {shown(output)}", file=sys.stderr)
-    return EXIT_OK
+    return wrote(output)
 
 
 def register(subparsers: Any) -> None:
     """Add ``export`` to the command line."""
-    command = subparsers.add_parser(
+    command = graph_command(
+        subparsers,
         "export",
         help="export a graph as a standalone Python module or a notebook",
         description="Export the graph FILE defines (a notebook or .py file) as a standalone "
         "module that runs with `python module.py --input JSON`, or as a notebook when the "
         "output ends in .ipynb. Without -o the module goes to stdout.",
     )
-    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .ipynb notebook or .py file")
     command.add_argument("-o", "--output", metavar="PATH", help="the .py or .ipynb to write")
     command.add_argument(
         "--to",

@@ -8,8 +8,11 @@ What the commands print about users' data (escaped control characters) is in
 from __future__ import annotations
 
 import os
+import sys
 
-__all__ = ["cannot_write", "same_file"]
+from ..console import EXIT_OK, shown
+
+__all__ = ["cannot_write", "same_file", "wrote"]
 
 
 def cannot_write(path: str | os.PathLike[str] | None, error: OSError) -> str:
@@ -35,3 +38,9 @@ def same_file(path: str | os.PathLike[str], other: str | os.PathLike[str]) -> bo
         return os.path.samefile(path, other)
     except (OSError, ValueError):  # either is missing (or not a path): no file is both
         return False
+
+
+def wrote(path: str | os.PathLike[str]) -> int:
+    """Tell stderr that ``path`` was written; returns the command's exit code, 0."""
+    print(f"wrote {shown(path)}", file=sys.stderr)
+    return EXIT_OK

@@ -18,7 +18,7 @@ from ..console import (
     run_loaded,
 )
 
-__all__ = ["load_target", "register"]
+__all__ = ["graph_command", "load_target", "register"]
 
 
 def load_target(target: str, *, langgraph_as_is: bool = False) -> tuple[str, Any]:
@@ -53,6 +53,25 @@ def load_target(target: str, *, langgraph_as_is: bool = False) -> tuple[str, Any
     return name, imported.compile() if _langgraph_kind(graph) == "compiled" else imported.graph
 
 
+def graph_command(
+    subparsers: Any, name: str, *, help: str, description: str, many: bool = False
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` whose first argument is a graph to load: ``FILE[:GRAPH]``.
+
+    With ``many`` the argument is ``targets``, one or more of them; else ``target``, one.
+    """
+    command: argparse.ArgumentParser = subparsers.add_parser(
+        name, help=help, description=description
+    )
+    command.add_argument(
+        "targets" if many else "target",
+        nargs="+" if many else None,
+        metavar="FILE[:GRAPH]",
+        help="a .py file or .ipynb notebook",
+    )
+    return command
+
+
 def _langgraph_kind(value: Any) -> str | None:
     """``"compiled"`` or ``"builder"`` for a LangGraph state graph, else ``None``.
 
@@ -75,12 +94,12 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``run`` to the command line."""
-    command = subparsers.add_parser(
+    command = graph_command(
+        subparsers,
         "run",
         help="run a graph from a .py file or notebook, streaming its progress",
         description="Run the graph FILE defines (FILE:GRAPH picks one of several). "
         "Progress goes to stderr, the final state to stdout as JSON.",
     )
-    command.add_argument("target", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook")
     add_run_options(command)
     command.set_defaults(handler=run)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..console import EXIT_FAILED, EXIT_USAGE, CommandError, compile_for, redacted, reporting
-from .run import load_target
+from .run import graph_command, load_target
 
 __all__ = ["register"]
 
@@ -199,14 +199,13 @@ def _add_queue_options(command: argparse.ArgumentParser, *, broker_required: boo
 
 def register(subparsers: Any) -> None:
     """Add ``serve`` to the command line."""
-    command = subparsers.add_parser(
+    command = graph_command(
+        subparsers,
         "serve",
         help="serve graphs over HTTP with the API langgraph-sdk speaks",
         description="Serve the graphs FILE defines (FILE:GRAPH picks one), one assistant "
         "each, named by its variable. Needs the serve extra: pip install 'graphnb[serve]'.",
-    )
-    command.add_argument(
-        "targets", nargs="+", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook"
+        many=True,
     )
     command.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     command.add_argument("--port", type=int, default=2024, help="port to listen on (2024)")
@@ -232,14 +231,13 @@ def register(subparsers: Any) -> None:
     _add_queue_options(command, broker_required=False)
     command.set_defaults(handler=serve)
 
-    command = subparsers.add_parser(
+    command = graph_command(
+        subparsers,
         "worker",
         help="execute the runs graphnb serve --broker queues",
         description="Execute the runs of the graphs FILE defines that any graphnb serve "
         "process on the same --db and --broker queues. Needs the serve extra.",
-    )
-    command.add_argument(
-        "targets", nargs="+", metavar="FILE[:GRAPH]", help="a .py file or .ipynb notebook"
+        many=True,
     )
     command.add_argument("--db", required=True, help="postgresql://... (the servers' --db)")
     _add_queue_options(command, broker_required=True)
