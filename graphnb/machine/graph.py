@@ -190,15 +190,23 @@ def _exit_router(
         event = inner.exit_event(str(final))
         if event is None:
             return []
-        transition = machine.resolve(state, event, view)
-        if transition is None:
-            return []
-        if transition.action is not None:
-            transition.action(state, transition.target, event, view)
-        return transition.label
+        return _take(machine, state, event, view)
 
     route.__name__ = f"exit_{state.name}"
     return route
+
+
+def _take(machine: _RunnableMachine, state: Enum, event: Enum, view: Any) -> str | list[str]:
+    """Take the transition ``event`` fires in ``state``: run its action, return its label.
+
+    No transition (or no open guard): ``[]``, the run stays where it is.
+    """
+    transition = machine.resolve(state, event, view)
+    if transition is None:
+        return []
+    if transition.action is not None:
+        transition.action(state, transition.target, event, view)
+    return transition.label
 
 
 def _update(
@@ -269,12 +277,7 @@ def _router(
         if name is None:
             return []
         event = machine.events[name]
-        transition = machine.resolve(state, event, view)
-        if transition is None:
-            return []
-        if transition.action is not None:
-            transition.action(state, transition.target, event, view)
-        return transition.label
+        return _take(machine, state, event, view)
 
     route.__name__ = f"route_{state.name}"
     return route
