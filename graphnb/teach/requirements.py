@@ -287,6 +287,22 @@ def _play(app: Any, input: Any) -> tuple[list[Any], BaseException | None]:
     return events, None
 
 
+def _played(subject: Subject, input: Any, description: str) -> list[Any] | Point:
+    """The events of the subject's graph run on ``input``.
+
+    Or the failed point for ``description`` when the graph does not compile or its run
+    raised.
+    """
+    app = subject.compiled()
+    if app is None:
+        return Point(description, False, f"{_run_text(input)}: {subject.why_not}.")
+    events, error = _play(app, input)
+    if error is not None:
+        message, nodes = _failure(input, error, events, subject.spec)
+        return Point(description, False, message + ".", nodes)
+    return events
+
+
 def _failure(
     input: Any, error: BaseException, events: Sequence[Any] = (), spec: GraphSpec | None = None
 ) -> tuple[str, tuple[str, ...]]:
@@ -448,13 +464,9 @@ class FinalState:
         return f"run on {self.input!r}, ends with {dict(self.expected)!r}"
 
     def check(self, subject: Subject) -> list[Point]:  # noqa: D102
-        app = subject.compiled()
-        if app is None:
-            return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
-        events, error = _play(app, self.input)
-        if error is not None:
-            message, nodes = _failure(self.input, error, events, subject.spec)
-            return [Point(self.description, False, message + ".", nodes)]
+        events = _played(subject, self.input, self.description)
+        if isinstance(events, Point):
+            return [events]
         ends = [e for e in events if getattr(e, "kind", "") == "step_finished"]
         state = as_map(ends[-1].state) if ends else {}
         # A field may be named by its name or its alias, whichever keys the state's map.
@@ -486,13 +498,9 @@ class Streams:
         return f"streams `{self.name}` when run on {self.input!r}"
 
     def check(self, subject: Subject) -> list[Point]:  # noqa: D102
-        app = subject.compiled()
-        if app is None:
-            return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
-        events, error = _play(app, self.input)
-        if error is not None:
-            message, nodes = _failure(self.input, error, events, subject.spec)
-            return [Point(self.description, False, message + ".", nodes)]
+        events = _played(subject, self.input, self.description)
+        if isinstance(events, Point):
+            return [events]
         chunks = [e for e in events if getattr(e, "kind", "") == "chunk" and e.field == self.name]
         if chunks:
             return [Point(self.description, True, nodes=(chunks[0].node,))]
@@ -518,13 +526,9 @@ class Interrupts:
         return f"stops at `{self.node}` for a human when run on {self.input!r}"
 
     def check(self, subject: Subject) -> list[Point]:  # noqa: D102
-        app = subject.compiled()
-        if app is None:
-            return [Point(self.description, False, f"{_run_text(self.input)}: {subject.why_not}.")]
-        events, error = _play(app, self.input)
-        if error is not None:
-            message, nodes = _failure(self.input, error, events, subject.spec)
-            return [Point(self.description, False, message + ".", nodes)]
+        events = _played(subject, self.input, self.description)
+        if isinstance(events, Point):
+            return [events]
         stopped = [
             stop.node
             for event in events
