@@ -106,6 +106,13 @@ class Resolver:
 
     def scaffold(self, preferred: str, module: str, attribute: str, value: Any) -> str:
         """Bind a name the generated code needs (``StateGraph``, ``START``...)."""
+        return self._import_as(preferred, value, module, attribute)
+
+    def _import_as(self, preferred: str, value: Any, module: str, attribute: str) -> str:
+        """The name ``value`` is imported as, adding the import on first use.
+
+        ``preferred``, or with ``_`` appended while that name is bound to something else.
+        """
         name = preferred
         while name in self._bound and not _same(self._bound[name], value):
             name += "_"
@@ -261,12 +268,7 @@ class Resolver:
         module, qualname = path
         head, _, rest = qualname.partition(".")
         head_value = getattr(sys.modules[module], head)
-        local = head
-        while local in self._bound and not _same(self._bound[local], head_value):
-            local += "_"
-        if local not in self._bound:
-            self._bind(local, head_value)
-            self.imports[local] = (module, head)
+        local = self._import_as(head, head_value, module, head)
         expression = f"{local}.{rest}" if rest else local
         self._defined[id(obj)] = expression
         self._alive.append(obj)
