@@ -197,7 +197,6 @@ class Translator:
     # -- tasks, debug ----------------------------------------------------------------
 
     def _started(self, event: NodeStarted) -> list[tuple[str, Any]]:
-        parts: list[tuple[str, Any]] = []
         task = self.task_id(event.step, event.path, event.instance)
         payload = {
             "id": task,
@@ -205,10 +204,7 @@ class Translator:
             "input": self.jsonable(self.state),
             "triggers": [f"branch:to:{event.node}"],
         }
-        if "tasks" in self.modes:
-            parts.append(("tasks", payload))
-        if "debug" in self.modes:
-            parts.append(("debug", self._debug("task", event.step, payload)))
+        parts = self._parts("tasks", "task", event.step, payload)
         if "events" in self.modes:
             data = {"input": payload["input"]}
             parts.append(("events", self._event("on_chain_start", event.node, task, data, event)))
@@ -247,11 +243,15 @@ class Translator:
             "result": [[key, value] for key, value in update.items()],
             "interrupts": interrupts or [],
         }
+        return self._parts("tasks", "task_result", event.step, payload)
+
+    def _parts(self, mode: str, kind: str, step: int, payload: Any) -> list[tuple[str, Any]]:
+        """``payload`` in ``mode`` and, as a ``kind`` entry, in ``debug``: those asked for."""
         parts: list[tuple[str, Any]] = []
-        if "tasks" in self.modes:
-            parts.append(("tasks", payload))
+        if mode in self.modes:
+            parts.append((mode, payload))
         if "debug" in self.modes:
-            parts.append(("debug", self._debug("task_result", event.step, payload)))
+            parts.append(("debug", self._debug(kind, step, payload)))
         return parts
 
     def _debug(self, kind: str, step: int, payload: Any) -> dict[str, Any]:
@@ -271,12 +271,7 @@ class Translator:
             return []
         self.seen.add(snapshot.checkpoint_id)
         payload = self._checkpoint_payload(snapshot)
-        parts: list[tuple[str, Any]] = []
-        if "checkpoints" in self.modes:
-            parts.append(("checkpoints", payload))
-        if "debug" in self.modes:
-            parts.append(("debug", self._debug("checkpoint", snapshot.step, payload)))
-        return parts
+        return self._parts("checkpoints", "checkpoint", snapshot.step, payload)
 
     def _checkpoint_payload(self, snapshot: StateSnapshot[Any]) -> dict[str, Any]:
         interrupts: dict[str, list[dict[str, Any]]] = {}
