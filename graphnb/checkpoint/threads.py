@@ -328,13 +328,15 @@ class Threads(Generic[S]):
         (:func:`~graphnb.records.child_thread`): it goes with the parent, at every depth.
         """
         _check_thread_id(thread_id)
-        saver = self.saver
-        children = [
+        return sum(self.saver.delete_thread(name) for name in self._family(thread_id))
+
+    def _family(self, thread_id: str) -> list[str]:
+        """``thread_id`` and its subgraphs' threads, at every depth: the thread first."""
+        return [thread_id] + [
             child
-            for child in saver.threads()
+            for child in self.saver.threads()
             if child.startswith(thread_id + "|") and is_child_thread(child)
         ]
-        return saver.delete_thread(thread_id) + sum(saver.delete_thread(c) for c in children)
 
     def copy(self, thread_id: str, new_id: str) -> int:
         """Copy a thread's checkpoints, its subgraphs' threads too, to ``new_id``.
@@ -349,13 +351,8 @@ class Threads(Generic[S]):
         _check_thread_id(thread_id)
         _check_thread_id(new_id)
         saver = self.saver
-        names = [thread_id] + [
-            child
-            for child in saver.threads()
-            if child.startswith(thread_id + "|") and is_child_thread(child)
-        ]
         copied = 0
-        for name in names:
+        for name in self._family(thread_id):
             rows = saver.history(name)
             target = new_id + name[len(thread_id) :]
             saver.put_many([dataclasses.replace(row, thread_id=target) for row in rows])
@@ -371,13 +368,8 @@ class Threads(Generic[S]):
         """
         _check_thread_id(thread_id)
         saver = self.saver
-        names = [thread_id] + [
-            child
-            for child in saver.threads()
-            if child.startswith(thread_id + "|") and is_child_thread(child)
-        ]
         dropped = 0
-        for name in names:
+        for name in self._family(thread_id):
             seqs = [row.seq for row in saver.history(name) if row.created_at >= since]
             if seqs:
                 dropped += saver._delete_seqs(name, seqs)
