@@ -507,20 +507,20 @@ def _add_branches(
     builder: Any,
     unmapped: list[Unmapped],
 ) -> None:
-    if len(branches) > 1:
-        _add_combined_branches(graph, source, branches, builder, unmapped)
+    parts: list[tuple[Callable[..., Any], Any]] = []
+    for branch_name, branch in sorted(branches.items()):
+        where = f"router {branch_name!r} from {source!r}"
+        fn = getattr(branch.path, "func", None) or getattr(branch.path, "afunc", None)
+        if fn is None:
+            reason = "only plain functions map to graphnb routers"
+            unmapped.append(Unmapped(type(branch.path).__name__, where, reason))
+            return
+        _check_code(fn, where, unmapped)
+        parts.append((fn, branch.ends))
+    if len(parts) > 1:
+        _add_combined_branches(graph, source, parts, builder)
         return
-    branch_name, branch = sorted(branches.items())[0]
-    path = branch.path
-    fn = getattr(path, "func", None) or getattr(path, "afunc", None)
-    where = f"router {branch_name!r} from {source!r}"
-    if fn is None:
-        unmapped.append(
-            Unmapped(type(path).__name__, where, "only plain functions map to graphnb routers")
-        )
-        return
-    _check_code(fn, where, unmapped)
-    ends = branch.ends
+    fn, ends = parts[0]
     routes: Any
     if ends is None:
         # LangGraph lets a router without a path map go anywhere; graphnb declares it.
@@ -558,12 +558,12 @@ def _add_branches(
 def _add_combined_branches(
     graph: StateGraph[Any],
     source: str,
-    branches: Mapping[str, Any],
+    routers: list[tuple[Callable[..., Any], Any]],
     builder: Any,
-    unmapped: list[Unmapped],
 ) -> None:
     """Several conditional edges from one node as graphnb's one router.
 
+    ``routers`` are the LangGraph routers with their path maps (``None``: none), checked.
     The router asks each LangGraph router in turn, maps each answer through that
     router's path map and goes to all of them, as LangGraph follows every branch.
     """
@@ -571,16 +571,8 @@ def _add_combined_branches(
 
     parts: list[tuple[Callable[..., Any], dict[Any, str] | None]] = []
     targets: list[str] = []
-    for branch_name, branch in sorted(branches.items()):
-        path = branch.path
-        fn = getattr(path, "func", None) or getattr(path, "afunc", None)
-        where = f"router {branch_name!r} from {source!r}"
-        if fn is None:
-            reason = "only plain functions map to graphnb routers"
-            unmapped.append(Unmapped(type(path).__name__, where, reason))
-            return
-        _check_code(fn, where, unmapped)
-        ends = dict(branch.ends) if branch.ends is not None else None
+    for fn, branch_ends in routers:
+        ends = dict(branch_ends) if branch_ends is not None else None
         parts.append((fn, ends))
         targets.extend(
             ends.values()
