@@ -12,8 +12,9 @@ Three channels join the Python :class:`~graphnb.widget.Builder` and its front en
 
 The front end's types are generated from this module: ``widgets/protocol.mjs`` (part of the
 front end's build) reads :func:`protocol_schema` and turns it into
-``widgets/src/protocol.generated.ts`` with json-schema-to-typescript; a test fails when that
-file is older than this one.
+``widgets/src/protocol.generated.ts`` with json-schema-to-typescript, and the graph spec's
+types (:func:`spec_schema`) into ``widgets/src/spec.generated.ts``; a test fails when either
+file is older than the Python it comes from.
 
 Every request and push has a ``type`` literal. Payloads are ``TypedDict`` s: plain dicts
 on the wire and in traits, checked by pydantic where they come in.
@@ -21,7 +22,7 @@ on the wire and in traits, checked by pydantic where they come in.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypeAlias
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias, cast
 
 from pydantic import Field, TypeAdapter, ValidationError, WithJsonSchema
 from pydantic.json_schema import GenerateJsonSchema
@@ -29,6 +30,8 @@ from pydantic.json_schema import GenerateJsonSchema
 # pydantic reads these to check what the front end sends; on Python < 3.12 it needs
 # typing_extensions' TypedDict for that.
 from typing_extensions import TypedDict
+
+from ..spec import GraphSpec
 
 __all__ = [
     "PAGE_LIMIT",
@@ -87,6 +90,7 @@ __all__ = [
     "explain",
     "protocol_schema",
     "read_request",
+    "spec_schema",
 ]
 
 
@@ -654,3 +658,33 @@ class _NamedTypesOnly(GenerateJsonSchema):
 def protocol_schema() -> dict[str, Any]:
     """The JSON Schema of :class:`Protocol`, every declared type a named definition."""
     return TypeAdapter(Protocol).json_schema(mode="serialization", schema_generator=_NamedTypesOnly)
+
+
+class _SpecAsWritten(_NamedTypesOnly):
+    """A spec field is optional only where its model leaves it out when unset."""
+
+    def field_is_required(self, field: Any, total: bool) -> bool:
+        return "serialization_exclude_if" not in field and not field.get("serialization_exclude")
+
+
+def spec_schema() -> dict[str, Any]:
+    """The JSON Schema of :class:`~graphnb.spec.GraphSpec` as Python writes one.
+
+    The front end's spec types (``widgets/src/spec.generated.ts``) are generated from it.
+    """
+    written = GraphSpec.model_json_schema(mode="serialization", schema_generator=_SpecAsWritten)
+    definitions = written["$defs"]
+    definitions["JsonValue"] = {"tsType": "Json"}  # pydantic's JsonValue: any JSON
+    # the spec itself at the root, so a subgraph's spec refers back to it by name
+    return cast("dict[str, Any]", _to_root({**definitions.pop("GraphSpec"), "$defs": definitions}))
+
+
+def _to_root(schema: Any) -> Any:
+    """``schema`` with every reference to the GraphSpec definition pointing at the root."""
+    if isinstance(schema, dict):
+        if schema.get("$ref") == "#/$defs/GraphSpec":
+            return {**schema, "$ref": "#"}
+        return {key: _to_root(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_to_root(item) for item in schema]
+    return schema

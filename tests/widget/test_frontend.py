@@ -45,8 +45,9 @@ def test_front_end_unit_tests_pass():
     assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
 
 
-def test_the_front_ends_protocol_types_are_generated_from_the_python_module():
-    """``widgets/src/protocol.generated.ts`` is what graphnb/widget/protocol.py says today."""
+def test_the_front_ends_protocol_and_spec_types_are_generated_from_the_python_modules():
+    """``widgets/src/protocol.generated.ts`` and ``spec.generated.ts`` are what
+    graphnb/widget/protocol.py and graphnb/spec.py say today."""
     ran = subprocess.run(
         [_node("json-schema-to-typescript"), "protocol.mjs", "--check"],
         cwd=WIDGETS,
