@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .events import Chunk, Event, Interrupted, NodeFailed, NodeFinished, NodeStarted, StepFinished
@@ -221,10 +222,19 @@ class _RunSpans:
         self.root.end()
         self.run.tracing = None
 
-    def checkpoint_span(self, checkpoint: NewCheckpoint) -> Any:
-        return self._start(
+    @contextmanager
+    def storing(self, checkpoint: NewCheckpoint) -> Iterator[Any]:
+        """The span of storing ``checkpoint``: marked failed if storing raises, ended anyway."""
+        span = self._start(
             "checkpoint", self.step or self.root, step=checkpoint.step, source=checkpoint.source
         )
+        try:
+            yield span
+        except BaseException as error:
+            self.failed(span, error)
+            raise
+        finally:
+            span.end()
 
 
 class _TracedWriter:
@@ -239,27 +249,15 @@ class _TracedWriter:
         return self._writer.last
 
     def put(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
-        span = self._spans.checkpoint_span(checkpoint)
-        try:
+        with self._spans.storing(checkpoint) as span:
             stored = self._writer.put(checkpoint)
-        except BaseException as error:
-            self._spans.failed(span, error)
-            span.end()
-            raise
-        span.set_attribute("graphnb.checkpoint_id", stored.checkpoint_id)
-        span.end()
+            span.set_attribute("graphnb.checkpoint_id", stored.checkpoint_id)
         return stored
 
     async def aput(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
-        span = self._spans.checkpoint_span(checkpoint)
-        try:
+        with self._spans.storing(checkpoint) as span:
             stored = await self._writer.aput(checkpoint)
-        except BaseException as error:
-            self._spans.failed(span, error)
-            span.end()
-            raise
-        span.set_attribute("graphnb.checkpoint_id", stored.checkpoint_id)
-        span.end()
+            span.set_attribute("graphnb.checkpoint_id", stored.checkpoint_id)
         return stored
 
     def flush(self) -> None:
