@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -166,33 +167,32 @@ class _Relay:
 
 def relay(thread_id: str, run: Run[Any], events: Iterator[Event]) -> Iterator[Event]:
     """``events``, each also sent to the watchers of ``thread_id``."""
-    feed = _Relay(thread_id, run)
-    try:
+    with _relaying(thread_id, run) as feed:
         for event in events:
             feed.send(event)
             yield event
-    except Exception as error:
-        feed.end("failed", error)
-        raise
-    except BaseException:
-        feed.end("stopped", None)
-        raise
-    feed.end("done", None)
 
 
 async def arelay(
     thread_id: str, run: Run[Any], events: AsyncIterator[Event]
 ) -> AsyncIterator[Event]:
     """Async :func:`relay`."""
-    feed = _Relay(thread_id, run)
-    try:
+    with _relaying(thread_id, run) as feed:
         async for event in events:
             feed.send(event)
             yield event
+
+
+@contextmanager
+def _relaying(thread_id: str, run: Run[Any]) -> Iterator[_Relay]:
+    """A run's feed to the thread's watchers, told how the run ended."""
+    feed = _Relay(thread_id, run)
+    try:
+        yield feed
     except Exception as error:
         feed.end("failed", error)
         raise
-    except BaseException:
+    except BaseException:  # cancelled, stopped, or the stream closed early
         feed.end("stopped", None)
         raise
     feed.end("done", None)
