@@ -717,6 +717,18 @@ def with_policies(
             return store.on(context._saver), key
         return store, key
 
+    def retry_wait(
+        error: Exception, attempt: int, delay: Callable[[int], float] | None, context: RunContext
+    ) -> float | None:
+        """The pause before retrying after failed ``attempt``, told as an event; ``None``: none."""
+        if delay is None or retry is None:
+            return None
+        if attempt >= retry.max_attempts or not retry.retries(error):
+            return None
+        wait = delay(attempt)
+        context._event(NodeRetrying(context.step, name, attempt, wait, error, context.instance))
+        return wait
+
     if inspect.iscoroutinefunction(target):
 
         async def policed_async(state: Any, context: RunContext) -> Any:
@@ -744,13 +756,9 @@ def with_policies(
                             raise _timeout(name, context, timeout) from None
                     break
                 except Exception as error:
-                    if retry is None or attempt >= retry.max_attempts or not retry.retries(error):
+                    wait = retry_wait(error, attempt, delay, context)
+                    if wait is None:
                         raise
-                    assert delay is not None
-                    wait = delay(attempt)
-                    context._event(
-                        NodeRetrying(context.step, name, attempt, wait, error, context.instance)
-                    )
                     await asyncio.sleep(wait)
                     attempt += 1
             if kept is not None and cache is not None:
@@ -783,13 +791,9 @@ def with_policies(
                     result = _call_with_timeout(name, call, args, timeout, context)
                 break
             except Exception as error:
-                if retry is None or attempt >= retry.max_attempts or not retry.retries(error):
+                wait = retry_wait(error, attempt, delay, context)
+                if wait is None:
                     raise
-                assert delay is not None
-                wait = delay(attempt)
-                context._event(
-                    NodeRetrying(context.step, name, attempt, wait, error, context.instance)
-                )
                 time.sleep(wait)
                 attempt += 1
         if kept is not None and cache is not None:
