@@ -88,19 +88,17 @@ def resolve(binding: str, namespace: Mapping[str, Any] | None = None) -> Any:
                 f"binding {binding!r}: cannot import module {module_name!r} ({error})",
                 binding=binding,
             ) from error
-        try:
-            obj = getattr(module, head)
-        except AttributeError:
-            raise BindingError(
-                f"binding {binding!r}: module {module_name!r} has no attribute {head!r}",
-                binding=binding,
-            ) from None
+        obj = _attribute(module, head, binding, f"module {module_name!r}")
     for part in rest:
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise BindingError(
-                f"binding {binding!r}: {type(obj).__name__} has no attribute {part!r}",
-                binding=binding,
-            ) from None
+        obj = _attribute(obj, part, binding, type(obj).__name__)
     return obj
+
+
+def _attribute(obj: Any, name: str, binding: str, owner: str) -> Any:
+    """``obj.name``, or a :class:`BindingError` saying that ``owner`` has no ``name``."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        raise BindingError(
+            f"binding {binding!r}: {owner} has no attribute {name!r}", binding=binding
+        ) from None
