@@ -589,15 +589,10 @@ class ThreadWriter:
 
         Under ``"exit"`` durability it is held for :meth:`flush` unless ``checkpoint.keep``.
         """
-        durability = self.durability
-        if durability == "exit":
-            row = self.row(checkpoint, snapshot=True)
-            if not checkpoint.keep:
-                return self._hold(row)
-            self._held = None
-        else:
-            row = self.row(checkpoint)
-        if durability == "async":
+        row, held = self._next(checkpoint)
+        if held:
+            return row
+        if self.durability == "async":
             with self._queue_lock:
                 self._queued.append(row)
                 idle = len(self._queued) == 1  # else a drain in flight takes it too
@@ -612,15 +607,10 @@ class ThreadWriter:
 
     async def aput(self, checkpoint: NewCheckpoint) -> StoredCheckpoint:
         """Async :meth:`put`."""
-        durability = self.durability
-        if durability == "exit":
-            row = self.row(checkpoint, snapshot=True)
-            if not checkpoint.keep:
-                return self._hold(row)
-            self._held = None
-        else:
-            row = self.row(checkpoint)
-        if durability == "async":
+        row, held = self._next(checkpoint)
+        if held:
+            return row
+        if self.durability == "async":
             self._task = asyncio.ensure_future(self._astore(self._task, row))
         else:
             await self.saver.aput(row)
@@ -659,10 +649,20 @@ class ThreadWriter:
             self._worker.shutdown(wait=True)
             self._worker = None
 
-    def _hold(self, row: StoredCheckpoint) -> StoredCheckpoint:
-        # Not advanced: the next row is again the loaded position's child, replacing this.
-        self._held = self.last = row
-        return row
+    def _next(self, checkpoint: NewCheckpoint) -> tuple[StoredCheckpoint, bool]:
+        """The row :meth:`put` stores, and whether it is held for :meth:`flush` instead.
+
+        Under ``"exit"`` durability every row is a whole snapshot, held unless ``keep``.
+        """
+        if self.durability != "exit":
+            return self.row(checkpoint), False
+        row = self.row(checkpoint, snapshot=True)
+        if not checkpoint.keep:
+            # Not advanced: the next row is again the loaded position's child, replacing this.
+            self._held = self.last = row
+            return row, True
+        self._held = None
+        return row, False
 
     def _drain(self) -> None:
         """Store the queued rows, those queued behind a slow commit in one transaction."""
