@@ -33,6 +33,7 @@ from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from .checkpoint import BaseSaver
+    from .engine.compiled import CompiledGraph
     from .records import Interrupt
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "database_errors",
     "json_text",
     "parse_json",
+    "recompiled",
     "redacted",
     "reporting",
     "run_loaded",
@@ -346,23 +348,28 @@ def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
     saver = open_saver(db) if isinstance(db, str) else db
     try:
         if isinstance(graph, CompiledGraph):
-            if saver is None:
-                return graph
-            return CompiledGraph(
-                graph.spec,
-                graph.schema,
-                {name: node.fn for name, node in graph.nodes.items()},
-                graph.routers,
-                recursion_limit=graph.recursion_limit,
-                max_concurrency=graph.max_concurrency,
-                checkpointer=saver,
-                interrupt_before=tuple(sorted(graph.interrupt_before)),
-                interrupt_after=tuple(sorted(graph.interrupt_after)),
-            )
+            return graph if saver is None else recompiled(graph, saver)
         return graph.compile(checkpointer=saver) if saver is not None else graph.compile()
     except CheckpointError as error:
         where = redacted(db) if isinstance(db, str) else repr(db)
         raise CommandError(f"--db {where}: {error}", EXIT_USAGE) from None
+
+
+def recompiled(graph: CompiledGraph[Any], checkpointer: BaseSaver | str) -> CompiledGraph[Any]:
+    """``graph`` compiled again around ``checkpointer``: its nodes, routers and options kept."""
+    from .engine.compiled import CompiledGraph
+
+    return CompiledGraph(
+        graph.spec,
+        graph.schema,
+        {name: node.fn for name, node in graph.nodes.items()},
+        graph.routers,
+        recursion_limit=graph.recursion_limit,
+        max_concurrency=graph.max_concurrency,
+        checkpointer=checkpointer,
+        interrupt_before=tuple(sorted(graph.interrupt_before)),
+        interrupt_after=tuple(sorted(graph.interrupt_after)),
+    )
 
 
 def open_saver(url: str) -> BaseSaver:

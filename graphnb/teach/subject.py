@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..console import recompiled
 from ..engine.compiled import CompiledGraph
 from ..errors import GraphnbError
 from ..graph import StateGraph
@@ -93,16 +94,7 @@ class Subject:
         # (interrupts) work whatever the learner compiled with, and nothing is left behind.
         obj = self.obj
         if isinstance(obj, CompiledGraph):
-            return CompiledGraph(
-                obj.spec,
-                obj.schema,
-                {name: node.fn for name, node in obj.nodes.items()},
-                obj.routers,
-                recursion_limit=obj.recursion_limit,
-                checkpointer="memory://",
-                interrupt_before=sorted(obj.interrupt_before),
-                interrupt_after=sorted(obj.interrupt_after),
-            )
+            return recompiled(obj, "memory://")
         if isinstance(obj, StateGraph):
             return obj.compile(checkpointer="memory://")
         if callable(getattr(obj, "fire", None)):  # a state machine: its graph needs handlers
