@@ -26,6 +26,7 @@ __all__ = [
     "docstring_text",
     "example_input",
     "import_block",
+    "join_call",
     "printable",
     "python_literal",
     "string_literal",
@@ -137,9 +138,7 @@ def builder_function(
             lines.append(call_text(f"    {local}.add_edge", call))
         elif edge.kind == "join" and edge.target not in joined:
             joined.add(edge.target)
-            sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
-            listed = ", ".join(endpoint(source) for source in sources)
-            lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
+            lines.append(join_call(spec.edges, edge.target, endpoint, local))
         elif edge.kind in ("conditional", "send") and edge.source not in routed:
             routed.add(edge.source)
             lines.append(_conditional(edge, spec.edges, routers, endpoint, local))
@@ -171,6 +170,13 @@ def _conditional(
     if sends:
         arguments.append("sends=[" + ", ".join(endpoint(target) for target in sends) + "]")
     return call_text(f"    {local}.add_conditional_edges", arguments)
+
+
+def join_call(edges: list[EdgeSpec], target: str, endpoint: Any, local: str) -> str:
+    """``local.add_edge([...], target)``: every ``join`` edge into ``target`` as one call."""
+    sources = [e.source for e in edges if e.kind == "join" and e.target == target]
+    listed = ", ".join(endpoint(source) for source in sources)
+    return call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(target)])
 
 
 def _kept_data(metadata: Mapping[str, Any]) -> list[str]:

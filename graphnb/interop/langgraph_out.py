@@ -23,6 +23,7 @@ from ..export.codegen import (
     destinations_argument,
     docstring_text,
     import_block,
+    join_call,
     python_literal,
     schema_arguments,
     string_literal,
@@ -449,9 +450,7 @@ def _builder(
             )
         elif edge.kind == "join" and edge.target not in joined:
             joined.add(edge.target)
-            sources = [e.source for e in spec.edges if e.kind == "join" and e.target == edge.target]
-            listed = ", ".join(endpoint(source) for source in sources)
-            lines.append(call_text(f"    {local}.add_edge", [f"[{listed}]", endpoint(edge.target)]))
+            lines.append(join_call(spec.edges, edge.target, endpoint, local))
         elif edge.kind == "conditional" and edge.source not in routed:
             routed.add(edge.source)
             lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
