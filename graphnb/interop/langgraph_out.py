@@ -465,6 +465,10 @@ def _conditional(
     endpoint: Callable[[str], str],
     local: str,
 ) -> str:
+    """LangGraph's ``add_conditional_edges`` call: always a path map, Send targets in it.
+
+    graphnb's call (``export.codegen``) may list the routes instead and takes ``sends=``.
+    """
     routes = [e for e in edges if e.kind == "conditional" and e.source == source]
     pairs = {e.route or e.target: e.target for e in routes}
     for edge in edges:  # Send targets are in a LangGraph path map too

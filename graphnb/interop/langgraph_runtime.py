@@ -94,6 +94,7 @@ def shimmed(fn: Callable[..., Any], name: str, injected: Mapping[str, Any]) -> C
         (first, *_) = error.args[0]
         return interrupt_unanswered(first.value)
 
+    # Two twins, as a wrapper is a coroutine function or not: enter and stopped are shared.
     if inspect.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
