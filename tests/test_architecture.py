@@ -243,7 +243,8 @@ def front_end_imports(source: Path) -> nx.DiGraph[str]:
         graph.add_node(name)
         for found in pattern.finditer(path.read_text(encoding="utf-8")):
             target = (path.parent / found[1]).resolve()
-            for candidate in (target.with_suffix(".ts"), target.with_suffix(".tsx")):
+            # "./spec.generated" is spec.generated.ts: add the suffix, do not replace one
+            for candidate in (Path(f"{target}.ts"), Path(f"{target}.tsx")):
                 if candidate.is_file():
                     graph.add_edge(name, candidate.relative_to(source.resolve()).as_posix())
     return graph
