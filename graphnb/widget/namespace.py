@@ -19,7 +19,7 @@ import typing_extensions  # its is_typeddict also knows typing_extensions' Typed
 from ..binding import binding_of, resolve
 from ..errors import BindingError
 from ..state import GraphState
-from .protocol import CallableInfo, FieldInfo, ModelInfo
+from .protocol import CallableInfo, ModelInfo
 
 __all__ = [
     "describe_callable",
@@ -140,17 +140,7 @@ def describe_model(model: type[Any], *, binding: str | None = None) -> ModelInfo
     from ..graph import StateGraph
 
     spec = StateGraph(model).spec.state
-    fields = [
-        FieldInfo(
-            name=f.name,
-            type=f.type,
-            reducer=f.reducer,
-            alias=f.alias,
-            streaming=f.streaming,
-            required=f.required,
-        )
-        for f in spec.fields
-    ]
+    fields = [field.model_dump(mode="json") for field in spec.fields]
     schema: dict[str, Any] = {}
     if isinstance(model, type) and issubclass(model, GraphState):
         try:

@@ -48,7 +48,6 @@ __all__ = [
     "Done",
     "ExportReply",
     "ExportRequest",
-    "FieldInfo",
     "ForkRequest",
     "GraphInfo",
     "HistoryPage",
@@ -143,17 +142,6 @@ class CallableInfo(TypedDict):
     source: str
 
 
-class FieldInfo(TypedDict):
-    """One field of a state model, as the state-model panel shows it."""
-
-    name: str
-    type: str
-    reducer: str
-    alias: str | None
-    streaming: bool
-    required: bool
-
-
 class ModelInfo(TypedDict):
     """A state model the state-model panel offers (``models`` trait)."""
 
@@ -161,7 +149,7 @@ class ModelInfo(TypedDict):
     binding: str
     kind: Literal["model", "typeddict", "dict"]
     doc: str
-    fields: list[FieldInfo]
+    fields: Annotated[list[dict[str, Any]], _ts("FieldSpec[]")]  # graphnb.spec.FieldSpec
     json_schema: Annotated[dict[str, Any], _ts("JsonSchema")]
 
 
