@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
-from ..records import DURABILITIES, Durability
+from ..records import DURABILITIES, Durability, check_own_thread, is_child_thread
 from . import display
 from .batch import (
     OnProgress,
@@ -84,7 +84,6 @@ class CompiledGraph(Wiring[S]):
         check_thread_type(thread_id)
         into: tuple[tuple[str, str | None], ...] = ()
         if "|" in thread_id:  # a subgraph's thread: time travel into the child
-            from ..records import check_own_thread
             from .subgraph import split_thread
 
             thread_id, checkpoint_id, into = split_thread(self, thread_id, checkpoint_id)
@@ -252,8 +251,6 @@ class CompiledGraph(Wiring[S]):
 
     def list_threads(self) -> list[str]:
         """The ids of the checkpointer's threads, sorted (subgraphs' own threads left out)."""
-        from ..records import is_child_thread
-
         return [t for t in self.threads.saver.threads() if not is_child_thread(t)]
 
     def threads_info(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..checkpoint_errors import CheckpointConflictError, ThreadNotFoundError
 from ..errors import GraphSetupError, InvalidUpdateError
-from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, StateSnapshot
+from ..records import INPUT, UPDATE, Interrupt, NewCheckpoint, StateSnapshot, check_own_thread
 from ..schema import WriteError, is_graph_state
 from ..terminals import END
 from .driver import ThreadedRun, last_step, unstarted
@@ -94,8 +94,6 @@ def update_state(
     an input ``Command(goto=...)`` does in LangGraph: the next run on the thread runs
     them beside the nodes already due. ``END`` among them adds nothing.
     """
-    from ..records import check_own_thread
-
     # A subgraph's thread is edited in the child's model, as it is read and run.
     root = graph
     graph, threads = graph_of(graph, thread_id)
@@ -139,7 +137,6 @@ def _update_state(
     checkpoint_id: str | None,
     goto: Sequence[str | Send] = (),
 ) -> str:
-
     position = threads.load(thread_id, checkpoint_id)
     writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
     finish = as_node == END
@@ -218,8 +215,6 @@ def seed_thread(
     start_at: str | Sequence[str] | None,
 ) -> str:
     """See :meth:`graphnb.CompiledGraph.seed_thread`."""
-    from ..records import check_own_thread
-
     check_thread_type(thread_id)
     check_own_thread(thread_id)  # a subgraph's thread is made by its parent's run
     graph, threads = graph_of(graph, thread_id)
