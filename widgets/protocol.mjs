@@ -12,18 +12,21 @@ import { compile } from "json-schema-to-typescript";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const python = process.env.PYTHON ?? "python3";
 
-function schemaOf(name) {
-  const printed = spawnSync(
-    python,
-    ["-c", `import json; from graphnb.widget.protocol import ${name} as s; print(json.dumps(s()))`],
-    { cwd: join(here, ".."), encoding: "utf-8" },
-  );
-  if (printed.status !== 0) {
-    console.error(`protocol.mjs: ${python} could not print ${name}():\n${printed.stderr}`);
-    process.exit(1);
-  }
-  return JSON.parse(printed.stdout);
+// one Python process prints every schema: {"protocol_schema": ..., "spec_schema": ...}
+const printed = spawnSync(
+  python,
+  [
+    "-c",
+    "import json; from graphnb.widget import protocol as p; " +
+      "print(json.dumps({n: getattr(p, n)() for n in ('protocol_schema', 'spec_schema')}))",
+  ],
+  { cwd: join(here, ".."), encoding: "utf-8" },
+);
+if (printed.status !== 0) {
+  console.error(`protocol.mjs: ${python} could not print the schemas:\n${printed.stderr}`);
+  process.exit(1);
 }
+const schemas = JSON.parse(printed.stdout);
 
 const generated = [
   {
@@ -49,7 +52,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 let stale = false;
 for (const { file, schema, root, banner } of generated) {
   const target = join(here, "src", file);
-  const text = await compile(schemaOf(schema), root, {
+  const text = await compile(schemas[schema], root, {
     bannerComment: banner,
     additionalProperties: false,
     unreachableDefinitions: true,
