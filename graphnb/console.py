@@ -356,10 +356,15 @@ def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
 
 
 def recompiled(graph: CompiledGraph[Any], checkpointer: BaseSaver | str) -> CompiledGraph[Any]:
-    """``graph`` compiled again around ``checkpointer``: its nodes, routers and options kept."""
+    """``graph`` compiled again around ``checkpointer``: all else it was compiled with kept.
+
+    That is its nodes (with their private input schemas), routers and options, and what
+    ``StateGraph.compile`` sets after building it: the context, input and output schemas
+    and the long-term store.
+    """
     from .engine.compiled import CompiledGraph
 
-    return CompiledGraph(
+    again = CompiledGraph(
         graph.spec,
         graph.schema,
         {name: node.fn for name, node in graph.nodes.items()},
@@ -370,6 +375,11 @@ def recompiled(graph: CompiledGraph[Any], checkpointer: BaseSaver | str) -> Comp
         interrupt_before=tuple(sorted(graph.interrupt_before)),
         interrupt_after=tuple(sorted(graph.interrupt_after)),
     )
+    for name, node in graph.nodes.items():
+        again.nodes[name].reading(node.reads)
+    again.context_schema, again.store = graph.context_schema, graph.store
+    again.input_fields, again.output_fields = graph.input_fields, graph.output_fields
+    return again
 
 
 def open_saver(url: str) -> BaseSaver:

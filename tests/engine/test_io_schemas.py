@@ -102,3 +102,13 @@ def test_the_langgraph_module_has_the_schemas() -> None:
     text = to_langgraph_module(_graph(input_schema=Ask, output_schema=Reply), ruff=False)
     assert "input_schema=Ask" in text
     assert "output_schema=Reply" in text
+
+
+def test_a_graph_compiled_again_for_a_database_keeps_its_schemas() -> None:
+    # `graphnb run --db` and the teaching subject compile a graph again around a saver
+    from graphnb.console import compile_for
+
+    app = compile_for(_graph(input_schema=Ask, output_schema=Reply).compile(), MemorySaver())
+    assert app.invoke({"question": "why", "scratch": "given"}, thread_id="t") == {
+        "answer": "why? None"
+    }
