@@ -53,13 +53,7 @@ class DraftEdge:
         """The edge as its spec model."""
         from .spec import EdgeSpec
 
-        return EdgeSpec(
-            source=self.source,
-            target=self.target,
-            kind=self.kind,
-            route=self.route,
-            label=self.label,
-        )
+        return EdgeSpec(**asdict(self))
 
 
 @dataclass(slots=True)

@@ -45,6 +45,11 @@ def _unpickle_error(
     return error
 
 
+def listed(headline: str, problems: Sequence[object]) -> str:
+    """``headline``, then each of ``problems`` on a line of its own, as a bulleted list."""
+    return "\n".join([headline, *(f"  - {problem}" for problem in problems)])
+
+
 class GraphSetupError(GraphnbError, TypeError):
     """A graph, a state model or a binding is defined wrongly."""
 
@@ -55,10 +60,9 @@ class GraphValidationError(GraphSetupError):
     def __init__(self, problems: Sequence[str], *, graph: str = "graph") -> None:
         self.problems = list(problems)
         self.graph = graph
-        lines = "\n".join(f"  - {problem}" for problem in self.problems)
         count = len(self.problems)
         noun = "problem" if count == 1 else "problems"
-        super().__init__(f"{graph!r} has {count} {noun}:\n{lines}")
+        super().__init__(listed(f"{graph!r} has {count} {noun}:", self.problems))
 
 
 class BindingError(GraphSetupError):

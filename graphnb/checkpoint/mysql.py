@@ -40,11 +40,8 @@ class MySQLSaver(SqlSaver):
     Args:
         url: ``mysql://user:password@host:3306/database``.
         table_prefix: put before every table name.
-        on_busy_thread: what a run does when another run (any thread, process or
-            machine) holds its thread: ``"wait"`` for it, up to ``lock_timeout`` seconds,
-            or ``"fail"`` at once; both fail with
-            :class:`~graphnb.checkpoint.CheckpointConflictError`.
-        lock_timeout: seconds a run waits for its thread.
+        on_busy_thread, lock_timeout: what a run does when another run holds its thread,
+            as for :class:`~graphnb.checkpoint.SqlSaver`.
     """
 
     json_type = "LONGTEXT"

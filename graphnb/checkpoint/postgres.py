@@ -99,11 +99,8 @@ class PostgresSaver(SqlSaver):
         table_prefix: put before every table name.
         pool_size: connections the sync methods share (``pip install graphnb[postgres]``
             brings ``psycopg-pool`` for more than one).
-        on_busy_thread: what a run does when another run (any thread, process or
-            machine) holds its thread: ``"wait"`` for it, up to ``lock_timeout`` seconds,
-            or ``"fail"`` at once; both fail with
-            :class:`~graphnb.checkpoint.CheckpointConflictError`.
-        lock_timeout: seconds a run waits for its thread.
+        on_busy_thread, lock_timeout: what a run does when another run holds its thread,
+            as for :class:`~graphnb.checkpoint.SqlSaver`.
         connection_options: libpq connection parameters over graphnb's defaults
             (:data:`CONNECTION_DEFAULTS`: a 10 s ``connect_timeout``, TCP keepalives
             probing an idle connection after 30 s, and a 60 s ``tcp_user_timeout``), so

@@ -99,6 +99,16 @@ def update_state(
     graph, threads = graph_of(graph, thread_id)
     if graph is root:  # not a child of this graph's subgraph nodes: the user's own id
         check_own_thread(thread_id)
+    _check_update(graph, as_node, goto)
+    with threads.thread_lock(thread_id):  # no run advances the thread under the edit
+        position = threads.load(thread_id, checkpoint_id)
+        writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
+        goto = [item for item in goto if item != END]
+        update = _updated(graph, threads, thread_id, position, values, as_node, goto)
+        return writer.put(update).checkpoint_id
+
+
+def _check_update(graph: Wiring[Any], as_node: str | None, goto: Sequence[str | Send]) -> None:
     if as_node is not None and as_node != END and as_node not in graph.nodes:
         nodes = ", ".join(f"`{name}`" for name in graph.nodes)
         raise GraphSetupError(
@@ -115,30 +125,18 @@ def update_state(
             if unknown
             else "goto adds to the next step of an update without as_node"
         )
-    with threads.thread_lock(thread_id):  # no run advances the thread under the edit
-        return _update_state(
-            graph,
-            threads,
-            thread_id,
-            values,
-            as_node=as_node,
-            checkpoint_id=checkpoint_id,
-            goto=[item for item in goto if item != END],
-        )
 
 
-def _update_state(
+def _updated(
     graph: Wiring[Any],
     threads: ThreadStore[Any],
     thread_id: str,
+    position: LoadedCheckpoint | None,
     values: Any,
-    *,
     as_node: str | None,
-    checkpoint_id: str | None,
-    goto: Sequence[str | Send] = (),
-) -> str:
-    position = threads.load(thread_id, checkpoint_id)
-    writer = threads.writer(thread_id, position, metadata={"source": "update_state"})
+    goto: Sequence[str | Send],
+) -> NewCheckpoint:
+    """The checkpoint an update of ``values`` as ``as_node`` writes after ``position``."""
     finish = as_node == END
     node = UPDATE if finish or as_node is None else as_node
     update = {} if finish and values is None else _checked(graph, values, node)
@@ -187,24 +185,21 @@ def _update_state(
         joins = {graph.joins[i][1]: sorted(seen) for i, seen in run.joins.items() if seen}
         deferred = sorted(run.held)
         interrupts, resumes, pending = (), {}, []
-    row = writer.put(
-        NewCheckpoint(
-            step=step,
-            source="update",
-            ran=[as_node] if as_node and not finish else [],
-            writes=[*kept, (node, update)] if update else kept,
-            next=next_nodes,
-            sends=sends,
-            values=merged,
-            joins=joins,
-            deferred=deferred,
-            interrupts=interrupts,
-            resumes=resumes,
-            pending=pending,
-            start_at=start_at,
-        )
+    return NewCheckpoint(
+        step=step,
+        source="update",
+        ran=[as_node] if as_node and not finish else [],
+        writes=[*kept, (node, update)] if update else kept,
+        next=next_nodes,
+        sends=sends,
+        values=merged,
+        joins=joins,
+        deferred=deferred,
+        interrupts=interrupts,
+        resumes=resumes,
+        pending=pending,
+        start_at=start_at,
     )
-    return row.checkpoint_id
 
 
 def seed_thread(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import GraphnbError
+from ..errors import GraphnbError, listed
 
 __all__ = ["ExportError", "ExportProblem", "GraphLoadError", "GraphNotFoundError"]
 
@@ -32,8 +32,7 @@ class ExportError(GraphnbError, ValueError):
     def __init__(self, problems: Sequence[ExportProblem], *, graph: str = "graph") -> None:
         self.problems = list(problems)
         self.graph = graph
-        lines = "\n".join(f"  - {problem}" for problem in self.problems)
-        super().__init__(f"cannot export {graph!r}:\n{lines}")
+        super().__init__(listed(f"cannot export {graph!r}:", self.problems))
 
 
 class GraphLoadError(GraphnbError, RuntimeError):

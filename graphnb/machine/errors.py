@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import GraphRuntimeError, GraphSetupError
+from ..errors import GraphRuntimeError, GraphSetupError, listed
 
 __all__ = ["MachineDefinitionError", "TransitionNotAllowed"]
 
@@ -15,8 +15,7 @@ class MachineDefinitionError(GraphSetupError):
     def __init__(self, problems: Sequence[str], *, machine: str) -> None:
         self.problems = list(problems)
         self.machine = machine
-        lines = "\n".join(f"  - {problem}" for problem in self.problems)
-        super().__init__(f"machine {machine!r} is declared wrongly:\n{lines}")
+        super().__init__(listed(f"machine {machine!r} is declared wrongly:", self.problems))
 
 
 class TransitionNotAllowed(GraphRuntimeError, ValueError):

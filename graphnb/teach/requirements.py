@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -448,8 +449,31 @@ def _differs(name: str, actual: Any, expected: Any) -> str | None:
     return f"`{name}` ended as {actual!r}, expected {expected!r}"
 
 
+class _OnARun(ABC):
+    """A requirement judged on the events of one run of the subject's graph on ``input``.
+
+    A graph that does not compile, or a run that raises, fails it before :meth:`judge`.
+    """
+
+    __slots__ = ()
+    input: Any
+
+    @property
+    @abstractmethod
+    def description(self) -> str:
+        """What is asked, in a sentence."""
+
+    def check(self, subject: Subject) -> list[Point]:
+        events = _played(subject, self.input, self.description)
+        return [events if isinstance(events, Point) else self.judge(subject, events)]
+
+    @abstractmethod
+    def judge(self, subject: Subject, events: list[Any]) -> Point:
+        """The point the run's ``events`` earn."""
+
+
 @dataclass(frozen=True, slots=True)
-class FinalState:
+class FinalState(_OnARun):
     """Run on ``input``, the final state has these field values (other fields are free).
 
     Values are compared as plain data of exactly the expected types: a value of a
@@ -463,10 +487,7 @@ class FinalState:
     def description(self) -> str:  # noqa: D102
         return f"run on {self.input!r}, ends with {dict(self.expected)!r}"
 
-    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
-        events = _played(subject, self.input, self.description)
-        if isinstance(events, Point):
-            return [events]
+    def judge(self, subject: Subject, events: list[Any]) -> Point:  # noqa: D102
         ends = [e for e in events if getattr(e, "kind", "") == "step_finished"]
         state = as_map(ends[-1].state) if ends else {}
         # A field may be named by its name or its alias, whichever keys the state's map.
@@ -482,12 +503,12 @@ class FinalState:
                 wrong.append(why)
         if wrong:
             message = f"{_run_text(self.input)}, " + "; ".join(wrong) + "."
-            return [Point(self.description, False, message)]
-        return [Point(self.description, True)]
+            return Point(self.description, False, message)
+        return Point(self.description, True)
 
 
 @dataclass(frozen=True, slots=True)
-class Streams:
+class Streams(_OnARun):
     """Run on ``input``, the field ``name`` arrives in pieces (chunks) as it is written."""
 
     name: str
@@ -497,25 +518,20 @@ class Streams:
     def description(self) -> str:  # noqa: D102
         return f"streams `{self.name}` when run on {self.input!r}"
 
-    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
-        events = _played(subject, self.input, self.description)
-        if isinstance(events, Point):
-            return [events]
+    def judge(self, subject: Subject, events: list[Any]) -> Point:  # noqa: D102
         chunks = [e for e in events if getattr(e, "kind", "") == "chunk" and e.field == self.name]
         if chunks:
-            return [Point(self.description, True, nodes=(chunks[0].node,))]
-        return [
-            Point(
-                self.description,
-                False,
-                f"{_run_text(self.input)}, no piece of `{self.name}` was streamed: mark the "
-                "field StateField(streaming=True) and have a node yield its pieces.",
-            )
-        ]
+            return Point(self.description, True, nodes=(chunks[0].node,))
+        return Point(
+            self.description,
+            False,
+            f"{_run_text(self.input)}, no piece of `{self.name}` was streamed: mark the "
+            "field StateField(streaming=True) and have a node yield its pieces.",
+        )
 
 
 @dataclass(frozen=True, slots=True)
-class Interrupts:
+class Interrupts(_OnARun):
     """Run on ``input`` in a thread, the run stops at ``node`` to wait for a human."""
 
     node: str
@@ -525,10 +541,7 @@ class Interrupts:
     def description(self) -> str:  # noqa: D102
         return f"stops at `{self.node}` for a human when run on {self.input!r}"
 
-    def check(self, subject: Subject) -> list[Point]:  # noqa: D102
-        events = _played(subject, self.input, self.description)
-        if isinstance(events, Point):
-            return [events]
+    def judge(self, subject: Subject, events: list[Any]) -> Point:  # noqa: D102
         stopped = [
             stop.node
             for event in events
@@ -536,14 +549,12 @@ class Interrupts:
             for stop in event.interrupts
         ]
         if self.node in stopped:
-            return [Point(self.description, True, nodes=(self.node,))]
+            return Point(self.description, True, nodes=(self.node,))
         where = f" (it stopped at {_names(stopped)})" if stopped else ""
-        return [
-            Point(
-                self.description,
-                False,
-                f"{_run_text(self.input)}, the run did not stop at `{self.node}`{where}: call "
-                f"interrupt(...) inside `{self.node}`.",
-                (self.node,),
-            )
-        ]
+        return Point(
+            self.description,
+            False,
+            f"{_run_text(self.input)}, the run did not stop at `{self.node}`{where}: call "
+            f"interrupt(...) inside `{self.node}`.",
+            (self.node,),
+        )
