@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..binding import resolve
@@ -26,6 +26,7 @@ __all__ = [
     "docstring_text",
     "example_input",
     "import_block",
+    "call_openers",
     "join_call",
     "printable",
     "python_literal",
@@ -128,19 +129,15 @@ def builder_function(
         call.extend((policies or {}).get(node.id, ()))  # retry=..., timeout=..., cache=...
         call.extend(_kept_data(node.metadata))
         lines.append(call_text(f"    {local}.add_node", call))
-    joined: set[str] = set()
-    routed: set[str] = set()
-    for edge in spec.edges:
+    for edge in call_openers(spec.edges):
         if edge.kind == "direct":
             call = [endpoint(edge.source), endpoint(edge.target), *_kept_data(edge.metadata)]
             if edge.label is not None:
                 call.insert(2, f"label={string_literal(edge.label)}")
             lines.append(call_text(f"    {local}.add_edge", call))
-        elif edge.kind == "join" and edge.target not in joined:
-            joined.add(edge.target)
+        elif edge.kind == "join":
             lines.append(join_call(spec.edges, edge.target, endpoint, local))
-        elif edge.kind in ("conditional", "send") and edge.source not in routed:
-            routed.add(edge.source)
+        else:
             lines.append(_conditional(edge, spec.edges, routers, endpoint, local))
     lines.append(f"    return {local}\n")
     return "\n".join(lines)
@@ -170,6 +167,27 @@ def _conditional(
     if sends:
         arguments.append("sends=[" + ", ".join(endpoint(target) for target in sends) + "]")
     return call_text(f"    {local}.add_conditional_edges", arguments)
+
+
+def call_openers(edges: Sequence[EdgeSpec]) -> Iterator[EdgeSpec]:
+    """The edge that opens each ``add_edge`` or ``add_conditional_edges`` call, in order.
+
+    A direct edge is a call of its own; the join edges into one target make one call, and
+    the conditional and send edges out of one source make another.
+    """
+    joined: set[str] = set()
+    routed: set[str] = set()
+    for edge in edges:
+        if edge.kind == "join":
+            if edge.target not in joined:
+                joined.add(edge.target)
+                yield edge
+        elif edge.kind in ("conditional", "send"):
+            if edge.source not in routed:
+                routed.add(edge.source)
+                yield edge
+        else:
+            yield edge
 
 
 def join_call(edges: list[EdgeSpec], target: str, endpoint: Any, local: str) -> str:

@@ -19,6 +19,7 @@ from ..binding import resolve
 from ..engine.node import injected_parameters
 from ..engine.policy import RetryPolicy
 from ..export.codegen import (
+    call_openers,
     call_text,
     destinations_argument,
     docstring_text,
@@ -441,18 +442,14 @@ def _builder(
                 [string_literal(node.id), nodes[node.id] or "None", *options.get(node.id, ())],
             )
         )
-    joined: set[str] = set()
-    routed: set[str] = set()
-    for edge in spec.edges:
+    for edge in call_openers(spec.edges):
         if edge.kind == "direct":
             lines.append(
                 call_text(f"    {local}.add_edge", [endpoint(edge.source), endpoint(edge.target)])
             )
-        elif edge.kind == "join" and edge.target not in joined:
-            joined.add(edge.target)
+        elif edge.kind == "join":
             lines.append(join_call(spec.edges, edge.target, endpoint, local))
-        elif edge.kind == "conditional" and edge.source not in routed:
-            routed.add(edge.source)
+        else:
             lines.append(_conditional(edge.source, spec.edges, routers, endpoint, local))
     lines.append(f"    return {local}\n")
     return "\n".join(lines)
