@@ -1,19 +1,24 @@
 """The ``graphnb`` command line.
 
 Each subcommand lives in its own module of this package with a ``register(subparsers)``
-function that adds its parser and sets ``handler`` (a function of the parsed arguments
-returning the exit code). Heavy imports stay inside the handlers so ``graphnb --help`` is
-fast.
+function that adds its parser with :func:`subcommand` (or ``graph_command`` of
+:mod:`graphnb.cli.run`, for a command whose first argument is a graph to load) and then its
+options. The parser's ``handler`` is a function of the parsed arguments returning the exit
+code, and its docstring is the command's help, as in Click and Typer: the first paragraph
+is the line ``graphnb --help`` lists, the rest the description ``graphnb NAME --help``
+shows. Heavy imports stay inside the handlers so ``graphnb --help`` is fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import os
 import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["main"]
 
@@ -43,6 +48,31 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return top, dict(subparsers.choices)
+
+
+def subcommand(
+    subparsers: Any,
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    **parser_options: Any,
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name``, which ``handler`` runs and its docstring describes.
+
+    The docstring's first paragraph is the help ``graphnb --help`` lists, written as argparse
+    writes help: its first letter lowercased and its final period dropped. The rest is the
+    description ``graphnb NAME --help`` shows, rewrapped unless ``parser_options`` give
+    another ``formatter_class``; they go to ``add_parser`` as they are.
+    """
+    summary, _, description = (inspect.getdoc(handler) or "").partition("\n\n")
+    summary = " ".join(summary.split()).removesuffix(".")
+    command: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary[:1].lower() + summary[1:],
+        description=description or None,
+        **parser_options,
+    )
+    command.set_defaults(handler=handler)
+    return command
 
 
 def main(argv: Sequence[str] | None = None) -> int:

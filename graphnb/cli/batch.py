@@ -319,20 +319,17 @@ def _check_output(output: str | None, inputs: str, file: Path) -> None:
 
 
 def batch(args: argparse.Namespace) -> int:
-    """Handle ``graphnb batch``."""
+    """Run a graph over many inputs (JSON lines), locally, on Dask or on Ray.
+
+    Run the graph FILE defines over every input of a JSON-lines file and write one JSON line
+    per input (its state or its error), in input order. Progress goes to stderr.
+    """
     return reporting(lambda: _batch(args), db=args.db)
 
 
 def register(subparsers: Any) -> None:
     """Add ``batch`` to the command line."""
-    command = graph_command(
-        subparsers,
-        "batch",
-        help="run a graph over many inputs (JSON lines), locally, on Dask or on Ray",
-        description="Run the graph FILE defines over every input of a JSON-lines file and "
-        "write one JSON line per input (its state or its error), in input order. "
-        "Progress goes to stderr.",
-    )
+    command = graph_command(subparsers, "batch", batch)
     command.add_argument(
         "--input",
         "-i",
@@ -369,4 +366,3 @@ def register(subparsers: Any) -> None:
         help="thread ids are PREFIX-LINE (default: batch)",
     )
     command.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    command.set_defaults(handler=batch)

@@ -14,6 +14,7 @@ from ..graph import StateGraph
 from ..reducers import append
 from ..spec import END, START
 from ..state import GraphState, StateField
+from . import subcommand
 
 
 class DemoState(GraphState):
@@ -48,7 +49,13 @@ def build() -> StateGraph[DemoState]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Stream the demo graph to standard output."""
+    """Run the example graph, streaming its output.
+
+    Run graphnb's built-in example graph (START -> outline -> write -> END) in the terminal:
+    `outline` writes a plan into the typed state, `write` streams an answer word by word. It
+    needs nothing installed beyond graphnb and writes no file; its code is the module
+    graphnb.cli.demo.
+    """
     graph = build().compile()
     out = sys.stdout
     for event in graph.stream({"question": args.question} if args.question else None):
@@ -64,15 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``demo`` to the command line."""
-    command = subparsers.add_parser(
-        "demo",
-        help="run the example graph, streaming its output",
-        description="Run graphnb's built-in example graph (START -> outline -> write -> END) "
-        "in the terminal: `outline` writes a plan into the typed state, `write` streams an "
-        "answer word by word. It needs nothing installed beyond graphnb and writes no "
-        "file; its code is the module graphnb.cli.demo.",
-    )
+    command = subcommand(subparsers, "demo", run)
     command.add_argument(
         "--question", help="the question the demo answers (default: what a typed-state graph is)"
     )
-    command.set_defaults(handler=run)

@@ -16,7 +16,11 @@ _FORMATS = {"svg": "to_svg", "mermaid": "to_mermaid", "mmd": "to_mermaid", "dot"
 
 
 def draw(args: argparse.Namespace) -> int:
-    """Handle ``graphnb draw``."""
+    """Draw a graph as SVG, Mermaid or DOT.
+
+    Draw the graph FILE defines. The output's suffix picks the format: .svg, .mmd (Mermaid)
+    or .dot. Without -o the diagram goes to stdout.
+    """
     return reporting(lambda: _draw(args))
 
 
@@ -45,15 +49,8 @@ def _draw(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``draw`` to the command line."""
-    command = graph_command(
-        subparsers,
-        "draw",
-        help="draw a graph as SVG, Mermaid or DOT",
-        description="Draw the graph FILE defines. The output's suffix picks the format: "
-        ".svg, .mmd (Mermaid) or .dot. Without -o the diagram goes to stdout.",
-    )
+    command = graph_command(subparsers, "draw", draw)
     command.add_argument("-o", "--output", metavar="PATH", help="where to write the diagram")
     command.add_argument(
         "--format", choices=sorted(_FORMATS), help="format written to stdout (default: mermaid)"
     )
-    command.set_defaults(handler=draw)

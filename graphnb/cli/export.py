@@ -16,7 +16,12 @@ __all__ = ["register"]
 
 
 def export(args: argparse.Namespace) -> int:
-    """Handle ``graphnb export``."""
+    """Export a graph as a standalone Python module or a notebook.
+
+    Export the graph FILE defines (a notebook or .py file) as a standalone module that runs
+    with `python module.py --input JSON`, or as a notebook when the output ends in .ipynb.
+    Without -o the module goes to stdout.
+    """
     return reporting(lambda: _export(args))
 
 
@@ -74,14 +79,7 @@ def _export_langgraph(args: argparse.Namespace, output: Path | None) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``export`` to the command line."""
-    command = graph_command(
-        subparsers,
-        "export",
-        help="export a graph as a standalone Python module or a notebook",
-        description="Export the graph FILE defines (a notebook or .py file) as a standalone "
-        "module that runs with `python module.py --input JSON`, or as a notebook when the "
-        "output ends in .ipynb. Without -o the module goes to stdout.",
-    )
+    command = graph_command(subparsers, "export", export)
     command.add_argument("-o", "--output", metavar="PATH", help="the .py or .ipynb to write")
     command.add_argument(
         "--to",
@@ -90,4 +88,3 @@ def register(subparsers: Any) -> None:
         help="the API the module builds the graph with: graphnb's (default) or LangGraph's "
         "(needs graphnb[langgraph])",
     )
-    command.set_defaults(handler=export)

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..console import shown
+from . import subcommand
 from .process import run_tree
 
 __all__ = [
@@ -248,7 +249,10 @@ def lab_command(notebook: Path, *, port: int | None = None, browser: bool = True
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start JupyterLab on the notebook (blocks until JupyterLab stops)."""
+    """Open the visual builder in JupyterLab (the quickstart notebook by default).
+
+    Start JupyterLab on a notebook; a new one is created with a builder.
+    """
     missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
     if missing:
         print(
@@ -281,7 +285,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_browser and not browser:
         print(f"no display here: open the URL JupyterLab prints below to reach {notebook.name}")
     command = lab_command(notebook, port=args.port, browser=browser)
-    # Ctrl-C, SIGTERM and SIGHUP end JupyterLab and its kernels too (see .process).
+    # Blocks until JupyterLab stops. Ctrl-C, SIGTERM and SIGHUP end JupyterLab and its
+    # kernels too (see .process).
     return run_tree(command, what="JupyterLab and its kernels")
 
 
@@ -297,14 +302,9 @@ def _install_hint() -> str:
 
 def register(subparsers: Any) -> None:
     """Add ``lab`` to the command line."""
-    command = subparsers.add_parser(
-        "lab",
-        help="open the visual builder in JupyterLab (the quickstart notebook by default)",
-        description="Start JupyterLab on a notebook; a new one is created with a builder.",
-    )
+    command = subcommand(subparsers, "lab", run)
     command.add_argument(
         "notebook", nargs="?", help=f"the notebook to open (default: {QUICKSTART})"
     )
     command.add_argument("--port", type=int, help="the port JupyterLab listens on")
     command.add_argument("--no-browser", action="store_true", help="do not open a browser window")
-    command.set_defaults(handler=run)

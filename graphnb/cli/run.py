@@ -7,6 +7,7 @@ with exported modules; the names the other commands use are re-exported here.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from ..console import (
@@ -17,6 +18,7 @@ from ..console import (
     reporting,
     run_loaded,
 )
+from . import subcommand
 
 __all__ = ["graph_command", "load_target", "register"]
 
@@ -54,15 +56,18 @@ def load_target(target: str, *, langgraph_as_is: bool = False) -> tuple[str, Any
 
 
 def graph_command(
-    subparsers: Any, name: str, *, help: str, description: str, many: bool = False
+    subparsers: Any,
+    name: str,
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    many: bool = False,
 ) -> argparse.ArgumentParser:
     """Add the subcommand ``name`` whose first argument is a graph to load: ``FILE[:GRAPH]``.
 
+    ``handler`` runs it and its docstring is its help, as for every :func:`~graphnb.cli.subcommand`.
     With ``many`` the argument is ``targets``, one or more of them; else ``target``, one.
     """
-    command: argparse.ArgumentParser = subparsers.add_parser(
-        name, help=help, description=description
-    )
+    command = subcommand(subparsers, name, handler)
     command.add_argument(
         "targets" if many else "target",
         nargs="+" if many else None,
@@ -88,18 +93,14 @@ def _langgraph_kind(value: Any) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handle ``graphnb run``."""
+    """Run a graph from a .py file or notebook, streaming its progress.
+
+    Run the graph FILE defines (FILE:GRAPH picks one of several). Progress goes to stderr,
+    the final state to stdout as JSON.
+    """
     return reporting(lambda: run_loaded(load_target(args.target)[1], args))
 
 
 def register(subparsers: Any) -> None:
     """Add ``run`` to the command line."""
-    command = graph_command(
-        subparsers,
-        "run",
-        help="run a graph from a .py file or notebook, streaming its progress",
-        description="Run the graph FILE defines (FILE:GRAPH picks one of several). "
-        "Progress goes to stderr, the final state to stdout as JSON.",
-    )
-    add_run_options(command)
-    command.set_defaults(handler=run)
+    add_run_options(graph_command(subparsers, "run", run))

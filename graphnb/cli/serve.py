@@ -26,12 +26,20 @@ DEFAULT_DB = "sqlite:///graphnb-serve.db"
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Handle ``graphnb serve``."""
+    """Serve graphs over HTTP with the API langgraph-sdk speaks.
+
+    Serve the graphs FILE defines (FILE:GRAPH picks one), one assistant each, named by its
+    variable. Needs the serve extra: pip install 'graphnb[serve]'.
+    """
     return reporting(lambda: _serve(args), db=args.db)
 
 
 def worker(args: argparse.Namespace) -> int:
-    """Handle ``graphnb worker``."""
+    """Execute the runs graphnb serve --broker queues.
+
+    Execute the runs of the graphs FILE defines that any graphnb serve process on the same
+    --db and --broker queues. Needs the serve extra.
+    """
     return reporting(lambda: _worker(args), db=args.db)
 
 
@@ -199,14 +207,7 @@ def _add_queue_options(command: argparse.ArgumentParser, *, broker_required: boo
 
 def register(subparsers: Any) -> None:
     """Add ``serve`` to the command line."""
-    command = graph_command(
-        subparsers,
-        "serve",
-        help="serve graphs over HTTP with the API langgraph-sdk speaks",
-        description="Serve the graphs FILE defines (FILE:GRAPH picks one), one assistant "
-        "each, named by its variable. Needs the serve extra: pip install 'graphnb[serve]'.",
-        many=True,
-    )
+    command = graph_command(subparsers, "serve", serve, many=True)
     command.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     command.add_argument("--port", type=int, default=2024, help="port to listen on (2024)")
     command.add_argument(
@@ -229,16 +230,7 @@ def register(subparsers: Any) -> None:
         "--body-limit", type=int, default=1 << 20, help="largest request body in bytes (1 MiB)"
     )
     _add_queue_options(command, broker_required=False)
-    command.set_defaults(handler=serve)
 
-    command = graph_command(
-        subparsers,
-        "worker",
-        help="execute the runs graphnb serve --broker queues",
-        description="Execute the runs of the graphs FILE defines that any graphnb serve "
-        "process on the same --db and --broker queues. Needs the serve extra.",
-        many=True,
-    )
+    command = graph_command(subparsers, "worker", worker, many=True)
     command.add_argument("--db", required=True, help="postgresql://... (the servers' --db)")
     _add_queue_options(command, broker_required=True)
-    command.set_defaults(handler=worker)

@@ -57,13 +57,25 @@ from ..console import (
     to_json,
 )
 from ..records import is_child_thread
+from . import subcommand
 from .run import load_target
 
 __all__ = ["register"]
 
 
 def threads(args: argparse.Namespace) -> int:
-    """Handle ``graphnb threads``."""
+    """List persisted threads, show a thread's history, seed a new thread, prune old
+    checkpoints, import LangGraph threads.
+
+    graphnb threads --db URL                      list the threads of --db
+    graphnb threads --db URL THREAD               show a thread's checkpoints
+    graphnb threads --db URL THREAD --seed JSON --graph FILE
+                                                  seed a new thread
+    graphnb threads prune --db URL --keep-last N [--older-than AGE] [--graph FILE]
+                                                  remove old checkpoints (with
+                                                  --graph, only those asked for stay)
+    graphnb threads import --from URL --db URL    copy LangGraph threads into --db
+    """  # noqa: D205 (the summary is the help line, too long for one line here)
     if args.thread == "prune" and (args.keep_last is not None or args.older_than is not None):
         return reporting(lambda: _prune(args), db=args.db)
     if args.thread == "prune" and args.seed is None:
@@ -333,23 +345,9 @@ def _positive(text: str) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``threads`` to the command line."""
-    command = subparsers.add_parser(
-        "threads",
-        help="list persisted threads, show a thread's history, seed a new thread, prune old "
-        "checkpoints, import LangGraph threads",
-        description="\n".join(
-            [
-                "graphnb threads --db URL                      list the threads of --db",
-                "graphnb threads --db URL THREAD               show a thread's checkpoints",
-                "graphnb threads --db URL THREAD --seed JSON --graph FILE",
-                "                                              seed a new thread",
-                "graphnb threads prune --db URL --keep-last N [--older-than AGE] [--graph FILE]",
-                "                                              remove old checkpoints (with",
-                "                                              --graph, only those asked for stay)",
-                "graphnb threads import --from URL --db URL    copy LangGraph threads into --db",
-            ]
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    # The description is a usage table: its lines stay as the docstring writes them.
+    command = subcommand(
+        subparsers, "threads", threads, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     command.add_argument("thread", nargs="?", metavar="THREAD", help="a thread id")
     command.add_argument(
@@ -390,4 +388,3 @@ def register(subparsers: Any) -> None:
     prune.add_argument(
         "--batch-size", type=_positive, default=500, metavar="N", help="rows per delete"
     )
-    command.set_defaults(handler=threads)
