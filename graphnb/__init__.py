@@ -42,6 +42,7 @@ from .errors import (
     NodeTimeout,
     RouteError,
 )
+from .lazy import lazy_names
 from .reducers import Reducer, add, append, merge, replace
 
 if TYPE_CHECKING:
@@ -134,22 +135,6 @@ _batch.install_progress(_progress_display)
 _display.install_renderer(_draw)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'graphnb' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    # Tab completion lists the names not loaded yet, too.
-    return sorted({*globals(), *__all__})
-
-
 __all__ = [
     "DEFAULT_RECURSION_LIMIT",
     "END",
@@ -204,3 +189,5 @@ __all__ = [
     "NodeTimeout",
     "RetryPolicy",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
