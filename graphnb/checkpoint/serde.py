@@ -16,6 +16,7 @@ import reprlib
 import sys
 import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -32,8 +33,7 @@ from ..schema import FieldSchema, StateSchema
 
 __all__ = [
     "StoredFieldDroppedWarning",
-    "decode_snapshot",
-    "decode_update",
+    "StoredValues",
     "encode_update",
     "encode_values",
     "find_type_marker",
@@ -276,19 +276,6 @@ def _short(value: Any) -> str:
 # -- reading -------------------------------------------------------------------------------
 
 
-class _Where:
-    """The row being read, for error messages."""
-
-    __slots__ = ("checkpoint_id", "thread_id")
-
-    def __init__(self, thread_id: str, checkpoint_id: str) -> None:
-        self.thread_id = thread_id
-        self.checkpoint_id = checkpoint_id
-
-    def text(self) -> str:
-        return f"checkpoint {self.checkpoint_id!r} of thread {self.thread_id!r}"
-
-
 def check_safe(data: Any, *, thread_id: str, checkpoint_id: str, part: str) -> None:
     """Refuse stored data holding a class reference, or nesting deeper than graphnb writes.
 
@@ -317,7 +304,7 @@ def check_safe(data: Any, *, thread_id: str, checkpoint_id: str, part: str) -> N
     )
 
 
-def _decode(field: FieldSchema, raw: Any, where: _Where, *, typed: bool) -> Any:
+def _decode(field: FieldSchema, raw: Any, where: StoredValues, *, typed: bool) -> Any:
     adapter = field.adapter
     if adapter is None:
         return raw
@@ -371,61 +358,52 @@ def _holds_object(raw: Any) -> bool:
     return isinstance(raw, list) and any(isinstance(item, dict) for item in raw)
 
 
-def decode_snapshot(
-    schema: StateSchema[Any],
-    snapshot: Mapping[str, Any],
-    *,
-    thread_id: str,
-    checkpoint_id: str,
-    dropped: set[str],
-) -> dict[str, Any]:
-    """A stored whole state as field values; fields the model lost are added to ``dropped``.
+@dataclass(slots=True)
+class StoredValues:
+    """Reads the values one stored checkpoint holds through today's state model.
 
-    Fields the model gained since the row was written take their defaults.
+    Stored fields the model no longer has are collected in ``dropped`` (for one warning,
+    :func:`warn_dropped`); a value that no longer fits its field fails with a
+    :class:`CheckpointLoadError` naming the thread and the checkpoint.
     """
-    values = schema.defaults()
-    values.update(_decode_fields(schema, snapshot, _Where(thread_id, checkpoint_id), dropped))
-    return values
 
+    schema: StateSchema[Any]
+    thread_id: str
+    checkpoint_id: str
+    dropped: set[str] = field(default_factory=set)
 
-def decode_update(
-    schema: StateSchema[Any],
-    update: Mapping[str, Any],
-    *,
-    thread_id: str,
-    checkpoint_id: str,
-    dropped: set[str],
-) -> dict[str, Any]:
-    """A stored node update as checked field values, ready for the reducers."""
-    where = _Where(thread_id, checkpoint_id)
-    return _decode_fields(schema, update, where, dropped, update=True)
+    def snapshot(self, stored: Mapping[str, Any]) -> dict[str, Any]:
+        """A stored whole state as field values; fields the model gained take defaults."""
+        values = self.schema.defaults()
+        values.update(self._fields(stored, update=False))
+        return values
 
+    def update(self, stored: Mapping[str, Any]) -> dict[str, Any]:
+        """A stored node update as checked field values, ready for the reducers.
 
-def _decode_fields(
-    schema: StateSchema[Any],
-    stored: Mapping[str, Any],
-    where: _Where,
-    dropped: set[str],
-    *,
-    update: bool = False,
-) -> dict[str, Any]:
-    """Each stored field's value, validated by its field; unknown fields of a model dropped.
+        An update of a field with a custom reducer may have any shape: it is rebuilt, not
+        validated.
+        """
+        return self._fields(stored, update=True)
 
-    An update for a field with a custom reducer may have any shape, so it is kept as stored.
-    """
-    fields = schema.fields
-    decoded = {}
-    for name, raw in stored.items():
-        field = fields.get(name)
-        if field is None:
-            if schema.typed:
-                dropped.add(name)
-            else:
-                decoded[name] = raw
-            continue
-        typed = not update or field.reducer.typed_updates
-        decoded[name] = _decode(field, raw, where, typed=typed)
-    return decoded
+    def text(self) -> str:
+        """The checkpoint, as error messages name it."""
+        return f"checkpoint {self.checkpoint_id!r} of thread {self.thread_id!r}"
+
+    def _fields(self, stored: Mapping[str, Any], *, update: bool) -> dict[str, Any]:
+        fields = self.schema.fields
+        decoded = {}
+        for name, raw in stored.items():
+            schema_field = fields.get(name)
+            if schema_field is None:
+                if self.schema.typed:
+                    self.dropped.add(name)
+                else:
+                    decoded[name] = raw
+                continue
+            typed = not update or schema_field.reducer.typed_updates
+            decoded[name] = _decode(schema_field, raw, self, typed=typed)
+        return decoded
 
 
 def warn_dropped(

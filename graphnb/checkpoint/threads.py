@@ -47,9 +47,8 @@ from .base import BaseSaver
 from .prune import DEFAULT_PRUNE_BATCH, PruneResult, prune
 from .rows import to_json
 from .serde import (
+    StoredValues,
     check_safe,
-    decode_snapshot,
-    decode_update,
     encode_update,
     encode_values,
     find_type_marker,
@@ -168,25 +167,14 @@ class Threads(Generic[S]):
 
     def _values_at(self, row: StoredCheckpoint, dropped: set[str]) -> dict[str, Any]:
         """The state ``row``'s snapshot holds, decoded through the model."""
-        return decode_snapshot(
-            self.schema,
-            row.snapshot or {},
-            thread_id=row.thread_id,
-            checkpoint_id=row.checkpoint_id,
-            dropped=dropped,
-        )
+        stored = StoredValues(self.schema, row.thread_id, row.checkpoint_id, dropped)
+        return stored.snapshot(row.snapshot or {})
 
     def _replay(self, values: dict[str, Any], row: StoredCheckpoint, dropped: set[str]) -> None:
+        stored = StoredValues(self.schema, row.thread_id, row.checkpoint_id, dropped)
         for node, update in _writes(row):
-            decoded = decode_update(
-                self.schema,
-                update,
-                thread_id=row.thread_id,
-                checkpoint_id=row.checkpoint_id,
-                dropped=dropped,
-            )
             try:
-                self.schema.apply(values, decoded)
+                self.schema.apply(values, stored.update(update))
             except (WriteError, TypeError, ValueError) as error:
                 raise CheckpointLoadError(
                     f"the write of `{node}` in checkpoint {row.checkpoint_id!r} of thread "
@@ -220,20 +208,8 @@ class Threads(Generic[S]):
                 thread_id=row.thread_id,
                 checkpoint_id=row.checkpoint_id,
             ) from None
-        dropped: set[str] = set()
-        return [
-            (
-                node,
-                decode_update(
-                    self.schema,
-                    update,
-                    thread_id=row.thread_id,
-                    checkpoint_id=row.checkpoint_id,
-                    dropped=dropped,
-                ),
-            )
-            for node, update in stored
-        ]
+        values = StoredValues(self.schema, row.thread_id, row.checkpoint_id)
+        return [(node, values.update(update)) for node, update in stored]
 
     def snapshot(self, position: LoadedCheckpoint) -> StateSnapshot[S]:
         """The user's view of a loaded checkpoint."""

@@ -540,7 +540,7 @@ def _check(value: Any, thread_id: str, checkpoint_id: str, part: str) -> None:
 
 
 def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoint]:
-    from ..checkpoint.serde import decode_snapshot, decode_update
+    from ..checkpoint.serde import StoredValues
 
     schema = threads.schema
     fields = set(schema.fields) if schema.fields else None
@@ -586,9 +586,8 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
             for key, value in channels.items()
             if not key.startswith(("branch:", "join:", "__")) and (fields is None or key in fields)
         }
-        values = decode_snapshot(
-            schema, plain, thread_id=thread_id, checkpoint_id=checkpoint_id, dropped=set()
-        )
+        stored = StoredValues(schema, thread_id, checkpoint_id)
+        values = stored.snapshot(plain)
         before = seen_before.get(direct, {}) if direct is not None else {}
         ran = [
             node
@@ -599,16 +598,7 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
         nxt = [key.removeprefix("branch:to:") for key in channels if key.startswith("branch:to:")]
         joins = _joins(checkpoint, channels, seen, nxt)
         sends = [
-            (
-                str(send["node"]),
-                decode_update(
-                    schema,
-                    dict(send.get("arg") or {}),
-                    thread_id=thread_id,
-                    checkpoint_id=checkpoint_id,
-                    dropped=set(),
-                ),
-            )
+            (str(send["node"]), stored.update(dict(send.get("arg") or {})))
             for send in channels.get("__pregel_tasks", None) or []
             if isinstance(send, dict) and "node" in send
         ]
@@ -626,18 +616,7 @@ def _rows(threads: Any, thread_id: str, items: list[Any]) -> list[StoredCheckpoi
                 if channel in plain or (fields is not None and channel in fields)
             }
             if update:
-                writes = [
-                    (
-                        ran[0],
-                        decode_update(
-                            schema,
-                            update,
-                            thread_id=thread_id,
-                            checkpoint_id=checkpoint_id,
-                            dropped=set(),
-                        ),
-                    )
-                ]
+                writes = [(ran[0], stored.update(update))]
         row = writer.row(
             NewCheckpoint(
                 step=step - offsets[checkpoint_id],
