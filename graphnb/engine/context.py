@@ -63,7 +63,7 @@ class RunContext(Generic[C]):
     def write(self, value: Any) -> None:
         """Stream a custom chunk now; it reaches ``stream(mode="custom")`` consumers."""
         if self._emit is not None:
-            self._emit(Chunk(self.step, self.node, None, value, self.instance))
+            self._emit(Chunk(self.step, self.node, None, value, instance=self.instance))
 
     def _event(self, event: Any) -> None:
         """Stream an engine event on the node's behalf (retries, cache hits)."""

@@ -40,12 +40,15 @@ StreamMode = Literal["events", "values", "updates", "chunks", "custom"]
 """
 
 
+@dataclass(slots=True)
 class _InsideSubgraphs:
-    """What the events of one node share: where the node is, inside subgraph nodes."""
+    """What the events of one node share: its step, the node, where it is."""
 
-    __slots__ = ()
+    step: int
     node: str
-    namespace: tuple[str, ...]
+    instance: int | None = field(default=None, kw_only=True)
+    """Which of the node's ``Send`` instances this is (0, 1, ...); ``None`` for a plain run."""
+    namespace: tuple[str, ...] = field(default=(), kw_only=True)
     """The subgraph nodes the event comes from inside, outermost first; ``()`` at the top."""
 
     @property
@@ -59,12 +62,6 @@ class NodeStarted(_InsideSubgraphs):
     """A node began running."""
 
     kind: ClassVar[Literal["node_started"]] = "node_started"
-    step: int
-    node: str
-    instance: int | None = None
-    """Which of the node's ``Send`` instances this is (0, 1, ...); ``None`` for a plain run."""
-    namespace: tuple[str, ...] = ()
-    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
 
 @dataclass(slots=True)
@@ -72,14 +69,8 @@ class NodeFinished(_InsideSubgraphs):
     """A node finished; ``update`` is what it wrote (field names, checked values)."""
 
     kind: ClassVar[Literal["node_finished"]] = "node_finished"
-    step: int
-    node: str
     update: dict[str, Any]
     duration: float
-    instance: int | None = None
-    """Which of the node's ``Send`` instances this is; ``None`` for a plain run."""
-    namespace: tuple[str, ...] = ()
-    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
     cached: bool = False
     """The update came from the node's cache (a :class:`CacheHit` came first); the node
     did not run. The ``updates`` stream marks it ``"__metadata__": {"cached": True}``, as
@@ -91,14 +82,8 @@ class Chunk(_InsideSubgraphs):
     """A piece of a node's streamed result (``field`` set) or of a custom write (``None``)."""
 
     kind: ClassVar[Literal["chunk"]] = "chunk"
-    step: int
-    node: str
     field: str | None
     value: Any
-    instance: int | None = None
-    """Which of the node's ``Send`` instances streamed it; ``None`` for a plain run."""
-    namespace: tuple[str, ...] = ()
-    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
 
 @dataclass(slots=True)
@@ -122,13 +107,7 @@ class NodeFailed(_InsideSubgraphs):
     """A node (or the merge of its update) failed; the run raises ``error`` next."""
 
     kind: ClassVar[Literal["node_failed"]] = "node_failed"
-    step: int
-    node: str
     error: BaseException = field(repr=False)
-    instance: int | None = None
-    """Which of the node's ``Send`` instances failed; ``None`` for a plain run."""
-    namespace: tuple[str, ...] = ()
-    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
     @property
     def message(self) -> str:
@@ -144,14 +123,9 @@ class NodeRetrying(_InsideSubgraphs):
     """
 
     kind: ClassVar[Literal["node_retrying"]] = "node_retrying"
-    step: int
-    node: str
     attempt: int
     delay: float
     error: BaseException = field(repr=False)
-    instance: int | None = None
-    namespace: tuple[str, ...] = ()
-    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
 
 @dataclass(slots=True)
@@ -159,12 +133,7 @@ class CacheHit(_InsideSubgraphs):
     """A node's result came from its cache; the node did not run (``key``: the cache key)."""
 
     kind: ClassVar[Literal["cache_hit"]] = "cache_hit"
-    step: int
-    node: str
     key: str
-    instance: int | None = None
-    namespace: tuple[str, ...] = ()
-    """The subgraph nodes this event comes from inside, outermost first; ``()`` at the top."""
 
 
 @dataclass(slots=True)

@@ -726,7 +726,9 @@ def with_policies(
         if attempt >= retry.max_attempts or not retry.retries(error):
             return None
         wait = delay(attempt)
-        context._event(NodeRetrying(context.step, name, attempt, wait, error, context.instance))
+        context._event(
+            NodeRetrying(context.step, name, attempt, wait, error, instance=context.instance)
+        )
         return wait
 
     if inspect.iscoroutinefunction(target):
@@ -739,7 +741,7 @@ def with_policies(
                 # A database answers off the event loop.
                 hit, value = await asyncio.to_thread(kept.get, key) if remote else kept.get(key)
                 if hit:
-                    context._event(CacheHit(context.step, name, key, context.instance))
+                    context._event(CacheHit(context.step, name, key, instance=context.instance))
                     return _restored(value, state)
             delay = retry.delays() if retry is not None else None
             attempt = 1
@@ -778,7 +780,7 @@ def with_policies(
         if kept is not None:
             hit, value = kept.get(key)
             if hit:
-                context._event(CacheHit(context.step, name, key, context.instance))
+                context._event(CacheHit(context.step, name, key, instance=context.instance))
                 return _restored(value, state)
         delay = retry.delays() if retry is not None else None
         attempt = 1

@@ -464,7 +464,7 @@ class Run(Generic[S]):
         step, name, instance = self.step, node.name, node.instance
 
         def write(value: Any) -> None:
-            emit(Chunk(step, name, None, value, instance))
+            emit(Chunk(step, name, None, value, instance=instance))
 
         return write
 
@@ -488,7 +488,7 @@ class Run(Generic[S]):
         cached = False
         started = time.perf_counter()
         if self.starts:
-            yield NodeStarted(step, node.name, node.instance)
+            yield NodeStarted(step, node.name, instance=node.instance)
         before = self.values if node.input is None else node.input
         # a subgraph node reads the state through its child's input, not through a view
         view = self.schema.view(before) if node.plain else self._special_view(node, before)
@@ -529,7 +529,7 @@ class Run(Generic[S]):
             if self.events:
                 if pending:
                     yield from _flush(pending)
-                yield NodeFailed(step, node.name, failure, node.instance)
+                yield NodeFailed(step, node.name, failure, instance=node.instance)
             raise failure from (None if failure is error else error)
         finally:
             if token is not None:
@@ -538,7 +538,7 @@ class Run(Generic[S]):
             if pending:
                 yield from _flush(pending)
             duration = time.perf_counter() - started
-            yield NodeFinished(step, node.name, update, duration, node.instance, cached=cached)
+            yield NodeFinished(step, node.name, update, duration, cached, instance=node.instance)
         return update
 
     async def node_async(self, node: Node, emit: Callable[[Event], None]) -> Update:
@@ -550,7 +550,7 @@ class Run(Generic[S]):
         if events:
             emit = _noting_hits(emit, hits)
         if self.starts:
-            emit(NodeStarted(step, node.name, node.instance))
+            emit(NodeStarted(step, node.name, instance=node.instance))
         before = self.values if node.input is None else node.input
         view = self.schema.view(before) if node.plain else self._special_view(node, before)
         token = writing(self._writer(node, emit)) if self.custom else None
@@ -568,14 +568,16 @@ class Run(Generic[S]):
         except Exception as error:
             failure = self.node_error(node, error)
             if events:
-                emit(NodeFailed(step, node.name, failure, node.instance))
+                emit(NodeFailed(step, node.name, failure, instance=node.instance))
             raise failure from (None if failure is error else error)
         finally:
             if token is not None:
                 done_writing(token)
         if events:
             duration = time.perf_counter() - started
-            emit(NodeFinished(step, node.name, update, duration, node.instance, cached=bool(hits)))
+            emit(
+                NodeFinished(step, node.name, update, duration, bool(hits), instance=node.instance)
+            )
         return update
 
     async def _call_async(
@@ -729,7 +731,7 @@ class Run(Generic[S]):
             if events:
                 if pending:
                     yield from _flush(pending)
-                yield Chunk(self.step, node.name, name, chunk, node.instance)
+                yield Chunk(self.step, node.name, name, chunk, instance=node.instance)
         return self._stream_update(name, streamed, collected)
 
     async def _drain_async(self, node: Node, result: Any, emit: Callable[[Event], None]) -> Update:
@@ -742,7 +744,7 @@ class Run(Generic[S]):
             async for chunk in chunks:
                 collected.append(chunk)
                 if events:
-                    emit(Chunk(self.step, node.name, name, chunk, node.instance))
+                    emit(Chunk(self.step, node.name, name, chunk, instance=node.instance))
         else:
             iterator = iter(chunks)
             while True:
@@ -754,7 +756,7 @@ class Run(Generic[S]):
                     break
                 collected.append(chunk)
                 if events:
-                    emit(Chunk(self.step, node.name, name, chunk, node.instance))
+                    emit(Chunk(self.step, node.name, name, chunk, instance=node.instance))
                 await asyncio.sleep(0)  # let the loop (and a Stop) in between chunks
         return self._stream_update(name, streamed, collected)
 
