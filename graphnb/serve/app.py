@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio
 from starlette.applications import Starlette
@@ -49,7 +49,7 @@ from .runs import (
 )
 from .store import Busy, PostgresStore, Store, open_store
 
-__all__ = ["DEFAULT_BODY_LIMIT", "Auth", "create_app"]
+__all__ = ["DEFAULT_BODY_LIMIT", "AppOptions", "Auth", "create_app"]
 
 Auth = Callable[[Mapping[str, str]], "str | Awaitable[str]"]
 """An auth hook: the request's headers (lower-case names) in, the user's identity out.
@@ -1055,6 +1055,18 @@ def _run_headers(record: Mapping[str, Any]) -> dict[str, str]:
 def _sse(index: int, event: str, data: Any) -> bytes:
     text = json.dumps(data, separators=(",", ":"), allow_nan=False, default=repr)
     return f"event: {event}\ndata: {text}\nid: {index}\n\n".encode()
+
+
+class AppOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`create_app`, for the functions that pass them on."""
+
+    store: str
+    auth_token: str | None
+    auth: Auth | None
+    body_limit: int
+    broker: str | None
+    jobs: int
+    stalled_after: float
 
 
 def create_app(

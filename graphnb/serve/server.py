@@ -15,9 +15,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import uvicorn
+from starlette.applications import Starlette
+from typing_extensions import Unpack
 
 from ..engine.compiled import CompiledGraph
-from .app import DEFAULT_BODY_LIMIT, Auth, create_app
+from .app import AppOptions, Auth, create_app
 
 __all__ = ["TOKEN_ENV", "InsecureBindError", "check_bind", "serve", "serving"]
 
@@ -58,22 +60,13 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int = 2024,
-    store: str = ":memory:",
-    auth_token: str | None = None,
-    auth: Auth | None = None,
-    body_limit: int = DEFAULT_BODY_LIMIT,
-    **queue: Any,
+    **options: Unpack[AppOptions],
 ) -> None:
-    """Serve ``graphs`` until interrupted (see :func:`~graphnb.serve.app.create_app`).
+    """Serve ``graphs`` until interrupted.
 
-    ``queue`` takes :func:`~graphnb.serve.app.create_app`'s ``broker``, ``jobs`` and
-    ``stalled_after``.
+    ``options`` are :func:`~graphnb.serve.app.create_app`'s (``store``, ``auth_token``, ...).
     """
-    check_bind(host, auth_token, auth)
-    app = create_app(
-        graphs, store=store, auth_token=auth_token, auth=auth, body_limit=body_limit, **queue
-    )
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    uvicorn.run(_checked_app(graphs, host, options), host=host, port=port, log_level="info")
 
 
 @contextlib.contextmanager
@@ -82,22 +75,14 @@ def serving(
     *,
     host: str = "127.0.0.1",
     port: int = 0,
-    store: str = ":memory:",
-    auth_token: str | None = None,
-    auth: Auth | None = None,
-    body_limit: int = DEFAULT_BODY_LIMIT,
-    **queue: Any,
+    **options: Unpack[AppOptions],
 ) -> Iterator[str]:
     """Serve ``graphs`` on a background thread while the block runs; yields the URL.
 
     ``port=0`` takes a free port. The server stops (its runs cancelled) when the block
-    ends. ``queue`` takes :func:`~graphnb.serve.app.create_app`'s ``broker``, ``jobs`` and
-    ``stalled_after``.
+    ends. ``options`` are :func:`~graphnb.serve.app.create_app`'s.
     """
-    check_bind(host, auth_token, auth)
-    app = create_app(
-        graphs, store=store, auth_token=auth_token, auth=auth, body_limit=body_limit, **queue
-    )
+    app = _checked_app(graphs, host, options)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
@@ -118,3 +103,12 @@ def serving(
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def _checked_app(
+    graphs: Mapping[str, CompiledGraph[Any]] | Sequence[CompiledGraph[Any]],
+    host: str,
+    options: AppOptions,
+) -> Starlette:
+    check_bind(host, options.get("auth_token"), options.get("auth"))
+    return create_app(graphs, **options)
