@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from ..checkpoint_errors import CheckpointConflictError
-from ..records import CheckpointSource, StoredCheckpoint
+from ..records import StoredCheckpoint
 from .base import BaseSaver, Loaded, check_history_limit
 from .locks import DEFAULT_LOCK_TIMEOUT, OnBusy
 from .rows import check_row, parse_json, row_json
@@ -16,21 +17,13 @@ __all__ = ["MemorySaver"]
 
 
 class _Kept(NamedTuple):
-    """A stored checkpoint: its columns, the JSON ones as text.
+    """A stored checkpoint: its record with the JSON columns emptied, and them as text.
 
     Nothing of the record given to :meth:`MemorySaver.put` is kept, so changing that
     record afterwards changes nothing stored, and no object of its state stays alive.
     """
 
-    thread_id: str
-    seq: int
-    checkpoint_id: str
-    parent_id: str | None
-    parent_seq: int | None
-    base_seq: int
-    step: int
-    source: CheckpointSource
-    created_at: float
+    row: StoredCheckpoint
     meta: str
     writes: str
     snapshot: str | None
@@ -65,18 +58,7 @@ class MemorySaver(BaseSaver):
         """Store one checkpoint; see :meth:`BaseSaver.put`."""
         check_row(row)
         thread_id, seq, checkpoint_id = row.thread_id, row.seq, row.checkpoint_id
-        kept = _Kept(
-            thread_id,
-            seq,
-            checkpoint_id,
-            row.parent_id,
-            row.parent_seq,
-            row.base_seq,
-            row.step,
-            row.source,
-            row.created_at,
-            *row_json(row),
-        )
+        kept = _Kept(replace(row, meta={}, writes=[], snapshot=None, texts=None), *row_json(row))
         with self._lock:
             rows = self._threads.setdefault(thread_id, {})
             seqs = self._seqs.setdefault(thread_id, {})
@@ -100,7 +82,7 @@ class MemorySaver(BaseSaver):
                 target = rows[seq]
             chain = [
                 _copy(rows[seq])
-                for seq in range(target.base_seq, target.seq + 1)
+                for seq in range(target.row.base_seq, target.row.seq + 1)
                 if seq in rows  # a row another tool deleted: the reader reports the gap
             ]
             return Loaded(chain, max(rows))
@@ -130,7 +112,7 @@ class MemorySaver(BaseSaver):
             page = seqs[-limit:]
             if not page:
                 return []
-            low = min(rows[seq].base_seq for seq in page)
+            low = min(rows[seq].row.base_seq for seq in page)
             return [_copy(rows[seq]) for seq in seqs if seq >= low]
 
     def threads(self) -> list[str]:
@@ -158,7 +140,7 @@ class MemorySaver(BaseSaver):
             for seq in seqs:
                 kept = rows.pop(seq, None)
                 if kept is not None:
-                    ids.pop(kept.checkpoint_id, None)
+                    ids.pop(kept.row.checkpoint_id, None)
                     removed += 1
             return removed
 
@@ -167,14 +149,17 @@ class MemorySaver(BaseSaver):
         _, _, snapshot = row_json(row)
         with self._lock:
             rows = self._threads[row.thread_id]
-            rows[row.seq] = rows[row.seq]._replace(base_seq=row.base_seq, snapshot=snapshot)
+            kept = rows[row.seq]
+            rows[row.seq] = kept._replace(
+                row=replace(kept.row, base_seq=row.base_seq), snapshot=snapshot
+            )
 
     def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
         """See :meth:`BaseSaver._set_base`."""
         with self._lock:
             rows = self._threads[thread_id]
             for seq in seqs:
-                rows[seq] = rows[seq]._replace(base_seq=base_seq)
+                rows[seq] = rows[seq]._replace(row=replace(rows[seq].row, base_seq=base_seq))
 
     # -- node results (CachePolicy(store="saver")) -------------------------------------
 
@@ -215,19 +200,11 @@ class MemorySaver(BaseSaver):
 
 def _copy(kept: _Kept) -> StoredCheckpoint:
     """A new record of ``kept``, its JSON parsed: what a reader may change freely."""
-    where = {"thread_id": kept.thread_id, "checkpoint_id": kept.checkpoint_id}
+    where = {"thread_id": kept.row.thread_id, "checkpoint_id": kept.row.checkpoint_id}
     snapshot = kept.snapshot
-    return StoredCheckpoint(
-        kept.thread_id,
-        kept.seq,
-        kept.checkpoint_id,
-        kept.parent_id,
-        kept.parent_seq,
-        kept.base_seq,
-        kept.step,
-        kept.source,
-        kept.created_at,
-        parse_json(kept.meta, column="meta", **where),
-        parse_json(kept.writes, column="writes", **where),
-        None if snapshot is None else parse_json(snapshot, column="snapshot", **where),
+    return replace(
+        kept.row,
+        meta=parse_json(kept.meta, column="meta", **where),
+        writes=parse_json(kept.writes, column="writes", **where),
+        snapshot=None if snapshot is None else parse_json(snapshot, column="snapshot", **where),
     )
