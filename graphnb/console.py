@@ -11,12 +11,7 @@ databases. Printed raw, a newline in a thread id forges a line and an escape seq
 (``\x1b[2J``) drives the terminal: every human-readable line goes through :func:`shown`,
 and JSON through :func:`json_text`, which escapes what ``json.dumps`` leaves raw.
 
-Exit codes, shared by every graphnb command that loads a file:
-
-- ``0``: done;
-- ``1``: the graph failed while it ran (or could not be exported, or seeded);
-- ``2``: bad usage: unknown option, input that is not JSON, unknown graph name;
-- ``3``: the file is missing or could not be loaded (it raised, or is not Python).
+Exit codes, shared by every graphnb command that loads a file, are :class:`ExitCode`'s.
 """
 
 from __future__ import annotations
@@ -28,6 +23,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote
 
@@ -37,11 +33,8 @@ if TYPE_CHECKING:
     from .records import Interrupt
 
 __all__ = [
-    "EXIT_FAILED",
-    "EXIT_LOAD",
-    "EXIT_OK",
-    "EXIT_USAGE",
     "CommandError",
+    "ExitCode",
     "add_run_options",
     "compile_for",
     "database_errors",
@@ -55,10 +48,22 @@ __all__ = [
     "to_json",
 ]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_LOAD = 3
+
+class ExitCode(IntEnum):
+    """The exit codes every graphnb command that loads a file shares."""
+
+    OK = 0
+    """Done."""
+    FAILED = 1
+    """The graph failed while it ran (or could not be exported, or seeded)."""
+    USAGE = 2
+    """Bad usage: an unknown option, input that is not JSON, an unknown graph name."""
+    LOAD = 3
+    """The file is missing or could not be loaded (it raised, or is not Python)."""
+    INTERRUPTED = 130
+    """Ctrl-C, as a shell reports it (128 + SIGINT)."""
+    BROKEN_PIPE = 141
+    """The reader of the output went away (128 + SIGPIPE), as a shell reports it."""
 
 
 class CommandError(Exception):
@@ -115,11 +120,11 @@ def _parse_input(args: argparse.Namespace) -> Any:
             with open(args.input_file, encoding="utf-8") as file:
                 text = file.read()
         except OSError as error:
-            raise CommandError(f"cannot read {where}: {error.strerror}", EXIT_LOAD) from None
+            raise CommandError(f"cannot read {where}: {error.strerror}", ExitCode.LOAD) from None
         except UnicodeDecodeError as error:
             raise CommandError(
                 f"{where} is not UTF-8 text: byte {error.start} is {error.object[error.start]:#x}",
-                EXIT_USAGE,
+                ExitCode.USAGE,
             ) from None
     if text is None:
         return None
@@ -127,7 +132,7 @@ def _parse_input(args: argparse.Namespace) -> Any:
     if not isinstance(value, dict):
         raise CommandError(
             f"{where} must be a JSON object of state fields, got {type(value).__name__}",
-            EXIT_USAGE,
+            ExitCode.USAGE,
         )
     return value
 
@@ -137,7 +142,7 @@ def _parse_answer(args: argparse.Namespace) -> Any:
 
     if args.thread is None:
         raise CommandError(
-            "--resume needs --thread ID: the thread whose interrupt it answers", EXIT_USAGE
+            "--resume needs --thread ID: the thread whose interrupt it answers", ExitCode.USAGE
         )
     hint = " (a text answer is quoted: --resume '\"yes\"')"
     return Command(resume=parse_json(args.resume, "--resume", hint=hint))
@@ -177,7 +182,7 @@ def parse_json(text: str, where: str, *, line: bool = False, hint: str = "") -> 
         if _depth(value) <= MAX_JSON_DEPTH:
             return value
         reason = too_deep
-    raise CommandError(f"{where} {reason}", EXIT_USAGE)
+    raise CommandError(f"{where} {reason}", ExitCode.USAGE)
 
 
 def _depth(value: Any) -> int:
@@ -218,10 +223,10 @@ def reporting(action: Callable[[], int], *, db: str | None = None) -> int:
     except CommandError as error:
         return report(str(error), error.code)
     except GraphnbError as error:
-        return report(str(error), EXIT_FAILED)
+        return report(str(error), ExitCode.FAILED)
     except database_errors() as error:
         # Drivers write several lines (a hint on the next one); the error is one line.
-        return report(f"--db {redacted(db or '')}: {' '.join(str(error).split())}", EXIT_FAILED)
+        return report(f"--db {redacted(db or '')}: {' '.join(str(error).split())}", ExitCode.FAILED)
 
 
 def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -231,7 +236,9 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
     def run_it() -> int:
         values = _parse_input(args)
         if args.db is not None and args.thread is None:
-            raise CommandError("--db needs --thread ID: the thread the run belongs to", EXIT_USAGE)
+            raise CommandError(
+                "--db needs --thread ID: the thread the run belongs to", ExitCode.USAGE
+            )
         db = args.db if args.thread is not None else None
         compiled = compile_for(graph, db)
         try:
@@ -241,7 +248,7 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
                 compiled.checkpointer.close()
         output.write(to_json(final) + "\n")
         output.flush()
-        return EXIT_OK
+        return ExitCode.OK
 
     return reporting(run_it, db=args.db)
 
@@ -263,7 +270,7 @@ def _stream(
         if compiled.checkpointer is None:
             raise CommandError(
                 f"--thread needs --db URL: {compiled.name!r} was compiled without a checkpointer",
-                EXIT_USAGE,
+                ExitCode.USAGE,
             )
         options["thread_id"] = args.thread
         if values is None and compiled.checkpointer.load(args.thread) is None:
@@ -352,7 +359,7 @@ def compile_for(graph: Any, db: BaseSaver | str | None) -> Any:
         return graph.compile(checkpointer=saver) if saver is not None else graph.compile()
     except CheckpointError as error:
         where = redacted(db) if isinstance(db, str) else repr(db)
-        raise CommandError(f"--db {where}: {error}", EXIT_USAGE) from None
+        raise CommandError(f"--db {where}: {error}", ExitCode.USAGE) from None
 
 
 def recompiled(graph: CompiledGraph[Any], checkpointer: BaseSaver | str) -> CompiledGraph[Any]:
@@ -398,7 +405,7 @@ def open_saver(url: str) -> BaseSaver:
         for secret in _secrets(url):
             reason = reason.replace(secret, "***")
         raise CommandError(
-            f"--db {redacted(url)} is not a usable URL: {reason}", EXIT_USAGE
+            f"--db {redacted(url)} is not a usable URL: {reason}", ExitCode.USAGE
         ) from None
 
 

@@ -37,11 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from ..console import (
-    EXIT_FAILED,
-    EXIT_LOAD,
-    EXIT_OK,
-    EXIT_USAGE,
     CommandError,
+    ExitCode,
     compile_for,
     json_text,
     parse_json,
@@ -70,12 +67,12 @@ def read_inputs(path: str) -> list[tuple[int, dict[str, Any]]]:
         with open(path, encoding="utf-8", newline="") as file:
             lines = [line.removesuffix("\r") for line in file.read().split("\n")]
     except OSError as error:
-        raise CommandError(f"cannot read {shown(path)}: {error.strerror}", EXIT_LOAD) from None
+        raise CommandError(f"cannot read {shown(path)}: {error.strerror}", ExitCode.LOAD) from None
     except UnicodeDecodeError as error:
         raise CommandError(
             f"{shown(path)} is not UTF-8 text: byte {error.start} is "
             f"{error.object[error.start]:#x}",
-            EXIT_USAGE,
+            ExitCode.USAGE,
         ) from None
     inputs: list[tuple[int, dict[str, Any]]] = []
     for number, text in enumerate(lines, start=1):
@@ -86,7 +83,7 @@ def read_inputs(path: str) -> list[tuple[int, dict[str, Any]]]:
             raise CommandError(
                 f"{shown(path)} line {number} must be a JSON object of state fields, got "
                 f"{type(value).__name__}",
-                EXIT_USAGE,
+                ExitCode.USAGE,
             )
         inputs.append((number, value))
     return inputs
@@ -107,13 +104,15 @@ def _check_executor(value: str) -> tuple[str, str]:
     scheme, sep, address = value.partition("://")
     expected = f"use {', '.join(SCHEMES[:-1])} or {SCHEMES[-1]}"
     if not sep:
-        raise CommandError(f"--executor {value!r} is not local nor a URL; {expected}", EXIT_USAGE)
+        raise CommandError(
+            f"--executor {value!r} is not local nor a URL; {expected}", ExitCode.USAGE
+        )
     if scheme not in ("dask", "ray"):
         raise CommandError(
-            f"--executor {value!r}: unknown scheme {scheme!r}; {expected}", EXIT_USAGE
+            f"--executor {value!r}: unknown scheme {scheme!r}; {expected}", ExitCode.USAGE
         )
     if not address:
-        raise CommandError(f"--executor {value!r} names no address; {expected}", EXIT_USAGE)
+        raise CommandError(f"--executor {value!r} names no address; {expected}", ExitCode.USAGE)
     if scheme == "ray" and address == "local":
         return scheme, address
     host, colon, port = address.rpartition(":")
@@ -121,7 +120,7 @@ def _check_executor(value: str) -> tuple[str, str]:
         raise CommandError(
             f"--executor {value!r}: {address!r} is not HOST:PORT (a port from 1 to 65535); "
             f"{expected}",
-            EXIT_USAGE,
+            ExitCode.USAGE,
         )
     return scheme, address
 
@@ -136,14 +135,14 @@ def _executor(scheme: str, address: str, workers: int, folder: Path) -> Iterator
             import distributed
         except ImportError:
             raise CommandError(
-                'dask:// needs Dask: pip install "graphnb[dask]"', EXIT_USAGE
+                'dask:// needs Dask: pip install "graphnb[dask]"', ExitCode.USAGE
             ) from None
         connect: Any = distributed.Client
         try:
             client = connect(f"tcp://{address}", timeout=10)
         except OSError as error:
             raise CommandError(
-                f"cannot reach the Dask scheduler at {address}: {error}", EXIT_FAILED
+                f"cannot reach the Dask scheduler at {address}: {error}", ExitCode.FAILED
             ) from None
         try:
             yield client.get_executor()
@@ -160,12 +159,12 @@ def _executor(scheme: str, address: str, workers: int, folder: Path) -> Iterator
             else:
                 executor = RayExecutor(address=f"ray://{address}")
         except ImportError as error:
-            raise CommandError(str(error), EXIT_USAGE) from None
+            raise CommandError(str(error), ExitCode.USAGE) from None
         except (ConnectionError, ValueError) as error:
             # Ray's client raises ValueError without ray[client], ConnectionError when the
             # cluster does not answer
             raise CommandError(
-                f"cannot reach the Ray cluster at {address}: {error}", EXIT_FAILED
+                f"cannot reach the Ray cluster at {address}: {error}", ExitCode.FAILED
             ) from None
         try:
             yield executor
@@ -184,7 +183,7 @@ def _result_line(number: int, thread_id: str | None, outcome: Any) -> str:
 
 def _batch(args: argparse.Namespace) -> int:
     if args.workers < 1:
-        raise CommandError(f"--workers must be at least 1, got {args.workers}", EXIT_USAGE)
+        raise CommandError(f"--workers must be at least 1, got {args.workers}", ExitCode.USAGE)
     scheme, address = _check_executor(args.executor)
     inputs = read_inputs(args.input)
     file = Path(args.target if Path(args.target).exists() else args.target.rpartition(":")[0])
@@ -224,7 +223,7 @@ def _batch(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"interrupted: {results.written} of {len(inputs)} results written{resume}\n"
         )
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     finally:
         if args.db is not None:
             compiled.checkpointer.close()
@@ -235,12 +234,8 @@ def _batch(args: argparse.Namespace) -> int:
             f"error: {len(failed)} of {len(inputs)} inputs failed; first, line {number}: "
             f"{shown(error, keep=chr(10))}\n"
         )
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-EXIT_INTERRUPTED = 130
-"""Ctrl-C, as a shell reports it (128 + SIGINT)."""
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 class _Results:
@@ -283,7 +278,7 @@ class _Results:
             self._file.write(line + "\n")
             self._file.flush()
         except OSError as error:
-            raise CommandError(cannot_write(self._output or "-", error), EXIT_LOAD) from None
+            raise CommandError(cannot_write(self._output or "-", error), ExitCode.LOAD) from None
         self.written += 1
 
     def _open(self) -> None:
@@ -293,7 +288,7 @@ class _Results:
         try:
             self._file = open(self._output, "w", encoding="utf-8")  # noqa: SIM115 - see close
         except OSError as error:
-            raise CommandError(cannot_write(self._output, error), EXIT_LOAD) from None
+            raise CommandError(cannot_write(self._output, error), ExitCode.LOAD) from None
 
 
 def _check_output(output: str | None, inputs: str, file: Path) -> None:
@@ -306,16 +301,16 @@ def _check_output(output: str | None, inputs: str, file: Path) -> None:
         return
     for source, what in ((inputs, "the input file"), (file, "the file the graph is read from")):
         if same_file(output, source):
-            raise CommandError(f"cannot write {output!r}: it is {what}", EXIT_USAGE)
+            raise CommandError(f"cannot write {output!r}: it is {what}", ExitCode.USAGE)
     if os.path.isdir(output):
-        raise CommandError(f"cannot write {output!r}: it is a folder", EXIT_LOAD)
+        raise CommandError(f"cannot write {output!r}: it is a folder", ExitCode.LOAD)
     folder = os.path.dirname(output) or "."
     if not os.path.isdir(folder):
         missing = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
-        raise CommandError(cannot_write(output, missing), EXIT_LOAD)
+        raise CommandError(cannot_write(output, missing), ExitCode.LOAD)
     if not os.access(output if os.path.exists(output) else folder, os.W_OK):
         denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-        raise CommandError(cannot_write(output, denied), EXIT_LOAD)
+        raise CommandError(cannot_write(output, denied), ExitCode.LOAD)
 
 
 def batch(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting, shown
+from ..console import CommandError, ExitCode, reporting, shown
 from .output import cannot_write, wrote
 from .run import graph_command, load_target
 
@@ -34,16 +34,16 @@ def _draw(args: argparse.Namespace) -> int:
             render = getattr(renderers, _FORMATS[args.format or "mermaid"])
             # A terminal shows it: names' control characters must not drive it.
             sys.stdout.write(shown(render(graph), keep="\n\t"))
-            return EXIT_OK
+            return ExitCode.OK
         if args.format is not None:
             raise CommandError(
-                "give either -o FILE (format from its suffix) or --format", EXIT_USAGE
+                "give either -o FILE (format from its suffix) or --format", ExitCode.USAGE
             )
         written = save(graph, args.output)
     except DiagramError as error:  # a bad format or path is a usage error
-        raise CommandError(str(error), EXIT_USAGE) from None
+        raise CommandError(str(error), ExitCode.USAGE) from None
     except OSError as error:  # a missing folder, no permission, a directory
-        raise CommandError(cannot_write(args.output, error), EXIT_LOAD) from None
+        raise CommandError(cannot_write(args.output, error), ExitCode.LOAD) from None
     return wrote(written)
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..console import EXIT_LOAD, EXIT_OK, EXIT_USAGE, CommandError, reporting
+from ..console import CommandError, ExitCode, reporting
 from ..export.module import replace_text
 from .output import cannot_write, same_file, wrote
 from .run import graph_command, load_target
@@ -34,18 +34,18 @@ def _export(args: argparse.Namespace) -> int:
         raise CommandError(
             f"cannot export to {args.output!r}: it is the file the graph is read from; "
             "name another output",
-            EXIT_USAGE,
+            ExitCode.USAGE,
         )
     if args.to == "langgraph":
         return _export_langgraph(args, output)
     if output is not None and output.suffix not in (".py", ".ipynb"):
         raise CommandError(
-            f"cannot export to {str(output)!r}: use a .py or .ipynb file", EXIT_USAGE
+            f"cannot export to {str(output)!r}: use a .py or .ipynb file", ExitCode.USAGE
         )
     _, graph = load_target(args.target)
     if output is None:
         sys.stdout.write(to_module(graph))
-        return EXIT_OK
+        return ExitCode.OK
     try:
         if output.suffix == ".ipynb":
             from ..export import write_notebook
@@ -54,7 +54,7 @@ def _export(args: argparse.Namespace) -> int:
         else:
             replace_text(output, to_module(graph, filename=output.name))
     except OSError as error:  # a missing folder, no permission, a directory
-        raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
+        raise CommandError(cannot_write(output, error), ExitCode.LOAD) from None
     return wrote(output)
 
 
@@ -63,17 +63,17 @@ def _export_langgraph(args: argparse.Namespace, output: Path | None) -> int:
 
     if output is not None and output.suffix != ".py":
         raise CommandError(
-            f"cannot export to {str(output)!r}: a LangGraph export is a .py file", EXIT_USAGE
+            f"cannot export to {str(output)!r}: a LangGraph export is a .py file", ExitCode.USAGE
         )
     _, graph = load_target(args.target)
     text = to_langgraph_module(graph)
     if output is None:
         sys.stdout.write(text)
-        return EXIT_OK
+        return ExitCode.OK
     try:
         replace_text(output, text)
     except OSError as error:
-        raise CommandError(cannot_write(output, error), EXIT_LOAD) from None
+        raise CommandError(cannot_write(output, error), ExitCode.LOAD) from None
     return wrote(output)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..console import EXIT_OK, shown
+from ..console import ExitCode, shown
 
 __all__ = ["cannot_write", "same_file", "wrote"]
 
@@ -43,4 +43,4 @@ def same_file(path: str | os.PathLike[str], other: str | os.PathLike[str]) -> bo
 def wrote(path: str | os.PathLike[str]) -> int:
     """Tell stderr that ``path`` was written; returns the command's exit code, 0."""
     print(f"wrote {shown(path)}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

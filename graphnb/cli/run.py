@@ -11,9 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..console import (
-    EXIT_LOAD,
-    EXIT_USAGE,
     CommandError,
+    ExitCode,
     add_run_options,
     reporting,
     run_loaded,
@@ -40,11 +39,11 @@ def load_target(target: str, *, langgraph_as_is: bool = False) -> tuple[str, Any
     try:
         name, graph = load_graph(target, foreign=_langgraph_kind)
     except FileNotFoundError as error:
-        raise CommandError(f"no such file: {error.filename}", EXIT_LOAD) from None
+        raise CommandError(f"no such file: {error.filename}", ExitCode.LOAD) from None
     except GraphLoadError as error:
-        raise CommandError(str(error), EXIT_LOAD) from None
+        raise CommandError(str(error), ExitCode.LOAD) from None
     except GraphNotFoundError as error:
-        raise CommandError(str(error), EXIT_USAGE) from None
+        raise CommandError(str(error), ExitCode.USAGE) from None
     if langgraph_as_is or _langgraph_kind(graph) is None:
         return name, graph
     from ..interop import UnmappedFeatureError, import_langgraph

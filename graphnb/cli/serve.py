@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..console import EXIT_FAILED, EXIT_USAGE, CommandError, compile_for, redacted, reporting
+from ..console import CommandError, ExitCode, compile_for, redacted, reporting
 from .run import graph_command, load_target
 
 __all__ = ["register"]
@@ -47,7 +47,7 @@ def _needs_extra(command: str, error: ImportError) -> CommandError:
     return CommandError(
         f"graphnb {command} needs the serve extra ({error.name} is missing): "
         "pip install 'graphnb[serve]'",
-        EXIT_USAGE,
+        ExitCode.USAGE,
     )
 
 
@@ -64,29 +64,29 @@ def _check_broker(url: str) -> None:
     try:
         asyncio.run(reach())
     except BrokerUnreachableError as error:
-        raise CommandError(str(error), EXIT_FAILED) from None
+        raise CommandError(str(error), ExitCode.FAILED) from None
 
 
 def _check_places(args: argparse.Namespace) -> None:
     if not args.db.startswith(("sqlite:///", "postgresql://", "postgres://")):
         raise CommandError(
             f"--db takes sqlite:///FILE or postgresql://..., got {redacted(args.db)!r}",
-            EXIT_USAGE,
+            ExitCode.USAGE,
         )
     if args.broker is not None:
         if not args.broker.startswith(("redis://", "rediss://")):
             raise CommandError(
                 f"--broker takes redis://HOST:PORT[/DB], got {redacted(args.broker)!r}",
-                EXIT_USAGE,
+                ExitCode.USAGE,
             )
         if not args.db.startswith(("postgresql://", "postgres://")):
             raise CommandError(
                 "--broker shares the runs between processes through PostgreSQL: "
                 f"--db must be postgresql://..., got {redacted(args.db)!r}",
-                EXIT_USAGE,
+                ExitCode.USAGE,
             )
     if args.jobs < 0:
-        raise CommandError(f"--jobs must be 0 or more, got {args.jobs}", EXIT_USAGE)
+        raise CommandError(f"--jobs must be 0 or more, got {args.jobs}", ExitCode.USAGE)
     if args.broker is not None:
         _check_broker(args.broker)  # before any user code runs, and before uvicorn starts
 
@@ -96,7 +96,7 @@ def _graphs(args: argparse.Namespace) -> dict[str, Any]:
     for target in args.targets:
         name, graph = load_target(target)
         if name in graphs:
-            raise CommandError(f"two targets define a graph named {name!r}", EXIT_USAGE)
+            raise CommandError(f"two targets define a graph named {name!r}", ExitCode.USAGE)
         graphs[name] = compile_for(graph, args.db)
     return graphs
 
@@ -110,13 +110,13 @@ def _serve(args: argparse.Namespace) -> int:
     token = args.auth_token or os.environ.get(TOKEN_ENV) or None
     if token is not None and args.auth is not None:
         raise CommandError(
-            "give --auth-token (or GRAPHNB_SERVE_TOKEN) or --auth, not both", EXIT_USAGE
+            "give --auth-token (or GRAPHNB_SERVE_TOKEN) or --auth, not both", ExitCode.USAGE
         )
     if args.auth is None:  # a hook given is an auth setting: any address may be bound
         try:
             check_bind(args.host, token)  # before loading: a refused server runs no user code
         except InsecureBindError as error:
-            raise CommandError(str(error), EXIT_USAGE) from None
+            raise CommandError(str(error), ExitCode.USAGE) from None
     _check_places(args)
     auth = None if args.auth is None else _load_auth(args.auth)
     queue: dict[str, Any] = {}
@@ -139,7 +139,7 @@ def _load_auth(spec: str) -> Any:
     """The auth hook ``--auth`` names: ``module:function`` or ``FILE.py:function``."""
     where, _, name = spec.rpartition(":")
     if not where or not name:
-        raise CommandError(f"--auth takes module:function, got {spec!r}", EXIT_USAGE)
+        raise CommandError(f"--auth takes module:function, got {spec!r}", ExitCode.USAGE)
     try:
         if where.endswith(".py"):
             loaded = importlib.util.spec_from_file_location(Path(where).stem, where)
@@ -152,10 +152,12 @@ def _load_auth(spec: str) -> Any:
                 sys.path.insert(0, "")  # a module beside the command, as python -m finds it
             module = importlib.import_module(where)
     except ImportError as error:
-        raise CommandError(f"--auth {spec}: cannot import {where}: {error}", EXIT_USAGE) from None
+        raise CommandError(
+            f"--auth {spec}: cannot import {where}: {error}", ExitCode.USAGE
+        ) from None
     hook = getattr(module, name, None)
     if not callable(hook):
-        raise CommandError(f"--auth {spec}: {where} has no function {name!r}", EXIT_USAGE)
+        raise CommandError(f"--auth {spec}: {where} has no function {name!r}", ExitCode.USAGE)
     return hook
 
 
@@ -165,7 +167,7 @@ def _worker(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise _needs_extra("worker", error) from None
     if args.jobs < 1:
-        raise CommandError(f"--jobs must be 1 or more, got {args.jobs}", EXIT_USAGE)
+        raise CommandError(f"--jobs must be 1 or more, got {args.jobs}", ExitCode.USAGE)
     _check_places(args)
     graphs = _graphs(args)
     print(f"graphnb worker: {len(graphs)} graph(s), {args.jobs} runs at once", flush=True)

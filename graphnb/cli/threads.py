@@ -41,11 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from ..console import (
-    EXIT_FAILED,
-    EXIT_LOAD,
-    EXIT_OK,
-    EXIT_USAGE,
     CommandError,
+    ExitCode,
     compile_for,
     database_errors,
     json_text,
@@ -102,7 +99,7 @@ def _saver(url: str) -> Any:
     path = rest[1:] if rest.startswith("/") else rest
     is_file = scheme.split("+")[0].lower() == "sqlite" and path not in ("", ":memory:")
     if is_file and not Path(path).exists():
-        raise CommandError(f"no such database: {shown(path)}", EXIT_LOAD)
+        raise CommandError(f"no such database: {shown(path)}", ExitCode.LOAD)
     saver = open_saver(url)
     if isinstance(saver, SqliteSaver) and is_file and not _has_table(Path(path), saver.table):
         saver.close()
@@ -135,18 +132,18 @@ def _list(args: argparse.Namespace) -> int:
     else:
         for thread_id in ids:
             print(shown(thread_id))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _history(args: argparse.Namespace) -> int:
     state = None
     saver = _saver(args.db)
     if saver is None:
-        raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", EXIT_USAGE)
+        raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", ExitCode.USAGE)
     with saver:
         rows = saver.history(args.thread)
         if not rows:
-            raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", EXIT_USAGE)
+            raise CommandError(f"{redacted(args.db)} has no thread {args.thread!r}", ExitCode.USAGE)
         if args.graph is not None:
             _, graph = load_target(args.graph)
             state = compile_for(graph, saver).get_state(args.thread).values
@@ -168,7 +165,7 @@ def _history(args: argparse.Namespace) -> int:
         if state is not None:
             document["state"] = json.loads(to_json(state))
         print(json_text(document, indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     count = f"{len(rows)} checkpoint{'s' if len(rows) != 1 else ''}"
     print(f"thread {shown(args.thread)}: {count}")
     for row in rows:
@@ -181,7 +178,7 @@ def _history(args: argparse.Namespace) -> int:
             print(f"           {shown(write)}")
     if state is not None:
         print(to_json(state))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _names(meta: Any, key: str) -> list[str]:
@@ -210,10 +207,10 @@ def _seed(args: argparse.Namespace) -> int:
     from ..checkpoint import CheckpointConflictError
 
     if args.thread is None or args.graph is None:
-        raise CommandError("--seed needs a THREAD and --graph FILE[:GRAPH]", EXIT_USAGE)
+        raise CommandError("--seed needs a THREAD and --graph FILE[:GRAPH]", ExitCode.USAGE)
     values = parse_json(args.seed, "--seed")
     if not isinstance(values, dict):
-        raise CommandError("--seed must be a JSON object of state fields", EXIT_USAGE)
+        raise CommandError("--seed must be a JSON object of state fields", ExitCode.USAGE)
     _, graph = load_target(args.graph)
     compiled = compile_for(graph, args.db)
     try:
@@ -226,7 +223,7 @@ def _seed(args: argparse.Namespace) -> int:
             "thread: seed a new id (graphnb threads NEW_ID --db URL --graph FILE --seed "
             f"JSON), or continue this one (graphnb run FILE --thread {thread} --db URL "
             "--input JSON)",
-            EXIT_FAILED,
+            ExitCode.FAILED,
         ) from None
     finally:
         compiled.checkpointer.close()
@@ -234,7 +231,7 @@ def _seed(args: argparse.Namespace) -> int:
         print(json_text({"thread": args.thread, "checkpoint_id": checkpoint}))
     else:
         print(f"seeded thread {shown(args.thread)} (checkpoint {shown(checkpoint)})")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -270,7 +267,7 @@ def _prune_or_history(args: argparse.Namespace) -> int:
     raise CommandError(
         "graphnb threads prune needs --keep-last N, --older-than AGE or both (e.g. "
         "graphnb threads prune --db URL --keep-last 10 --graph FILE)",
-        EXIT_USAGE,
+        ExitCode.USAGE,
     )
 
 
@@ -297,7 +294,7 @@ def _prune(args: argparse.Namespace) -> int:
         print(json_text({"removed": int(result), "kept_ancestors": result.kept_ancestors}))
     else:
         print(result.summary("pass --graph FILE[:GRAPH]"))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -310,16 +307,16 @@ def _import(args: argparse.Namespace) -> int:
         reader = langgraph_checkpointer(args.source)
     except ValueError as error:  # a file missing or not LangGraph's is a file problem
         reason = str(error)
-        code = EXIT_LOAD if "no such" in reason or "no LangGraph" in reason else EXIT_USAGE
+        code = ExitCode.LOAD if "no such" in reason or "no LangGraph" in reason else ExitCode.USAGE
         raise CommandError(f"--from {source}: {reason}", code) from None
     except database_errors() as error:
         reason = " ".join(str(error).split())
-        raise CommandError(f"--from {source}: {reason}", EXIT_FAILED) from None
+        raise CommandError(f"--from {source}: {reason}", ExitCode.FAILED) from None
     try:
         with open_saver(args.db) as saver:
             copied = import_langgraph_threads(reader, saver, graph=graph, thread_ids=args.only)
     except ThreadNotFoundError as error:
-        raise CommandError(f"--from {source}: {error}", EXIT_USAGE) from None
+        raise CommandError(f"--from {source}: {error}", ExitCode.USAGE) from None
     finally:
         reader.close()
     if not copied:
@@ -330,7 +327,7 @@ def _import(args: argparse.Namespace) -> int:
         for thread in copied:
             count = f"{thread.checkpoints} checkpoint{'s' if thread.checkpoints != 1 else ''}"
             print(f"imported thread {shown(thread.thread_id)} ({count})")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _positive(text: str) -> int:
