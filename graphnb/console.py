@@ -27,6 +27,10 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote
 
+# graphnb's own top level has loaded these already: they cost nothing here.
+from .engine.events import Chunk, Interrupted, NodeFailed, NodeFinished, NodeStarted, StepFinished
+from .errors import GraphnbError
+
 if TYPE_CHECKING:
     from .checkpoint import BaseSaver
     from .engine.compiled import CompiledGraph
@@ -210,7 +214,6 @@ def reporting(action: Callable[[], int], *, db: str | None = None) -> int:
     (a driver's, a saver's) has it replaced by ``***``. Control characters in messages are
     escaped.
     """
-    from .errors import GraphnbError
 
     def report(message: str, code: int) -> int:
         for secret in _secrets(db or ""):
@@ -256,15 +259,6 @@ def run_loaded(graph: Any, args: argparse.Namespace, *, out: TextIO | None = Non
 def _stream(
     compiled: Any, values: dict[str, Any] | None, args: argparse.Namespace, progress: TextIO
 ) -> Any:
-    from .engine.events import (
-        Chunk,
-        Interrupted,
-        NodeFailed,
-        NodeFinished,
-        NodeStarted,
-        StepFinished,
-    )
-
     options: dict[str, Any] = {}
     if args.thread is not None:
         if compiled.checkpointer is None:
