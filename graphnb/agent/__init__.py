@@ -11,6 +11,8 @@ from __future__ import annotations
 from .batch import DEFAULT_TOOL_THREADS, BatchPolicy, run_tool_calls
 from .context import AgentContext, current_context, use_context
 from .errors import (
+    ErrorInfo,
+    ErrorKind,
     MalformedToolCall,
     ModelError,
     ModelRateLimited,
@@ -21,6 +23,7 @@ from .errors import (
     ScriptExhausted,
     ToolDefinitionError,
     ToolRateLimited,
+    classify_error,
 )
 from .events import (
     AbandonedEvent,
@@ -36,7 +39,7 @@ from .model import ChatModel, TokenSink
 from .openai_model import OpenAIChatModel
 from .react import REACT_MACHINE, ReactEvent, ReactState
 from .results import Failure, FailureReason, RateLimited, Success, Timeout, ToolResult
-from .retry import ErrorInfo, ErrorKind, RetryDecision, RetryPolicy, classify_error
+from .retry import RetryDecision, RetryPolicy
 from .runner import DEFAULT_FALLBACK, AgentResult, PhaseTimeouts, ReActAgent
 from .scripted import Hang, ScriptedModel
 from .state import AgentFailure, AgentRunState

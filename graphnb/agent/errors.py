@@ -1,14 +1,19 @@
 """Errors of the agent runner, its chat models and its tools.
 
 Model errors say what kind of failure happened (rate limit, server error, timeout,
-malformed reply), so the retry policy's classifier can decide without parsing text.
+malformed reply), so :func:`classify_error` can tell the retry policy without parsing text.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from ..errors import GraphRuntimeError, GraphSetupError
 
 __all__ = [
+    "ErrorInfo",
+    "ErrorKind",
     "MalformedToolCall",
     "ModelError",
     "ModelRateLimited",
@@ -19,6 +24,7 @@ __all__ = [
     "ScriptExhausted",
     "ToolDefinitionError",
     "ToolRateLimited",
+    "classify_error",
 ]
 
 
@@ -109,3 +115,60 @@ class ToolDefinitionError(GraphSetupError):
     def __init__(self, message: str, *, tool: str) -> None:
         self.tool = tool
         super().__init__(message)
+
+
+ErrorKind = Literal[
+    "rate_limited",
+    "server",
+    "timeout",
+    "unavailable",
+    "malformed",
+    "model",
+    "tool",
+    "round_limit",
+    "internal",
+]
+"""What kind of failure an error is; the retry policy decides by kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """An error as the retry policy sees it.
+
+    Attributes:
+        kind: the kind of failure.
+        retryable: whether trying again may help.
+        message: a short developer-facing description (never shown to the user).
+        retry_after: seconds the other side asked to wait, if it said.
+    """
+
+    kind: ErrorKind
+    retryable: bool
+    message: str
+    retry_after: float | None = None
+
+
+def classify_error(error: BaseException) -> ErrorInfo:
+    """The default error classifier.
+
+    Rate limits, 5xx, timeouts, unreachable endpoints and malformed tool calls are
+    retryable; client errors, the round limit and bugs are not.
+    """
+    message = f"{type(error).__name__}: {error}"
+    match error:
+        case ModelRateLimited(retry_after=after) | ToolRateLimited(retry_after=after):
+            return ErrorInfo("rate_limited", True, message, after)
+        case ModelServerError():
+            return ErrorInfo("server", True, message)
+        case ModelTimeout() | TimeoutError():
+            return ErrorInfo("timeout", True, message)
+        case ModelUnavailable() | ConnectionError():
+            return ErrorInfo("unavailable", True, message)
+        case MalformedToolCall():
+            return ErrorInfo("malformed", True, message)
+        case RoundLimitExceeded():
+            return ErrorInfo("round_limit", False, message)
+        case ModelError():
+            return ErrorInfo("model", False, message)
+        case _:
+            return ErrorInfo("internal", False, message)

@@ -1,7 +1,7 @@
-"""Retries as code: an error classifier and a backoff policy the FAILED state consults.
+"""Retries as code: the backoff policy the FAILED state consults, by the error's kind.
 
 Example:
-    >>> from graphnb.agent.errors import ModelRateLimited
+    >>> from graphnb.agent.errors import ModelRateLimited, classify_error
     >>> policy = RetryPolicy(max_attempts=3, base_delay=0.5, jitter=False)
     >>> info = classify_error(ModelRateLimited("busy", model="m", retry_after=2.0))
     >>> info.kind, info.retryable
@@ -19,76 +19,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
-from .errors import (
-    MalformedToolCall,
-    ModelError,
-    ModelRateLimited,
-    ModelServerError,
-    ModelTimeout,
-    ModelUnavailable,
-    RoundLimitExceeded,
-    ToolRateLimited,
-)
+from .errors import ErrorInfo, classify_error
 
-__all__ = ["ErrorInfo", "ErrorKind", "RetryDecision", "RetryPolicy", "classify_error"]
-
-ErrorKind = Literal[
-    "rate_limited",
-    "server",
-    "timeout",
-    "unavailable",
-    "malformed",
-    "model",
-    "tool",
-    "round_limit",
-    "internal",
-]
-"""What kind of failure an error is; the retry policy decides by kind."""
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
-    """An error as the retry policy sees it.
-
-    Attributes:
-        kind: the kind of failure.
-        retryable: whether trying again may help.
-        message: a short developer-facing description (never shown to the user).
-        retry_after: seconds the other side asked to wait, if it said.
-    """
-
-    kind: ErrorKind
-    retryable: bool
-    message: str
-    retry_after: float | None = None
-
-
-def classify_error(error: BaseException) -> ErrorInfo:
-    """The default error classifier.
-
-    Rate limits, 5xx, timeouts, unreachable endpoints and malformed tool calls are
-    retryable; client errors, the round limit and bugs are not.
-    """
-    message = f"{type(error).__name__}: {error}"
-    match error:
-        case ModelRateLimited(retry_after=after) | ToolRateLimited(retry_after=after):
-            return ErrorInfo("rate_limited", True, message, after)
-        case ModelServerError():
-            return ErrorInfo("server", True, message)
-        case ModelTimeout() | TimeoutError():
-            return ErrorInfo("timeout", True, message)
-        case ModelUnavailable() | ConnectionError():
-            return ErrorInfo("unavailable", True, message)
-        case MalformedToolCall():
-            return ErrorInfo("malformed", True, message)
-        case RoundLimitExceeded():
-            return ErrorInfo("round_limit", False, message)
-        case ModelError():
-            return ErrorInfo("model", False, message)
-        case _:
-            return ErrorInfo("internal", False, message)
+__all__ = ["RetryDecision", "RetryPolicy"]
 
 
 @dataclass(frozen=True, slots=True)

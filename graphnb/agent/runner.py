@@ -49,7 +49,7 @@ from .batch import (
     run_tool_calls,
 )
 from .context import AgentContext, use_context
-from .errors import RoundLimitExceeded
+from .errors import ErrorInfo, RoundLimitExceeded
 from .events import (
     AbandonedEvent,
     RetryEvent,
@@ -62,7 +62,7 @@ from .messages import Message, ToolCall
 from .model import ChatModel
 from .react import REACT_MACHINE, ReactEvent, ReactState
 from .results import Failure, RateLimited, Success, Timeout, ToolResult
-from .retry import ErrorInfo, RetryPolicy
+from .retry import RetryPolicy
 from .state import AgentFailure, AgentRunState, RunStatus
 from .tools import Tool, Toolset
 from .trace import TraceLog

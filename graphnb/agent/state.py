@@ -8,9 +8,9 @@ from pydantic import BaseModel, ConfigDict
 
 from ..reducers import append
 from ..state import GraphState, StateField
+from .errors import ErrorKind
 from .messages import Message, ToolCall
 from .results import ToolResult
-from .retry import ErrorKind
 
 __all__ = ["AgentFailure", "AgentRunState", "RunStatus"]
 
