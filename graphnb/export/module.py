@@ -212,14 +212,11 @@ def _builder(
             )
             children.append(child_source)
             nodes[node.id] = f"{child_name}()"
-            mapping = []
-            if node.inputs is not None:
-                mapping.append(f"inputs={node.inputs!r}")
-            if node.outputs is not None:
-                mapping.append(f"outputs={node.outputs!r}")
-            if node.writes is not None:
-                mapping.append(f"writes={node.writes!r}")
-            extra[node.id] = mapping
+            extra[node.id] = [
+                f"{name}={value!r}"
+                for name in ("inputs", "outputs", "writes")
+                if (value := getattr(node, name)) is not None
+            ]
             continue
         if fn is None:
             resolver.problems.append(ExportProblem(f"node {node.id!r}", "it has no callable"))
