@@ -460,18 +460,16 @@ def _retry_policy(chosen: Any, where: str, unmapped: list[Unmapped]) -> Any:
     # retry a ValueError, a RuntimeError or an OSError, where graphnb's own default would.
     if not isinstance(retry_on, type) and not callable(retry_on):
         retry_on = tuple(retry_on)
+    # Every field carries over by name: a field of a later LangGraph that graphnb lacks is
+    # reported below, not dropped without a word.
+    fields = policy._replace(retry_on=retry_on)._asdict()
     try:
-        return RetryPolicy(
-            max_attempts=policy.max_attempts,
-            initial_interval=policy.initial_interval,
-            backoff_factor=policy.backoff_factor,
-            max_interval=policy.max_interval,
-            jitter=policy.jitter,
-            retry_on=retry_on,
-        )
+        return RetryPolicy(**fields)
+    except TypeError as error:  # a field graphnb's RetryPolicy does not have
+        unmapped.append(Unmapped("RetryPolicy", where, f"graphnb's RetryPolicy: {error}"))
     except ValueError as error:  # max_attempts=0 ...: LangGraph takes it, graphnb refuses it
         unmapped.append(Unmapped("RetryPolicy", where, str(error)))
-        return None
+    return None
 
 
 def _is_json(value: Any) -> bool:

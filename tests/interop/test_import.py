@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypedDict
@@ -255,6 +256,24 @@ def test_policies_graphnb_refuses_are_named_like_every_other_refusal():
     imported = import_langgraph(one_node(cache_policy=CachePolicy(ttl=-5)))
     assert [item.feature for item in imported.unmapped] == ["CachePolicy"]
     assert imported.graph.spec.nodes[0].cache is None
+
+
+def test_a_retry_policy_field_graphnb_lacks_is_reported_not_dropped():
+    # A later LangGraph's RetryPolicy may carry a field graphnb's has not; the import used
+    # to copy the fields it knew and drop the rest without a word.
+    later = collections.namedtuple(
+        "RetryPolicy", [*RetryPolicy._fields, "give_up_after"], defaults=[*RetryPolicy(), 60.0]
+    )
+    imported = import_langgraph(one_node(retry_policy=later(max_attempts=2)))
+    [unmapped] = imported.unmapped
+    assert (unmapped.feature, unmapped.where) == ("RetryPolicy", "node 'bump'")
+    assert "give_up_after" in unmapped.reason
+    assert imported.graph.spec.nodes[0].retry is None
+    kept = import_langgraph(one_node(retry_policy=RetryPolicy(max_attempts=2, jitter=False)))
+    assert kept.unmapped == []
+    retry = kept.graph.spec.nodes[0].retry
+    assert retry is not None
+    assert (retry.max_attempts, retry.jitter) == (2, False)
 
 
 def test_a_deferred_node_runs_once_after_the_longest_branch_as_on_langgraph():
