@@ -11,15 +11,18 @@ straight away, so that a bad value is still refused where it is given.
 from __future__ import annotations
 
 import copy
+import typing
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .terminals import END, START
 
 if TYPE_CHECKING:
+    from .schema import FieldSchema
     from .spec import EdgeSpec, GraphSpec, NodeSpec
 
-__all__ = ["END", "START", "Draft", "DraftEdge", "DraftField", "DraftNode", "DraftState"]
+__all__ = ["END", "START", "Draft", "DraftEdge", "DraftNode", "DraftState"]
 
 
 @dataclass(slots=True)
@@ -57,24 +60,16 @@ class DraftEdge:
 
 
 @dataclass(slots=True)
-class DraftField:
-    """One state field's summary (see :class:`graphnb.spec.FieldSpec`)."""
-
-    name: str
-    type: str
-    reducer: str = "replace"
-    alias: str | None = None
-    streaming: bool = False
-    required: bool = False
-
-
-@dataclass(slots=True)
 class DraftState:
-    """The state's summary (see :class:`graphnb.spec.StateSpec`)."""
+    """The state's summary (see :class:`graphnb.spec.StateSpec`).
+
+    ``fields`` are the state schema's own, shared: each becomes a
+    :class:`~graphnb.spec.FieldSpec` when the draft becomes a spec.
+    """
 
     kind: Literal["model", "typeddict", "dict"] = "dict"
     binding: str | None = None
-    fields: list[DraftField] = field(default_factory=list)
+    fields: Sequence[FieldSchema] = ()
 
 
 @dataclass(slots=True)
@@ -117,7 +112,7 @@ class Draft:
                 for e in self.edges
             ],
             dict(self.routers),
-            copy.deepcopy(self.state),
+            DraftState(self.state.kind, self.state.binding, self.state.fields),
             copy.deepcopy(self.metadata),
             self.context_schema,
             self.input_schema,
@@ -144,10 +139,29 @@ class Draft:
             state=StateSpec(
                 kind=state.kind,
                 binding=state.binding,
-                fields=[FieldSpec(**asdict(f)) for f in state.fields],
+                fields=[
+                    FieldSpec(
+                        name=f.name,
+                        type=_type_text(f.annotation),
+                        reducer=f.reducer.name,
+                        alias=f.alias,
+                        streaming=f.streaming,
+                        required=f.required,
+                    )
+                    for f in state.fields
+                ],
             ),
             metadata=copy.deepcopy(self.metadata),
             context_schema=self.context_schema,
             input_schema=self.input_schema,
             output_schema=self.output_schema,
         )
+
+
+def _type_text(annotation: Any) -> str:
+    """A field's type as the spec shows it: ``int``, ``list[str]``, ``Any``."""
+    if annotation is Any:
+        return "Any"
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__name__
+    return repr(annotation).replace("typing.", "")

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .binding import binding_of, resolve
-from .draft import END, START, Draft, DraftEdge, DraftField, DraftNode, DraftState
+from .draft import END, START, Draft, DraftEdge, DraftNode, DraftState
 from .engine import display
 from .engine.compiled import DEFAULT_RECURSION_LIMIT, CompiledGraph
 from .engine.node import (
@@ -802,29 +802,8 @@ def _state_spec(schema: StateSchema[Any]) -> DraftState:
         kind = "dict"
     else:
         kind = "typeddict"
-    return DraftState(
-        kind=kind,
-        binding=binding_of(state_type) if state_type is not dict else None,
-        fields=[
-            DraftField(
-                name=field.name,
-                type=_type_text(field.annotation),
-                reducer=field.reducer.name,
-                alias=field.alias,
-                streaming=field.streaming,
-                required=field.required,
-            )
-            for field in schema.fields.values()
-        ],
-    )
-
-
-def _type_text(annotation: Any) -> str:
-    if annotation is Any:
-        return "Any"
-    if isinstance(annotation, type) and not typing.get_args(annotation):
-        return annotation.__name__
-    return repr(annotation).replace("typing.", "")
+    binding = binding_of(state_type) if state_type is not dict else None
+    return DraftState(kind, binding, tuple(schema.fields.values()))
 
 
 def _check_policies(node: str, retry: Any, timeout: Any, cache: Any) -> None:
