@@ -15,10 +15,13 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..console import CommandError, ExitCode, compile_for, redacted, reporting
 from .run import graph_command, load_target
+
+if TYPE_CHECKING:
+    from ..serve.app import AppOptions
 
 __all__ = ["register"]
 
@@ -119,20 +122,16 @@ def _serve(args: argparse.Namespace) -> int:
             raise CommandError(str(error), ExitCode.USAGE) from None
     _check_places(args)
     auth = None if args.auth is None else _load_auth(args.auth)
-    queue: dict[str, Any] = {}
+    options: AppOptions = {
+        "store": args.db,
+        "auth_token": token,
+        "auth": auth,
+        "body_limit": args.body_limit,
+    }
     if args.broker is not None:
-        queue = {"broker": args.broker, "jobs": args.jobs, "stalled_after": args.stalled_after}
-    run_server(
-        _graphs(args),
-        host=args.host,
-        port=args.port,
-        store=args.db,
-        auth_token=token,
-        auth=auth,
-        body_limit=args.body_limit,
-        **queue,
-    )
-    return 0
+        options |= {"broker": args.broker, "jobs": args.jobs, "stalled_after": args.stalled_after}
+    run_server(_graphs(args), host=args.host, port=args.port, **options)
+    return ExitCode.OK
 
 
 def _load_auth(spec: str) -> Any:
