@@ -265,6 +265,25 @@ class StoredCheckpoint:
     snapshot: dict[str, Any] | None = None
     texts: tuple[str, str | None] | None = field(default=None, repr=False, compare=False)
 
+    def with_columns(
+        self, meta: dict[str, Any], writes: list[Any], snapshot: dict[str, Any] | None
+    ) -> StoredCheckpoint:
+        """A new record of this checkpoint holding other JSON columns (and no ``texts``)."""
+        return StoredCheckpoint(
+            self.thread_id,
+            self.seq,
+            self.checkpoint_id,
+            self.parent_id,
+            self.parent_seq,
+            self.base_seq,
+            self.step,
+            self.source,
+            self.created_at,
+            meta,
+            writes,
+            snapshot,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StateSnapshot(Generic[S]):

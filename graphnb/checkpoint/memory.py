@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import NamedTuple
 
 from ..checkpoint_errors import CheckpointConflictError
@@ -58,7 +57,7 @@ class MemorySaver(BaseSaver):
         """Store one checkpoint; see :meth:`BaseSaver.put`."""
         check_row(row)
         thread_id, seq, checkpoint_id = row.thread_id, row.seq, row.checkpoint_id
-        kept = _Kept(replace(row, meta={}, writes=[], snapshot=None, texts=None), *row_json(row))
+        kept = _Kept(row.with_columns({}, [], None), *row_json(row))
         with self._lock:
             rows = self._threads.setdefault(thread_id, {})
             seqs = self._seqs.setdefault(thread_id, {})
@@ -149,17 +148,16 @@ class MemorySaver(BaseSaver):
         _, _, snapshot = row_json(row)
         with self._lock:
             rows = self._threads[row.thread_id]
-            kept = rows[row.seq]
-            rows[row.seq] = kept._replace(
-                row=replace(kept.row, base_seq=row.base_seq), snapshot=snapshot
-            )
+            kept = rows[row.seq]  # its row is this saver's own: no reader holds it
+            kept.row.base_seq = row.base_seq
+            rows[row.seq] = kept._replace(snapshot=snapshot)
 
     def _set_base(self, thread_id: str, seqs: Sequence[int], base_seq: int) -> None:
         """See :meth:`BaseSaver._set_base`."""
         with self._lock:
             rows = self._threads[thread_id]
             for seq in seqs:
-                rows[seq] = rows[seq]._replace(row=replace(rows[seq].row, base_seq=base_seq))
+                rows[seq].row.base_seq = base_seq
 
     # -- node results (CachePolicy(store="saver")) -------------------------------------
 
@@ -202,9 +200,8 @@ def _copy(kept: _Kept) -> StoredCheckpoint:
     """A new record of ``kept``, its JSON parsed: what a reader may change freely."""
     where = {"thread_id": kept.row.thread_id, "checkpoint_id": kept.row.checkpoint_id}
     snapshot = kept.snapshot
-    return replace(
-        kept.row,
-        meta=parse_json(kept.meta, column="meta", **where),
-        writes=parse_json(kept.writes, column="writes", **where),
-        snapshot=None if snapshot is None else parse_json(snapshot, column="snapshot", **where),
+    return kept.row.with_columns(
+        parse_json(kept.meta, column="meta", **where),
+        parse_json(kept.writes, column="writes", **where),
+        None if snapshot is None else parse_json(snapshot, column="snapshot", **where),
     )
