@@ -1,7 +1,8 @@
 """``graphnb run FILE[:GRAPH]``: run a graph from a file or notebook, streaming its progress.
 
 How a run is read from the options and printed lives in :mod:`graphnb.console`, shared
-with exported modules; the names the other commands use are re-exported here.
+with exported modules. How the other commands load their ``FILE[:GRAPH]`` lives here
+(:func:`load_target`, :func:`graph_command`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ..console import (
-    CommandError,
-    ExitCode,
-    add_run_options,
-    reporting,
-    run_loaded,
-)
+from ..console import CommandError, ExitCode, add_run_options, reporting, run_loaded
 from . import subcommand
 
 __all__ = ["graph_command", "load_target", "register"]
