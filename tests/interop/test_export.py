@@ -247,6 +247,29 @@ def test_graphnb_only_features_are_refused_by_name():
     ]
 
 
+class Tally(TypedDict):
+    n: Annotated[int, operator.add]
+
+
+def langgraph_fan_out(state: Tally) -> list[Any]:
+    from langgraph.types import Send
+
+    return [Send("bump", {"n": n}) for n in range(1, 3)]
+
+
+def test_a_router_that_only_sends_keeps_its_conditional_edges_call(tmp_path):
+    # A source whose edges are all Send edges (no path to pick) used to be written
+    # without its add_conditional_edges call: the LangGraph module never ran its router.
+    graph = graphnb.StateGraph(Tally, name="sends").add_node(bump)
+    graph.add_conditional_edges(graphnb.START, langgraph_fan_out, [], sends=["bump"])
+    graph.add_edge("bump", graphnb.END)
+    assert [e.kind for e in graph.spec.edges if e.source == graphnb.START] == ["send"]
+    text = to_langgraph_module(graph)
+    assert "add_conditional_edges(START, langgraph_fan_out" in text
+    module = load(text, tmp_path / "sends_lg.py")
+    assert module.graph.invoke({"n": 0}) == {"n": 5}  # 0 + (1 + 1) + (2 + 1)
+
+
 def test_a_graphnb_subgraph_exports_as_a_compiled_langgraph_node(tmp_path):
     child = graphnb.StateGraph(Counter).add_node(bump)
     child.add_edge(graphnb.START, "bump").add_edge("bump", graphnb.END)
