@@ -11,7 +11,6 @@ straight away, so that a bad value is still refused where it is given.
 from __future__ import annotations
 
 import copy
-import typing
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -121,6 +120,7 @@ class Draft:
 
     def to_spec(self) -> GraphSpec:
         """The graph as a new :class:`GraphSpec`, sharing nothing with the draft."""
+        from .schema import type_text
         from .spec import FieldSpec, GraphSpec, StateSpec
 
         state = self.state
@@ -142,7 +142,7 @@ class Draft:
                 fields=[
                     FieldSpec(
                         name=f.name,
-                        type=_type_text(f.annotation),
+                        type=type_text(f.annotation),
                         reducer=f.reducer.name,
                         alias=f.alias,
                         streaming=f.streaming,
@@ -156,12 +156,3 @@ class Draft:
             input_schema=self.input_schema,
             output_schema=self.output_schema,
         )
-
-
-def _type_text(annotation: Any) -> str:
-    """A field's type as the spec shows it: ``int``, ``list[str]``, ``Any``."""
-    if annotation is Any:
-        return "Any"
-    if isinstance(annotation, type) and not typing.get_args(annotation):
-        return annotation.__name__
-    return repr(annotation).replace("typing.", "")

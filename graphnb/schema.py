@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from .state import GraphState
 
-__all__ = ["FieldSchema", "StateSchema", "WriteError"]
+__all__ = ["FieldSchema", "StateSchema", "WriteError", "type_text"]
 
 S = TypeVar("S")
 
@@ -131,11 +131,12 @@ def _describe(field: FieldSchema, value: Any, error: ValidationError) -> str:
     first = error.errors(include_url=False)[0]
     where = "".join(f"[{part!r}]" for part in first["loc"])
     detail = f"{first['msg']}{f' at {where}' if where else ''}"
-    return f"field {field.name!r} expects {_type_name(field.annotation)}, got {value!r} ({detail})"
+    return f"field {field.name!r} expects {type_text(field.annotation)}, got {value!r} ({detail})"
 
 
-def _type_name(annotation: Any) -> str:
-    if isinstance(annotation, type):
+def type_text(annotation: Any) -> str:
+    """A field's type as people write it: ``int``, ``list[str]``, ``Any``."""
+    if isinstance(annotation, type) and not get_args(annotation):
         return annotation.__name__
     return repr(annotation).replace("typing.", "")
 
