@@ -304,7 +304,7 @@ def check_safe(data: Any, *, thread_id: str, checkpoint_id: str, part: str) -> N
     )
 
 
-def _decode(field: FieldSchema, raw: Any, where: StoredValues, *, typed: bool) -> Any:
+def _decode(field: FieldSchema, raw: Any, checkpoint: StoredValues, *, typed: bool) -> Any:
     adapter = field.adapter
     if adapter is None:
         return raw
@@ -315,11 +315,11 @@ def _decode(field: FieldSchema, raw: Any, where: StoredValues, *, typed: bool) -
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         raise CheckpointLoadError(
-            f"field {field.name!r} of {where.text()} holds {raw!r:.80}, which no longer fits "
+            f"field {field.name!r} of {checkpoint.text()} holds {raw!r:.80}, which no longer fits "
             f"the state model ({first['msg']}); migrate the stored value or make the field "
             "accept it",
-            thread_id=where.thread_id,
-            checkpoint_id=where.checkpoint_id,
+            thread_id=checkpoint.thread_id,
+            checkpoint_id=checkpoint.checkpoint_id,
             field=field.name,
         ) from None
 

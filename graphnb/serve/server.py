@@ -21,7 +21,7 @@ from typing_extensions import Unpack
 from ..engine.compiled import CompiledGraph
 from .app import AppOptions, Auth, create_app
 
-__all__ = ["TOKEN_ENV", "InsecureBindError", "check_bind", "serve", "serving"]
+__all__ = ["TOKEN_ENV", "InsecureBindError", "check_bind", "listening_socket", "serve", "serving"]
 
 TOKEN_ENV = "GRAPHNB_SERVE_TOKEN"
 """Environment variable ``graphnb serve`` reads the API token from."""
